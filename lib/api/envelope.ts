@@ -1,0 +1,21 @@
+export type Envelope<T> = { success: boolean; message: string; data?: T };
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+
+export function envelope<T>(data: T, message = "", init?: ResponseInit): Response {
+  return new Response(JSON.stringify({ success: true, message, data }), {
+    ...init,
+    headers: { ...JSON_HEADERS, ...(init?.headers as Record<string, string> | undefined) },
+  });
+}
+
+export function failure(message: string, status = 400): Response {
+  return new Response(JSON.stringify({ success: false, message }), { status, headers: JSON_HEADERS });
+}
+
+/** Clamped paging of spec §7: pages start at p=0; page_size is 1–100, 10 by default. */
+export function paging(p: unknown, pageSize: unknown): { page: number; pageSize: number; skip: number } {
+  const page = Math.max(0, Math.floor(Number(p)) || 0);
+  const size = Math.min(100, Math.max(1, Math.floor(Number(pageSize)) || 10));
+  return { page, pageSize: size, skip: page * size };
+}

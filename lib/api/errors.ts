@@ -1,0 +1,19 @@
+// Typed errors thrown by lib/ functions and mapped to the `{success, message, data}` envelope in
+// one place (lib/api/route.ts).
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status of the envelope response. */
+    readonly status: number = 400,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export const unauthorized = (message = "未登录且未提供 access token") => new ApiError(message, 401);
+export const forbidden = (message = "权限不足") => new ApiError(message, 403);
+export const notFound = (message = "记录不存在") => new ApiError(message, 404);
+export const badRequest = (message: string) => new ApiError(message, 400);
+export const tooManyRequests = (message = "请求过于频繁，请稍后再试") => new ApiError(message, 429);

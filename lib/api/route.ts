@@ -1,0 +1,101 @@
+// The one declarative wrapper every /api route handler goes through: authentication and role
+// tier, zod validation of query and body, and mapping of thrown errors to the envelope.
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { envelope, failure } from "@/lib/api/envelope";
+import { authenticate, sessionCaller, type Caller } from "@/lib/auth/authenticate";
+import type { RoleTier } from "@/lib/auth/roles";
+
+type AuthKind = "public" | "optional" | RoleTier;
+
+type CallerFor<A extends AuthKind> = A extends RoleTier ? Caller : Caller | null;
+
+export type RouteContext<A extends AuthKind, Q, B, P> = {
+  caller: CallerFor<A>;
+  query: Q;
+  body: B;
+  params: P;
+  req: Request;
+};
+
+type Spec<A extends AuthKind, QS extends z.ZodType | undefined, BS extends z.ZodType | undefined, P> = {
+  auth: A;
+  query?: QS;
+  body?: BS;
+  handler: (
+    ctx: RouteContext<
+      A,
+      QS extends z.ZodType ? z.output<QS> : Record<string, never>,
+      BS extends z.ZodType ? z.output<BS> : undefined,
+      P
+    >,
+  ) => Promise<unknown> | unknown;
+};
+
+/** A successful answer with a message besides the data. */
+export class Ok<T = unknown> {
+  constructor(
+    readonly data: T,
+    readonly message = "",
+  ) {}
+}
+export const ok = <T>(data: T, message = "") => new Ok(data, message);
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "参数错误";
+  const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+  return `参数错误：${where}${issue.message}`;
+}
+
+async function readBody(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("请求体不是有效的 JSON", 400);
+  }
+}
+
+export function route<A extends AuthKind, QS extends z.ZodType | undefined = undefined, BS extends z.ZodType | undefined = undefined, P = Record<string, string>>(
+  spec: Spec<A, QS, BS, P>,
+) {
+  return async (req: Request, ctx?: { params?: Promise<P> | P }): Promise<Response> => {
+    try {
+      let caller: Caller | null = null;
+      if (spec.auth === "optional") {
+        const s = await sessionCaller(req.headers.get("cookie"));
+        caller = s && s.status !== 2 ? { ...s } : null;
+      } else if (spec.auth !== "public") {
+        caller = await authenticate(req.headers, spec.auth as RoleTier);
+      }
+      const url = new URL(req.url);
+      let query: unknown = {};
+      if (spec.query) {
+        const parsed = spec.query.safeParse(Object.fromEntries(url.searchParams));
+        if (!parsed.success) throw new ApiError(firstIssue(parsed.error), 400);
+        query = parsed.data;
+      }
+      let body: unknown = undefined;
+      if (spec.body) {
+        const parsed = spec.body.safeParse(await readBody(req));
+        if (!parsed.success) throw new ApiError(firstIssue(parsed.error), 400);
+        body = parsed.data;
+      }
+      const params = ((await ctx?.params) ?? {}) as P;
+      const result = await spec.handler({ caller, query, body, params, req } as never);
+      if (result instanceof Response) return result;
+      if (result instanceof Ok) return envelope(result.data, result.message);
+      return envelope(result ?? null);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return failure(error.message, error.status);
+  console.error("[api] unhandled error:", error);
+  return failure("服务器内部错误，请联系管理员", 500);
+}

@@ -1,0 +1,79 @@
+// Creates the one Prisma client of this process, for the database SQL_DSN names.
+// The client is kept on globalThis so that Next's bundles and the lean relay server, which load
+// this module separately, share one connection pool.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { env, sqlitePath } from "@/lib/env";
+import { PrismaClient } from "@/lib/db/generated/sqlite/client";
+
+export type Db = PrismaClient;
+export type DbKind = "sqlite" | "postgresql" | "mysql";
+
+export function dbKindOf(dsn: string): DbKind {
+  if (/^postgres(ql)?:\/\//i.test(dsn)) return "postgresql";
+  if (/^(mysql|mariadb):\/\//i.test(dsn)) return "mysql";
+  if (dsn && !/^(local|file:|sqlite:)/i.test(dsn)) {
+    throw new Error(`SQL_DSN must start with postgres://, mysql:// or mariadb://, got "${dsn.split(":")[0]}:…"`);
+  }
+  return "sqlite";
+}
+
+export const dbKind: DbKind = dbKindOf(env.SQL_DSN);
+
+/** Opens a client for a database. Tests call it directly to reach throwaway databases. */
+export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
+  if (kind === "postgresql") {
+    const [{ PrismaPg }, { PrismaClient: PgClient }] = await Promise.all([
+      import("@prisma/adapter-pg"),
+      import("@/lib/db/generated/postgresql/client"),
+    ]);
+    const adapter = new PrismaPg({ connectionString: dsn, max: env.SQL_MAX_OPEN_CONNS });
+    return new PgClient({ adapter }) as unknown as Db;
+  }
+  if (kind === "mysql") {
+    const [{ PrismaMariaDb }, { PrismaClient: MyClient }] = await Promise.all([
+      import("@prisma/adapter-mariadb"),
+      import("@/lib/db/generated/mysql/client"),
+    ]);
+    const url = new URL(dsn.replace(/^mysql:/i, "mariadb:"));
+    const adapter = new PrismaMariaDb({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: url.pathname.replace(/^\//, ""),
+      connectionLimit: env.SQL_MAX_OPEN_CONNS,
+      allowPublicKeyRetrieval: true,
+    });
+    return new MyClient({ adapter }) as unknown as Db;
+  }
+  const { PrismaBetterSqlite3 } = await import("@prisma/adapter-better-sqlite3");
+  const file = dsn || sqlitePath;
+  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  const adapter = new PrismaBetterSqlite3({ url: file, timeout: 5000 }, { timestampFormat: "unixepoch-ms" });
+  const client = new PrismaClient({ adapter });
+  // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
+  for (const pragma of ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"]) {
+    await client.$queryRawUnsafe(`PRAGMA ${pragma}`);
+  }
+  return client;
+}
+
+type DbGlobal = { __qiaoDb?: Promise<Db> };
+
+/** The process's client, opened (and migrated) on first use. */
+export function getDb(): Promise<Db> {
+  const g = globalThis as DbGlobal;
+  if (!g.__qiaoDb) {
+    g.__qiaoDb = (async () => {
+      const db = await openDb(dbKind, dbKind === "sqlite" ? "" : env.SQL_DSN);
+      const { prepareDatabase } = await import("@/lib/db/prepare");
+      await prepareDatabase(db, dbKind);
+      return db;
+    })();
+    g.__qiaoDb.catch(() => {
+      g.__qiaoDb = undefined;
+    });
+  }
+  return g.__qiaoDb;
+}

@@ -1,0 +1,96 @@
+// The only module that reads process.env. Everything else imports `env` from here.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const bool = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? fallback : /^(1|true|yes|on)$/i.test(v)));
+const int = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === "") return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n)) {
+        ctx.addIssue({ code: "custom", message: `must be an integer, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+const str = (fallback = "") => z.string().optional().transform((v) => (v ?? "").trim() || fallback);
+
+const schema = z.object({
+  NODE_ENV: str("development"),
+  PORT: int(3000),
+  HOST: str("0.0.0.0"),
+  DATA_DIR: str("./data"),
+  SQLITE_PATH: str(""),
+  SQL_DSN: str(""),
+  SQL_MAX_OPEN_CONNS: int(20),
+  SESSION_SECRET: str(""),
+  CRYPTO_SECRET: str(""),
+  SESSION_MAX_AGE: int(30 * 24 * 3600),
+  SYNC_FREQUENCY: int(60),
+  REDIS_CONN_STRING: str(""),
+  NODE_TYPE: str("master"),
+  TRUSTED_PROXY_CIDR: str(""),
+  RELAY_TIMEOUT: int(0),
+  STREAMING_TIMEOUT: int(60),
+  LOGIN_RATE_LIMIT: int(10),
+  LOGIN_RATE_LIMIT_WINDOW: int(600),
+  QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
+  SECURE_COOKIES: bool(false),
+});
+
+export type Env = z.infer<typeof schema>;
+
+function load(): Env {
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+export const env: Env = load();
+
+export const dataDir = path.resolve(env.DATA_DIR);
+export const sqlitePath = path.resolve(env.SQLITE_PATH || path.join(dataDir, "qiao.db"));
+export const isProduction = env.NODE_ENV === "production";
+export const isMaster = env.NODE_TYPE !== "slave";
+
+/**
+ * SESSION_SECRET, or one generated on first start and kept in DATA_DIR so sessions survive a
+ * restart. Several instances must share one explicit SESSION_SECRET.
+ */
+export function sessionSecret(): string {
+  if (env.SESSION_SECRET) return env.SESSION_SECRET;
+  const g = globalThis as { __qiaoSessionSecret?: string };
+  if (g.__qiaoSessionSecret) return g.__qiaoSessionSecret;
+  const file = path.join(dataDir, "session_secret");
+  if (existsSync(file)) {
+    g.__qiaoSessionSecret = readFileSync(file, "utf8").trim();
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(32).toString("base64url");
+    try {
+      writeFileSync(file, secret, { flag: "wx", mode: 0o600 });
+      g.__qiaoSessionSecret = secret;
+    } catch {
+      // Another process won the race: use what it wrote.
+      g.__qiaoSessionSecret = readFileSync(file, "utf8").trim();
+    }
+  }
+  return g.__qiaoSessionSecret!;
+}
+
+/** Secret for encrypting stored keys; defaults to the session secret. */
+export function cryptoSecret(): string {
+  return env.CRYPTO_SECRET || sessionSecret();
+}
