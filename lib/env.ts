@@ -41,8 +41,11 @@ const schema = z.object({
   TRUSTED_PROXY_CIDR: str(""),
   RELAY_TIMEOUT: int(0),
   STREAMING_TIMEOUT: int(60),
-  LOGIN_RATE_LIMIT: int(10),
-  LOGIN_RATE_LIMIT_WINDOW: int(600),
+  /** Login, register and other sensitive calls per client IP per window. */
+  CRITICAL_RATE_LIMIT: int(20),
+  CRITICAL_RATE_LIMIT_DURATION: int(1200),
+  /** Failed logins per username per CRITICAL_RATE_LIMIT_DURATION. */
+  LOGIN_FAILURE_LIMIT: int(5),
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
   SECURE_COOKIES: bool(false),
 });

@@ -1,0 +1,401 @@
+// The relay's money path: reserve → settle, exact across instances and crashes.
+//
+// Every reservation draws on a hold (a `quota_holds` row) that this instance took from the
+// user's balance (and the token's remain_quota) with one conditional UPDATE each:
+//   UPDATE users  SET quota = quota - n WHERE id = ? AND quota >= n
+//   UPDATE tokens SET remain_quota = remain_quota - n WHERE id = ? AND remain_quota >= n
+// so the sum of all holds never exceeds what the user had, whichever instance asks. When the
+// balance is ample the hold is larger than one request (a lease) and later requests reserve from
+// it in memory; when it is tight the hold is exactly one request's estimate. Usage is settled in
+// memory and written in batches (logs, counters, `consumed`); closing a hold returns
+// `amount - consumed` exactly once (a conditional state change guards it). A hold whose instance
+// died stops being refreshed and is closed the same way by recoverHolds() at the next start.
+import { randomBytes } from "node:crypto";
+import type { Db } from "@/lib/db";
+import { nowSeconds } from "@/lib/db/num";
+
+export class QuotaShortfall extends Error {
+  constructor(readonly who: "user" | "token") {
+    super(who === "user" ? "用户额度不足" : "令牌额度不足");
+  }
+}
+
+export type HoldOwner = {
+  userId: number;
+  /** The token whose remain_quota is drawn on; 0 for the playground and unlimited tokens. */
+  tokenId: number;
+};
+
+/** Counters and the log row a settled request adds; written with the next flush. */
+export type UsageRecord = {
+  userId: number;
+  tokenId: number;
+  channelId: number;
+  modelName: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** The consume log row, or null when LogConsumeEnabled is off. */
+  log: LogRow | null;
+};
+
+export type LogRow = {
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: string;
+  username: string;
+  token_name: string;
+  model_name: string;
+  quota: bigint;
+  prompt_tokens: number;
+  completion_tokens: number;
+  use_time: number;
+  is_stream: boolean;
+  channel_id: number;
+  token_id: number;
+  group: string;
+  request_id: string;
+  other: string;
+};
+
+type Hold = {
+  key: string;
+  owner: HoldOwner;
+  /** Row id, or null before the first acquisition. */
+  id: string | null;
+  /** Quota still free to reserve in memory. */
+  available: bigint;
+  /** Settled usage not yet written to `consumed`. */
+  unflushed: bigint;
+  /** Reservations not yet settled. */
+  inflight: number;
+  lastUsed: number;
+  openedAt: number;
+  acquiring: Promise<void> | null;
+  closing: boolean;
+};
+
+export type Reservation = { hold: Hold; amount: bigint; settled: boolean };
+
+export type LedgerOptions = {
+  /** A hold not refreshed for this long belongs to a dead instance. */
+  staleSeconds: number;
+  /** Idle holds are closed (unused quota returned) after this long. */
+  idleSeconds: number;
+  /** Holds are closed and reopened at this age, so no quota stays parked for long. */
+  maxAgeSeconds: number;
+  flushIntervalMs: number;
+  /** Flush early when this many records wait. */
+  flushBatch: number;
+};
+
+export const DEFAULT_LEDGER_OPTIONS: LedgerOptions = {
+  staleSeconds: 300,
+  idleSeconds: 30,
+  maxAgeSeconds: 120,
+  flushIntervalMs: 250,
+  flushBatch: 500,
+};
+
+/** How much to take from the balance for a hold that needs `need` more. */
+export function holdChunk(need: bigint, balanceHint: bigint): bigint {
+  // Lease ahead only when the balance covers at least 100 such requests, and then at most an
+  // eighth of it, so other instances can still reserve.
+  if (balanceHint < need * 100n) return need;
+  const chunk = balanceHint / 8n;
+  const cap = need * 50n;
+  return chunk < need ? need : chunk > cap ? cap : chunk;
+}
+
+export class QuotaLedger {
+  private holds = new Map<string, Hold>();
+  private pending: UsageRecord[] = [];
+  private pendingConsumed = new Map<Hold, bigint>();
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private db: Db,
+    private options: LedgerOptions = DEFAULT_LEDGER_OPTIONS,
+  ) {}
+
+  start() {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.options.flushIntervalMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Reserves `amount` for one request. Throws QuotaShortfall when the user (or token) cannot
+   * cover it. `balanceHint` (the user's last known balance) only sizes the lease.
+   */
+  async reserve(owner: HoldOwner, amount: bigint, balanceHint: bigint): Promise<Reservation> {
+    if (this.closed) throw new Error("ledger closed");
+    const key = `${owner.userId}:${owner.tokenId}`;
+    let hold = this.holds.get(key);
+    if (!hold || hold.closing) {
+      hold = { key, owner, id: null, available: 0n, unflushed: 0n, inflight: 0, lastUsed: Date.now(), openedAt: Date.now(), acquiring: null, closing: false };
+      this.holds.set(key, hold);
+    }
+    for (;;) {
+      if (hold.closing) return this.reserve(owner, amount, balanceHint);
+      if (hold.available >= amount) {
+        hold.available -= amount;
+        hold.inflight++;
+        hold.lastUsed = Date.now();
+        return { hold, amount, settled: false };
+      }
+      if (hold.acquiring) {
+        await hold.acquiring.catch(() => undefined);
+        continue;
+      }
+      const need = amount - hold.available;
+      const attempt = this.acquire(hold, need, holdChunk(need, balanceHint));
+      hold.acquiring = attempt;
+      try {
+        await attempt;
+      } finally {
+        hold.acquiring = null;
+      }
+    }
+  }
+
+  /** Takes `chunk` (or, failing that, just `need`) from the balance into the hold. */
+  private async acquire(hold: Hold, need: bigint, chunk: bigint): Promise<void> {
+    for (const size of chunk > need ? [chunk, need] : [need]) {
+      if (await this.take(hold, size)) {
+        hold.available += size;
+        return;
+      }
+    }
+    const who = await this.shortfallOf(hold.owner, need);
+    throw new QuotaShortfall(who);
+  }
+
+  private async take(hold: Hold, size: bigint): Promise<boolean> {
+    const now = nowSeconds();
+    const { userId, tokenId } = hold.owner;
+    try {
+      await this.db.$transaction(async (tx) => {
+        if (tokenId) {
+          const t = await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
+          if (t !== 1) throw new NoFunds();
+        }
+        const u = await tx.$executeRaw`UPDATE users SET quota = quota - ${size} WHERE id = ${userId} AND quota >= ${size}`;
+        if (u !== 1) throw new NoFunds();
+        if (hold.id) {
+          const h = await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
+          if (h !== 1) throw new Error(`hold ${hold.id} closed under an open lease`);
+        } else {
+          const id = newHoldId();
+          await tx.$executeRaw`INSERT INTO quota_holds (id, user_id, token_id, amount, consumed, created_at, updated_at, state) VALUES (${id}, ${userId}, ${tokenId}, ${size}, ${0n}, ${now}, ${now}, ${0})`;
+          hold.id = id;
+          hold.openedAt = Date.now();
+        }
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof NoFunds) return false;
+      throw error;
+    }
+  }
+
+  private async shortfallOf(owner: HoldOwner, need: bigint): Promise<"user" | "token"> {
+    if (!owner.tokenId) return "user";
+    const token = await this.db.token.findUnique({ where: { id: owner.tokenId }, select: { remain_quota: true } });
+    return token && token.remain_quota < need ? "token" : "user";
+  }
+
+  /**
+   * Settles a reservation with the quota actually used (once; later calls are ignored). Usage
+   * beyond the reservation is drawn from the hold, then from the balance as far as it goes; the
+   * amount really charged is returned (it is less than `actual` only when the balance ran out).
+   */
+  async settle(reservation: Reservation, actual: bigint, record: UsageRecord): Promise<bigint> {
+    if (reservation.settled) return 0n;
+    reservation.settled = true;
+    const hold = reservation.hold;
+    if (actual < 0n) actual = 0n;
+    hold.available += reservation.amount - actual;
+    let charged = actual;
+    if (hold.available < 0n) {
+      const short = -hold.available;
+      const got = await this.takeUpTo(hold, short);
+      hold.available += got;
+      charged -= short - got;
+      if (hold.available < 0n) hold.available = 0n;
+    }
+    hold.inflight--;
+    hold.lastUsed = Date.now();
+    hold.unflushed += charged;
+    this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + charged);
+    if (record.log) record.log.quota = charged;
+    this.pending.push(record);
+    if (this.pending.length >= this.options.flushBatch) void this.flush();
+    if (hold.inflight === 0 && hold.available === 0n && hold.owner && !hold.acquiring) {
+      // A tight hold that is used up: close it now rather than waiting for idleness.
+      void this.flush().then(() => this.closeIfIdle(hold, true));
+    }
+    return charged;
+  }
+
+  /** Takes as much as possible, up to `want`, from a balance that may not cover it. */
+  private async takeUpTo(hold: Hold, want: bigint): Promise<bigint> {
+    if (await this.take(hold, want)) return want;
+    const { userId, tokenId } = hold.owner;
+    const [user, token] = await Promise.all([
+      this.db.user.findUnique({ where: { id: userId }, select: { quota: true } }),
+      tokenId ? this.db.token.findUnique({ where: { id: tokenId }, select: { remain_quota: true } }) : null,
+    ]);
+    let can = user ? user.quota : 0n;
+    if (token && token.remain_quota < can) can = token.remain_quota;
+    if (can <= 0n) return 0n;
+    if (can > want) can = want;
+    return (await this.take(hold, can)) ? can : 0n;
+  }
+
+  /** Writes settled usage: log rows, counters and holds' `consumed`, in one transaction. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.pending.length ? this.flush() : undefined));
+    if (!this.pending.length && !this.pendingConsumed.size) return Promise.resolve();
+    const records = this.pending;
+    const consumed = this.pendingConsumed;
+    this.pending = [];
+    this.pendingConsumed = new Map();
+    this.flushing = this.write(records, consumed)
+      .then(() => {
+        for (const [hold, amount] of consumed) hold.unflushed -= amount;
+      })
+      .catch((error) => {
+        // Put the work back; the next tick retries it. Holds keep the money safe meanwhile.
+        console.error("[ledger] flush failed, will retry:", error);
+        this.pending = records.concat(this.pending);
+        for (const [hold, amount] of consumed) this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + amount);
+      })
+      .finally(() => {
+        this.flushing = null;
+      });
+    return this.flushing;
+  }
+
+  private async write(records: UsageRecord[], consumed: Map<Hold, bigint>) {
+    const now = nowSeconds();
+    const users = new Map<number, { quota: bigint; count: number }>();
+    const tokens = new Map<number, bigint>();
+    const channels = new Map<number, bigint>();
+    const buckets = new Map<string, { user_id: number; username: string; model_name: string; created_at: number; token_used: bigint; count: number; quota: bigint }>();
+    const logs: LogRow[] = [];
+    for (const r of records) {
+      const quota = r.log?.quota ?? 0n;
+      const u = users.get(r.userId) ?? { quota: 0n, count: 0 };
+      u.quota += quota;
+      u.count++;
+      users.set(r.userId, u);
+      if (r.tokenId) tokens.set(r.tokenId, (tokens.get(r.tokenId) ?? 0n) + quota);
+      if (r.channelId) channels.set(r.channelId, (channels.get(r.channelId) ?? 0n) + quota);
+      if (r.log) {
+        logs.push(r.log);
+        const hour = r.log.created_at - (r.log.created_at % 3600);
+        const key = `${r.userId}\0${r.modelName}\0${hour}`;
+        const b = buckets.get(key) ?? { user_id: r.userId, username: r.log.username, model_name: r.modelName, created_at: hour, token_used: 0n, count: 0, quota: 0n };
+        b.token_used += BigInt(r.promptTokens + r.completionTokens);
+        b.count++;
+        b.quota += quota;
+        buckets.set(key, b);
+      }
+    }
+    await this.db.$transaction(async (tx) => {
+      for (const [hold, amount] of consumed) {
+        if (hold.id && amount) await tx.$executeRaw`UPDATE quota_holds SET consumed = consumed + ${amount}, updated_at = ${now} WHERE id = ${hold.id}`;
+      }
+      for (const [id, u] of users) await tx.$executeRaw`UPDATE users SET used_quota = used_quota + ${u.quota}, request_count = request_count + ${u.count} WHERE id = ${id}`;
+      for (const [id, q] of tokens) await tx.$executeRaw`UPDATE tokens SET used_quota = used_quota + ${q}, accessed_time = ${now} WHERE id = ${id}`;
+      for (const [id, q] of channels) await tx.$executeRaw`UPDATE channels SET used_quota = used_quota + ${q} WHERE id = ${id}`;
+      if (logs.length) await tx.log.createMany({ data: logs });
+      for (const b of buckets.values()) {
+        await tx.quotaData.upsert({
+          where: { user_id_model_name_created_at: { user_id: b.user_id, model_name: b.model_name, created_at: b.created_at } },
+          create: b,
+          update: { token_used: { increment: b.token_used }, count: { increment: b.count }, quota: { increment: b.quota } },
+        });
+      }
+    });
+  }
+
+  private async tick() {
+    await this.flush();
+    const now = Date.now();
+    const heartbeat: string[] = [];
+    for (const hold of this.holds.values()) {
+      const idle = now - hold.lastUsed > this.options.idleSeconds * 1000;
+      const old = now - hold.openedAt > this.options.maxAgeSeconds * 1000;
+      if (idle || old) await this.closeIfIdle(hold, true);
+      else if (hold.id) heartbeat.push(hold.id);
+    }
+    // Open holds are refreshed well within staleSeconds so recovery never takes a live one.
+    if (heartbeat.length && now - this.lastHeartbeat > (this.options.staleSeconds * 1000) / 4) {
+      this.lastHeartbeat = now;
+      const ts = nowSeconds();
+      await this.db.quotaHold.updateMany({ where: { id: { in: heartbeat }, state: 0 }, data: { updated_at: ts } }).catch(() => undefined);
+    }
+  }
+  private lastHeartbeat = 0;
+
+  /** Closes a hold with no request in flight, returning its unused quota. */
+  private async closeIfIdle(hold: Hold, force: boolean) {
+    if (hold.inflight > 0 || hold.acquiring || hold.closing || (!force && hold.available > 0n)) return;
+    hold.closing = true;
+    if (this.holds.get(hold.key) === hold) this.holds.delete(hold.key);
+    if (!hold.id) return;
+    if (hold.unflushed > 0n) await this.flush();
+    await closeHold(this.db, hold.id);
+  }
+
+  /** Writes everything and returns all unused quota; for shutdown. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+    for (const hold of [...this.holds.values()]) {
+      hold.inflight = 0;
+      await this.closeIfIdle(hold, true);
+    }
+  }
+
+  /** For tests and metrics. */
+  get openHolds(): number {
+    return this.holds.size;
+  }
+}
+
+class NoFunds extends Error {}
+
+function newHoldId(): string {
+  return `${Date.now().toString(36)}-${randomBytes(8).toString("hex")}`;
+}
+
+/** Closes a hold exactly once, returning `amount - consumed` to the user and the token. */
+export async function closeHold(db: Db, id: string): Promise<bigint> {
+  return db.$transaction(async (tx) => {
+    const closed = await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0`;
+    if (closed !== 1) return 0n;
+    const hold = await tx.quotaHold.findUniqueOrThrow({ where: { id }, select: { user_id: true, token_id: true, amount: true, consumed: true } });
+    const refund = hold.amount - hold.consumed;
+    if (refund > 0n) {
+      await tx.$executeRaw`UPDATE users SET quota = quota + ${refund} WHERE id = ${hold.user_id}`;
+      if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
+    }
+    return refund;
+  });
+}
+
+/** Closes holds left open by instances that died; returns how many it closed. */
+export async function recoverHolds(db: Db, staleSeconds: number): Promise<number> {
+  const before = nowSeconds() - staleSeconds;
+  const stale = await db.quotaHold.findMany({ where: { state: 0, updated_at: { lt: before } }, select: { id: true } });
+  let n = 0;
+  for (const { id } of stale) if ((await closeHold(db, id)) >= 0n) n++;
+  return n;
+}

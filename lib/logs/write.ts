@@ -1,0 +1,27 @@
+// Writes single log rows for account events (top-up, admin, system). The relay writes its
+// consume rows in batches through lib/logs/batch (relay issue).
+import type { Db } from "@/lib/db";
+import { nowSeconds } from "@/lib/db/num";
+
+export const LOG_TYPE = { topup: 1, consume: 2, manage: 3, system: 4 } as const;
+
+export type LogInput = {
+  user_id: number;
+  username: string;
+  type: number;
+  content: string;
+  quota?: number | bigint;
+};
+
+export async function writeLog(db: Pick<Db, "log">, entry: LogInput): Promise<void> {
+  await db.log.create({
+    data: {
+      user_id: entry.user_id,
+      username: entry.username,
+      type: entry.type,
+      content: entry.content,
+      quota: BigInt(entry.quota ?? 0),
+      created_at: nowSeconds(),
+    },
+  });
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { ipInList, ipToBigInt, normalizeIp, parseCidr, parseCidrList, resolveClientIp } from "@/lib/net/ip";
+
+describe("ip parsing and CIDR", () => {
+  it("matches exact IPv4, IPv4 CIDR and IPv4-mapped IPv6", () => {
+    const { cidrs } = parseCidrList("1.2.3.4\n10.0.0.0/8");
+    expect(ipInList("1.2.3.4", cidrs)).toBe(true);
+    expect(ipInList("1.2.3.5", cidrs)).toBe(false);
+    expect(ipInList("10.255.1.2", cidrs)).toBe(true);
+    expect(ipInList("::ffff:10.1.1.1", cidrs)).toBe(true);
+    expect(ipInList("11.0.0.1", cidrs)).toBe(false);
+  });
+  it("matches IPv6 CIDRs", () => {
+    const { cidrs } = parseCidrList("2001:db8::/32, ::1");
+    expect(ipInList("2001:db8:1::5", cidrs)).toBe(true);
+    expect(ipInList("2001:db9::1", cidrs)).toBe(false);
+    expect(ipInList("::1", cidrs)).toBe(true);
+    expect(ipInList("[::1]", cidrs)).toBe(true);
+  });
+  it("rejects malformed entries", () => {
+    const { invalid } = parseCidrList("1.2.3.4/33 300.1.1.1 abc 1.2.3.0/24");
+    expect(invalid).toEqual(["1.2.3.4/33", "300.1.1.1", "abc"]);
+    expect(parseCidr("::/129")).toBeNull();
+    expect(ipToBigInt("1.2.3")).toBeNull();
+  });
+  it("0.0.0.0/0 matches every IPv4 but no IPv6", () => {
+    const { cidrs } = parseCidrList("0.0.0.0/0");
+    expect(ipInList("8.8.8.8", cidrs)).toBe(true);
+    expect(ipInList("2001:db8::1", cidrs)).toBe(false);
+  });
+  it("normalizes mapped addresses", () => {
+    expect(normalizeIp("::ffff:127.0.0.1")).toBe("127.0.0.1");
+    expect(normalizeIp("[::1]")).toBe("::1");
+  });
+});
+
+describe("resolveClientIp", () => {
+  const trusted = parseCidrList("127.0.0.1, 10.0.0.0/8").cidrs;
+  it("ignores X-Forwarded-For from an untrusted peer", () => {
+    expect(resolveClientIp("203.0.113.9", "1.1.1.1", trusted)).toBe("203.0.113.9");
+  });
+  it("ignores X-Forwarded-For when no proxy is trusted", () => {
+    expect(resolveClientIp("127.0.0.1", "1.1.1.1", [])).toBe("127.0.0.1");
+  });
+  it("takes the right-most untrusted hop behind trusted proxies", () => {
+    expect(resolveClientIp("::ffff:127.0.0.1", "6.6.6.6, 198.51.100.7, 10.0.0.3", trusted)).toBe("198.51.100.7");
+  });
+  it("stops at a garbage hop instead of trusting what is left of it", () => {
+    expect(resolveClientIp("127.0.0.1", "6.6.6.6, junk", trusted)).toBe("127.0.0.1");
+  });
+});

@@ -1,0 +1,186 @@
+// The options cache: every option's typed value, read from the `options` table once and then
+// served from memory. It is refreshed from the database every SYNC_FREQUENCY seconds, so a change
+// saved on another instance arrives within that time; a change saved here applies at once.
+//
+// The cache lives on globalThis because Next's bundles and the custom server load this module
+// separately; they must share one cache, one timer and one set of listeners.
+import { badRequest } from "@/lib/api/errors";
+import { getDb, type Db } from "@/lib/db";
+import { env } from "@/lib/env";
+import {
+  crossKeyError,
+  defaultOptionValues,
+  defaultRaw,
+  isOptionKey,
+  isSecretOption,
+  OPTION_KEYS,
+  parseOption,
+  readStoredOption,
+  type OptionKey,
+  type OptionValue,
+  type OptionValues,
+} from "@/lib/options/registry";
+
+export type { OptionKey, OptionValue, OptionValues } from "@/lib/options/registry";
+
+export type OptionsListener = (values: OptionValues, changed: OptionKey[]) => void;
+
+type Snapshot = { values: OptionValues; raw: Record<OptionKey, string> };
+
+/** One view of the options table. The process uses one (see `optionsCache`); tests make more. */
+export class OptionsCache {
+  private snapshot: Snapshot | null = null;
+  private loading: Promise<Snapshot> | null = null;
+  /** Bumped by every local write, so a reload that raced a write is redone. */
+  private writes = 0;
+  private readonly listeners = new Set<OptionsListener>();
+
+  constructor(private readonly db: () => Promise<Db> = getDb) {}
+
+  /** The current snapshot; loads it on first use. */
+  async current(): Promise<Snapshot> {
+    return this.snapshot ?? this.reload();
+  }
+
+  /** Re-reads every option from the database. Concurrent callers share one read. */
+  reload(): Promise<Snapshot> {
+    if (!this.loading) {
+      this.loading = this.readAll().finally(() => {
+        this.loading = null;
+      });
+    }
+    return this.loading;
+  }
+
+  private async readAll(): Promise<Snapshot> {
+    for (;;) {
+      const writesBefore = this.writes;
+      const db = await this.db();
+      const rows = await db.option.findMany({ select: { key: true, value: true } });
+      // A local write that finished during the read may or may not be in `rows`; read again.
+      if (this.writes !== writesBefore) continue;
+      const next = defaultOptionValues() as { values: Record<OptionKey, unknown>; raw: Record<OptionKey, string> };
+      for (const row of rows) {
+        if (!isOptionKey(row.key)) continue;
+        const stored = readStoredOption(row.key, row.value);
+        next.values[row.key] = stored.value;
+        next.raw[row.key] = stored.raw;
+      }
+      return this.install(next as Snapshot);
+    }
+  }
+
+  private install(next: Snapshot): Snapshot {
+    const previous = this.snapshot;
+    this.snapshot = next;
+    const changed = previous ? OPTION_KEYS.filter((k) => previous.raw[k] !== next.raw[k]) : [];
+    if (changed.length > 0) this.emit(next.values, changed);
+    return next;
+  }
+
+  private emit(values: OptionValues, changed: OptionKey[]) {
+    for (const listener of this.listeners) {
+      try {
+        listener(values, changed);
+      } catch (error) {
+        console.error("[options] listener failed:", error);
+      }
+    }
+  }
+
+  /** Validates and saves one option; the new value applies here at once. */
+  async update(key: string, rawValue: string, actor?: OptionsActor): Promise<void> {
+    const parsed = parseOption(key, rawValue);
+    if (!parsed.ok) throw badRequest(parsed.message);
+    const optionKey = key as OptionKey;
+    const { values } = await this.current();
+    const conflict = crossKeyError(optionKey, parsed.value, values);
+    if (conflict) throw badRequest(conflict);
+
+    const db = await this.db();
+    await db.option.upsert({
+      where: { key: optionKey },
+      create: { key: optionKey, value: parsed.raw },
+      update: { value: parsed.raw },
+    });
+    this.writes++;
+    const snapshot = this.snapshot ?? (await this.current());
+    this.install({
+      values: { ...snapshot.values, [optionKey]: parsed.value },
+      raw: { ...snapshot.raw, [optionKey]: parsed.raw },
+    });
+    if (actor) {
+      const shown = isSecretOption(optionKey) ? "(secret)" : JSON.stringify(parsed.raw.slice(0, 80));
+      console.info(`[options] user ${actor.id} set ${optionKey} = ${shown}`);
+    }
+  }
+
+  /** Runs `listener` after every change seen by this cache (local writes and reloads). */
+  onChanged(listener: OptionsListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export type OptionsActor = { id: number; username?: string };
+
+type OptionsGlobal = { __qiaoOptions?: OptionsCache; __qiaoOptionsTimer?: ReturnType<typeof setInterval> };
+
+/** The process-wide cache, with its refresh timer started on first use. */
+export function optionsCache(): OptionsCache {
+  const g = globalThis as OptionsGlobal;
+  if (!g.__qiaoOptions) g.__qiaoOptions = new OptionsCache();
+  if (!g.__qiaoOptionsTimer && env.SYNC_FREQUENCY > 0) {
+    const cache = g.__qiaoOptions;
+    g.__qiaoOptionsTimer = setInterval(() => {
+      cache.reload().catch((error) => console.error("[options] periodic reload failed:", error));
+    }, env.SYNC_FREQUENCY * 1000);
+    g.__qiaoOptionsTimer.unref?.();
+  }
+  return g.__qiaoOptions;
+}
+
+/** Every option's typed value: defaults overlaid with the stored rows. */
+export async function getOptions(): Promise<OptionValues> {
+  return (await optionsCache().current()).values;
+}
+
+export async function getOption<K extends OptionKey>(key: K): Promise<OptionValue<K>> {
+  return (await getOptions())[key];
+}
+
+/** The stored string of an option (what the settings page edits), e.g. Notice as Markdown. */
+export async function getOptionRaw(key: OptionKey): Promise<string> {
+  return (await optionsCache().current()).raw[key];
+}
+
+/**
+ * Validates and saves one option. Throws ApiError(400) with the settings page's message for an
+ * unknown key, a malformed value or a toggle whose prerequisites are missing.
+ */
+export async function updateOption(key: string, rawValue: string, actor?: OptionsActor): Promise<void> {
+  await optionsCache().update(key, rawValue, actor);
+}
+
+/** Every option as stored strings, for the root settings pages. Secrets are left out. */
+export async function listOptions(): Promise<Array<{ key: OptionKey; value: string }>> {
+  const { raw } = await optionsCache().current();
+  return OPTION_KEYS.filter((key) => !isSecretOption(key))
+    .sort()
+    .map((key) => ({ key, value: raw[key] }));
+}
+
+/** Re-reads the options now instead of waiting for the next periodic refresh. */
+export async function reloadOptions(): Promise<OptionValues> {
+  return (await optionsCache().reload()).values;
+}
+
+/** Lets other caches (pricing, channels) react to option changes; returns an unsubscribe. */
+export function onOptionsChanged(listener: OptionsListener): () => void {
+  return optionsCache().onChanged(listener);
+}
+
+/** `POST /api/option/rest_model_ratio`: puts the default ModelRatio table back. */
+export async function resetModelRatio(actor?: OptionsActor): Promise<void> {
+  await updateOption("ModelRatio", defaultRaw("ModelRatio"), actor);
+}

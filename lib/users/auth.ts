@@ -1,0 +1,138 @@
+// Password sign-in and self-registration.
+import { randomBytes } from "node:crypto";
+import { ApiError, forbidden } from "@/lib/api/errors";
+import { env } from "@/lib/env";
+import { getDb } from "@/lib/db";
+import { nowSeconds } from "@/lib/db/num";
+import { enforceRateLimit, rateLimitStore } from "@/lib/auth/rate-limit";
+import { hashPassword, verifyPassword } from "@/lib/auth/password";
+import { USER_STATUS } from "@/lib/auth/roles";
+import { getOptions } from "@/lib/options";
+import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { checkVerificationCode } from "@/lib/auth/verification";
+import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
+
+export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
+
+const limits = () => ({ limit: env.CRITICAL_RATE_LIMIT, window: env.CRITICAL_RATE_LIMIT_DURATION });
+
+/**
+ * Checks a username (or e-mail) and password. Unknown users, wrong passwords and banned users
+ * all take one bcrypt comparison and give one message.
+ */
+export async function loginWithPassword(input: LoginInput, ip: string): Promise<UserView & { auth_version: number }> {
+  const options = await getOptions();
+  if (!options.PasswordLoginEnabled) throw forbidden("管理员关闭了密码登录");
+  const { limit, window } = limits();
+  await enforceRateLimit(`login:ip:${ip}`, limit, window);
+  const nameKey = `login:fail:${input.username.toLowerCase()}`;
+  if ((await rateLimitStore().count(nameKey, window)) >= env.LOGIN_FAILURE_LIMIT) {
+    throw new ApiError("该账户登录失败次数过多，请稍后再试", 429);
+  }
+
+  const db = await getDb();
+  const byName = { username: input.username, deleted_at: null };
+  const user =
+    (await db.user.findFirst({ where: byName, select: { ...USER_PUBLIC_SELECT, password: true, auth_version: true } })) ??
+    (input.username.includes("@")
+      ? await db.user.findFirst({
+          where: { email: input.username, deleted_at: null },
+          select: { ...USER_PUBLIC_SELECT, password: true, auth_version: true },
+        })
+      : null);
+  const passwordOk = await verifyPassword(input.password, user?.password);
+  if (!user || !passwordOk || user.status !== USER_STATUS.enabled) {
+    await rateLimitStore().hit(nameKey, Number.MAX_SAFE_INTEGER, window);
+    throw new ApiError(LOGIN_FAILED, 400);
+  }
+  await rateLimitStore().reset(nameKey);
+  return { ...toUserView(user), auth_version: user.auth_version };
+}
+
+/** Four-to-six letter invite codes, unique; collisions retry. */
+function newAffCode(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789";
+  const bytes = randomBytes(6);
+  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
+}
+
+export async function registerUser(input: RegisterInput, ip: string, turnstileOk: boolean): Promise<{ id: number }> {
+  const options = await getOptions();
+  if (!options.RegisterEnabled) throw forbidden("管理员关闭了新用户注册");
+  if (!options.PasswordRegisterEnabled) throw forbidden("管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册");
+  if (options.TurnstileCheckEnabled && !turnstileOk) throw new ApiError("Turnstile 校验失败，请刷新重试！", 400);
+  const { limit, window } = limits();
+  await enforceRateLimit(`register:ip:${ip}`, limit, window);
+
+  const db = await getDb();
+  let email = "";
+  if (options.EmailVerificationEnabled) {
+    if (!input.email || !input.verification_code) throw new ApiError("管理员开启了邮箱验证，请输入邮箱地址和验证码", 400);
+    if (!(await checkVerificationCode("register", input.email, input.verification_code))) {
+      throw new ApiError("验证码错误或已过期", 400);
+    }
+    email = input.email;
+  }
+  // Soft-deleted accounts keep their names: a name is never handed to someone else.
+  const taken = await db.user.findFirst({
+    where: { OR: [{ username: input.username }, ...(email ? [{ email }] : [])] },
+    select: { id: true },
+  });
+  if (taken) throw new ApiError("用户名已存在，或已注销", 400);
+
+  const inviter = input.aff_code
+    ? await db.user.findFirst({ where: { aff_code: input.aff_code, deleted_at: null }, select: { id: true, username: true } })
+    : null;
+  const password = await hashPassword(input.password);
+  const startQuota = BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n);
+
+  const user = await createWithUniqueAffCode(db, {
+    username: input.username,
+    display_name: input.username,
+    password,
+    email,
+    quota: startQuota,
+    inviter_id: inviter?.id ?? 0,
+    created_time: nowSeconds(),
+  });
+
+  if (options.QuotaForNewUser > 0) {
+    await writeLog(db, { user_id: user.id, username: user.username, type: LOG_TYPE.system, content: `新用户注册赠送 ${options.QuotaForNewUser} 额度` });
+  }
+  if (inviter) {
+    if (options.QuotaForInvitee > 0) {
+      await writeLog(db, { user_id: user.id, username: user.username, type: LOG_TYPE.system, content: `使用邀请码赠送 ${options.QuotaForInvitee} 额度` });
+    }
+    const reward = BigInt(options.QuotaForInviter);
+    await db.user.update({
+      where: { id: inviter.id },
+      data: { aff_count: { increment: 1 }, aff_quota: { increment: reward }, aff_history_quota: { increment: reward } },
+    });
+    if (reward > 0n) {
+      await writeLog(db, { user_id: inviter.id, username: inviter.username, type: LOG_TYPE.system, content: `邀请用户赠送 ${reward} 额度` });
+    }
+  }
+  return { id: user.id };
+}
+
+async function createWithUniqueAffCode(
+  db: Awaited<ReturnType<typeof getDb>>,
+  data: { username: string; display_name: string; password: string; email: string; quota: bigint; inviter_id: number; created_time: number },
+) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.user.create({ data: { ...data, aff_code: newAffCode() }, select: { id: true, username: true } });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== "P2002" || attempt >= 5) {
+        if (code === "P2002") throw new ApiError("用户名已存在，或已注销", 400);
+        throw error;
+      }
+      // P2002 on username means a concurrent registration took the name.
+      if (await db.user.findFirst({ where: { username: data.username }, select: { id: true } })) {
+        throw new ApiError("用户名已存在，或已注销", 400);
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// What a signed-in user can do to their own account.
+import { randomBytes } from "node:crypto";
+import { ApiError, forbidden, notFound } from "@/lib/api/errors";
+import { getDb } from "@/lib/db";
+import { hashPassword, verifyPassword } from "@/lib/auth/password";
+import { hashAccessToken } from "@/lib/auth/authenticate";
+import { isRoot } from "@/lib/auth/roles";
+import { getOptions } from "@/lib/options";
+import { invalidateRootDefaultPassword } from "@/lib/options/status";
+import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import type { UpdateSelfInput } from "@/lib/users/schemas";
+
+export async function getSelf(id: number): Promise<UserView> {
+  const db = await getDb();
+  const user = await db.user.findFirst({ where: { id, deleted_at: null }, select: USER_PUBLIC_SELECT });
+  if (!user) throw notFound("用户不存在");
+  return toUserView(user);
+}
+
+/**
+ * Updates the caller's username, display name or password. A password change needs the current
+ * password and ends every other session (auth_version is bumped; the caller gets a new cookie).
+ */
+export async function updateSelf(id: number, input: UpdateSelfInput): Promise<{ user: UserView; authVersion: number | null }> {
+  const db = await getDb();
+  const current = await db.user.findFirst({ where: { id, deleted_at: null }, select: { password: true, username: true, auth_version: true } });
+  if (!current) throw notFound("用户不存在");
+  const data: { username?: string; display_name?: string; password?: string; auth_version?: { increment: number } } = {};
+  if (input.username !== undefined && input.username !== current.username) {
+    const taken = await db.user.findFirst({ where: { username: input.username }, select: { id: true } });
+    if (taken) throw new ApiError("用户名已存在，或已注销", 400);
+    data.username = input.username;
+  }
+  if (input.display_name !== undefined) data.display_name = input.display_name;
+  if (input.password) {
+    if (!(await verifyPassword(input.original_password ?? "", current.password))) throw new ApiError("原密码错误", 400);
+    data.password = await hashPassword(input.password);
+    data.auth_version = { increment: 1 };
+  }
+  if (Object.keys(data).length === 0) return { user: await getSelf(id), authVersion: null };
+  const updated = await db.user.update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } });
+  if (data.password) invalidateRootDefaultPassword();
+  return { user: toUserView(updated), authVersion: data.auth_version ? updated.auth_version : null };
+}
+
+/** Soft-deletes the caller's account and revokes its sessions and access token. Root cannot. */
+export async function deleteSelf(caller: { id: number; role: number }): Promise<void> {
+  if (isRoot(caller)) throw forbidden("不能删除超级管理员账户");
+  const db = await getDb();
+  const { count } = await db.user.updateMany({
+    where: { id: caller.id, deleted_at: null },
+    data: { deleted_at: new Date(), access_token_hash: null, auth_version: { increment: 1 } },
+  });
+  if (count === 0) throw notFound("用户不存在");
+}
+
+/** Issues a new system access token; only its hash is stored, so it is shown this once. */
+export async function createAccessToken(id: number): Promise<string> {
+  const token = randomBytes(24).toString("base64url");
+  const db = await getDb();
+  await db.user.update({ where: { id }, data: { access_token_hash: hashAccessToken(token) } });
+  return token;
+}
+
+/** Models the user's group can reach through enabled channels. */
+export async function listUserModels(group: string): Promise<string[]> {
+  const db = await getDb();
+  const rows = await db.ability.findMany({ where: { group, enabled: true }, select: { model: true }, distinct: ["model"], orderBy: { model: "asc" } });
+  return rows.map((r) => r.model);
+}
+
+/** The groups a user may choose for a token, as group → label (UserUsableGroups plus their own). */
+export async function listSelfGroups(userGroup: string): Promise<Record<string, string>> {
+  const { UserUsableGroups } = await getOptions();
+  const groups: Record<string, string> = { ...(UserUsableGroups as Record<string, string>) };
+  if (!(userGroup in groups)) groups[userGroup] = "用户分组";
+  return groups;
+}

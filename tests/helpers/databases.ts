@@ -1,0 +1,59 @@
+// Throwaway databases on the loopback PostgreSQL and MariaDB servers, migrated like production.
+// A server that is down fails the test with a clear message: integration tests never skip.
+import { randomBytes } from "node:crypto";
+import { openDb, type Db, type DbKind } from "@/lib/db";
+import { applyMigrations } from "@/lib/db/migrate";
+import { dataDir } from "@/lib/env";
+
+export const PG_ADMIN_DSN = "postgres://postgres@127.0.0.1:5432/postgres";
+export const MYSQL_ADMIN = { host: "127.0.0.1", port: 3306, user: "root", password: "" };
+
+export type TestDatabase = { kind: DbKind; dsn: string; db: Db; drop: () => Promise<void> };
+
+export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
+  const name = `qiao_t_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  let dsn: string;
+  let dropServer: () => Promise<void> = async () => {};
+  if (kind === "postgresql") {
+    const pg = await import("pg");
+    const admin = new pg.default.Client({ connectionString: PG_ADMIN_DSN });
+    await admin.connect().catch((e: Error) => {
+      throw new Error(`PostgreSQL on 127.0.0.1:5432 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`);
+    });
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    dsn = `postgres://postgres@127.0.0.1:5432/${name}`;
+    dropServer = async () => {
+      const c = new pg.default.Client({ connectionString: PG_ADMIN_DSN });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else if (kind === "mysql") {
+    const mariadb = await import("mariadb");
+    const conn = await mariadb.createConnection(MYSQL_ADMIN).catch((e: Error) => {
+      throw new Error(`MariaDB on 127.0.0.1:3306 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`);
+    });
+    await conn.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await conn.end();
+    dsn = `mysql://root@127.0.0.1:3306/${name}`;
+    dropServer = async () => {
+      const c = await mariadb.createConnection(MYSQL_ADMIN);
+      await c.query(`DROP DATABASE IF EXISTS ${name}`);
+      await c.end();
+    };
+  } else {
+    dsn = `${dataDir}/${name}.db`;
+  }
+  const db = await openDb(kind, dsn);
+  await applyMigrations(db, kind);
+  return {
+    kind,
+    dsn,
+    db,
+    drop: async () => {
+      await db.$disconnect();
+      await dropServer();
+    },
+  };
+}
