@@ -5,14 +5,15 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const source = readFileSync(path.join(root, "prisma/schema.prisma"), "utf8");
 
-/** Derives the schema text for one provider from the SQLite source of truth. */
-export function schemaFor(provider) {
+/** Derives the schema text for one provider from the SQLite source of truth (or from `base`). */
+export function schemaFor(provider, base = source) {
   // The derived files live one folder deeper (prisma/generated/), hence the extra "../".
-  let text = source
+  let text = base
     .replace('provider = "sqlite"', `provider = "${provider}"`)
     .replace('"../lib/db/generated/sqlite"', `"../../lib/db/generated/${provider}"`);
   if (provider === "mysql") {
@@ -22,6 +23,10 @@ export function schemaFor(provider) {
   return text;
 }
 
+// Importing this module (scripts/db-migration.ts does, for schemaFor) must not generate anything.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+
+function main() {
 const generatedDir = path.join(root, "prisma/generated");
 mkdirSync(generatedDir, { recursive: true });
 const require = createRequire(import.meta.url);
@@ -49,3 +54,4 @@ if (!existsSync(path.join(root, "lib/db/generated/sqlite/client.ts"))) {
   process.exit(1);
 }
 console.log("prisma clients generated (sqlite, postgresql, mysql)");
+}
