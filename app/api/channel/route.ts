@@ -1,0 +1,10 @@
+import { route } from "@/lib/api/route";
+import { channelCreateSchema, channelListQuery, channelUpdateSchema } from "@/lib/channels/schemas";
+import { listChannels } from "@/lib/channels/query";
+import { createChannels, updateChannel } from "@/lib/channels/manage";
+
+export const GET = route({ auth: "admin", query: channelListQuery, handler: ({ query }) => listChannels(query) });
+
+export const POST = route({ auth: "admin", body: channelCreateSchema, handler: ({ body }) => createChannels(body) });
+
+export const PUT = route({ auth: "admin", body: channelUpdateSchema, handler: ({ body }) => updateChannel(body) });

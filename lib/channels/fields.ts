@@ -1,0 +1,76 @@
+// Pure helpers for the text-encoded columns of a channel: comma lists, JSON string maps, base URLs,
+// the per-type default of `other` and the status note kept in `other_info`.
+import { channelTypeInfo } from "@/lib/channels/catalog";
+
+/** "a, b,,a" or ["a", " b"] → ["a", "b"]: trimmed, empties dropped, first occurrence kept. */
+export function splitList(value: string | readonly string[] | null | undefined): string[] {
+  const items = typeof value === "string" ? value.split(",") : (value ?? []);
+  const seen = new Set<string>();
+  for (const item of items) {
+    const v = String(item).trim();
+    if (v) seen.add(v);
+  }
+  return [...seen];
+}
+
+export const joinList = (value: string | readonly string[] | null | undefined) => splitList(value).join(",");
+
+/** The non-empty lines of a batch key field, trimmed. */
+export const splitKeyLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** A JSON object whose values are all strings ("" means no mapping), or null when it is not one. */
+export function parseStringMap(text: string | null | undefined): Record<string, string> | null {
+  const raw = (text ?? "").trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (typeof v !== "string") return null;
+    out[k] = v;
+  }
+  return out;
+}
+
+export const trimTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, "");
+
+/** An empty `other` takes the type's default: API version (Azure, Spark) or region (Vertex). */
+export const defaultOtherFor = (type: number, other: string) => other.trim() || channelTypeInfo(type)?.other?.default || "";
+
+export type ChannelStatusNote = { status_reason?: string; status_time?: number; [key: string]: unknown };
+
+export function parseOtherInfo(text: string | null | undefined): ChannelStatusNote {
+  try {
+    const v = JSON.parse(text || "{}");
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as ChannelStatusNote) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * other_info after a status change: enabling clears the reason and time; disabling records them
+ * (a manual disable without a reason leaves the note as it was).
+ */
+export function otherInfoForStatus(current: string, status: number, reason: string | undefined, now: number): string {
+  const info = parseOtherInfo(current);
+  if (status === 1) {
+    delete info.status_reason;
+    delete info.status_time;
+  } else if (reason !== undefined) {
+    info.status_reason = reason;
+    info.status_time = now;
+  } else {
+    return current;
+  }
+  return Object.keys(info).length ? JSON.stringify(info) : "";
+}

@@ -1,0 +1,118 @@
+// zod schemas for channel input, shared by the /api/channel routes and the channel form.
+// Fields are normalised while parsing (lists joined, base_url without trailing slash); the rules
+// of spec §5 (Channel) are checked on the whole object so each error is the console's sentence.
+import { z } from "zod";
+import { notFound } from "@/lib/api/errors";
+import { isChannelType } from "@/lib/channels/catalog";
+import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
+
+export const CHANNEL_MSG = {
+  nameKeyRequired: "请填写渠道名称和渠道密钥！",
+  modelsRequired: "请至少选择一个模型！",
+  modelMappingInvalid: "模型映射必须是合法的 JSON 格式！",
+  statusCodeMappingInvalid: "状态码复写必须是合法的 JSON 格式！",
+  unknownType: "未知的渠道类型",
+  priorityMin: "优先级不能小于 -999",
+  weightMin: "权重不能小于 0",
+  noneSelected: "请先选择要删除的通道！",
+} as const;
+
+/** null (which some forms send for empty fields) is treated as absent. */
+const opt = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
+
+const text = opt(z.string().trim());
+const int = (message = "必须是整数") => z.coerce.number({ error: message }).int(message);
+/** Comma list as text, or the form's array of names; stored as "a,b". */
+const list = opt(z.union([z.string(), z.array(z.string())]).transform(joinList));
+
+/** Every writable channel field, all optional; create and update add their own rules. */
+const channelFields = z.object({
+  type: opt(int(CHANNEL_MSG.unknownType).refine(isChannelType, CHANNEL_MSG.unknownType)),
+  name: text,
+  key: opt(z.string()),
+  openai_organization: text,
+  base_url: opt(z.string().transform(trimTrailingSlashes)),
+  other: text,
+  model_mapping: text,
+  status_code_mapping: text,
+  models: list,
+  group: list,
+  auto_ban: opt(z.union([z.boolean().transform(Number), z.coerce.number().int()]).pipe(z.union([z.literal(0), z.literal(1)]))),
+  test_model: text,
+  priority: opt(int().min(-999, CHANNEL_MSG.priorityMin)),
+  weight: opt(int().min(0, CHANNEL_MSG.weightMin)),
+  max_input_tokens: opt(int().min(0)),
+  tag: text,
+  /** Enabled or manually disabled; 3 (auto-disabled) is set only by the relay. */
+  status: opt(z.coerce.number().int().pipe(z.union([z.literal(1), z.literal(2)], { error: "状态只能是 1（启用）或 2（禁用）" }))),
+});
+
+type Fields = z.output<typeof channelFields>;
+
+function checkMappings(v: Fields, ctx: z.RefinementCtx) {
+  if (v.model_mapping !== undefined && parseStringMap(v.model_mapping) === null) {
+    ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelMappingInvalid, path: [] });
+  }
+  if (v.status_code_mapping !== undefined && parseStringMap(v.status_code_mapping) === null) {
+    ctx.addIssue({ code: "custom", message: CHANNEL_MSG.statusCodeMappingInvalid, path: [] });
+  }
+}
+
+export const channelCreateSchema = channelFields
+  .extend({
+    /** batch: one channel per non-empty line of `key`. */
+    mode: z.enum(["single", "batch"]).default("single"),
+  })
+  .superRefine((v, ctx) => {
+    const keys = v.mode === "batch" ? splitKeyLines(v.key ?? "") : [(v.key ?? "").trim()].filter(Boolean);
+    if (!v.name || keys.length === 0) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
+    if (!v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
+    checkMappings(v, ctx);
+  });
+
+export const channelUpdateSchema = channelFields
+  .extend({ id: z.coerce.number().int().positive() })
+  .superRefine((v, ctx) => {
+    if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
+    if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
+    checkMappings(v, ctx);
+  });
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+/** p from 0; page_size 1–100 (an explicit 0 is the smallest page, absent is the default). */
+const pageQuery = {
+  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
+  page_size: z
+    .preprocess(emptyToUndefined, z.coerce.number().optional())
+    .transform((v) => (v === 0 ? 1 : v))
+    .catch(undefined),
+};
+
+export const channelListQuery = z.object({
+  ...pageQuery,
+  id_sort: z.preprocess((v) => v === "true" || v === "1", z.boolean()),
+});
+
+export const channelSearchQuery = channelListQuery.extend({
+  keyword: z.string().trim().optional().default(""),
+  group: z.string().trim().optional().default(""),
+  model: z.string().trim().optional().default(""),
+});
+
+export const channelIdsSchema = z.object({
+  ids: z.array(z.coerce.number().int().positive(), { error: CHANNEL_MSG.noneSelected }).min(1, CHANNEL_MSG.noneSelected),
+});
+
+export const channelIdParam = z.coerce.number().int().positive();
+
+export type ChannelCreateInput = z.output<typeof channelCreateSchema>;
+export type ChannelUpdateInput = z.output<typeof channelUpdateSchema>;
+export type ChannelListQuery = z.output<typeof channelListQuery>;
+export type ChannelSearchQuery = z.output<typeof channelSearchQuery>;
+
+/** The {id} of /api/channel/{id}; anything but a positive integer is a missing channel. */
+export function parseChannelId(raw: string | undefined): number {
+  const parsed = channelIdParam.safeParse(raw);
+  if (!parsed.success) throw notFound("渠道不存在");
+  return parsed.data;
+}

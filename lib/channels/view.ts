@@ -1,0 +1,38 @@
+// What a channel looks like through the console API: every column except the key, which is only
+// ever returned by revealChannelKey (root).
+import type { Channel } from "@/lib/db/generated/sqlite/client";
+import { num } from "@/lib/db/num";
+
+export const CHANNEL_VIEW_SELECT = {
+  id: true,
+  type: true,
+  name: true,
+  status: true,
+  openai_organization: true,
+  test_model: true,
+  weight: true,
+  priority: true,
+  created_time: true,
+  test_time: true,
+  response_time: true,
+  base_url: true,
+  other: true,
+  balance: true,
+  balance_updated_time: true,
+  models: true,
+  group: true,
+  used_quota: true,
+  model_mapping: true,
+  status_code_mapping: true,
+  auto_ban: true,
+  other_info: true,
+  max_input_tokens: true,
+  tag: true,
+} as const;
+
+export type ChannelViewRow = Pick<Channel, keyof typeof CHANNEL_VIEW_SELECT>;
+export type ChannelView = ReturnType<typeof toChannelView>;
+
+export function toChannelView(row: ChannelViewRow) {
+  return { ...row, key: "", used_quota: num(row.used_quota) };
+}

@@ -1,0 +1,178 @@
+// Reading the usage log: the all-users list and stats (admin), the caller's own (any user), and the
+// root's cleanup. Every filter is an equality or a range on an indexed column (schema.prisma),
+// rows come newest first, and count and page run in parallel.
+import { z } from "zod";
+import { paging } from "@/lib/api/envelope";
+import { getDb } from "@/lib/db";
+import type { Prisma } from "@/lib/db/generated/sqlite/client";
+import { num, nowSeconds } from "@/lib/db/num";
+import { LOG_TYPE } from "@/lib/logs/write";
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+/** A numeric filter; empty or malformed means "not filtered" (0). */
+const numberFilter = z.preprocess(emptyToUndefined, z.coerce.number().int().optional()).catch(undefined).transform((v) => v ?? 0);
+const textFilter = z.string().trim().optional().default("");
+
+export const logQuerySchema = z.object({
+  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
+  /** 1–100; an explicit 0 is the smallest page, absent is the default. */
+  page_size: z
+    .preprocess(emptyToUndefined, z.coerce.number().optional())
+    .transform((v) => (v === 0 ? 1 : v))
+    .catch(undefined),
+  /** 0 = all types. */
+  type: numberFilter,
+  /** Admin only. */
+  username: textFilter,
+  token_name: textFilter,
+  model_name: textFilter,
+  start_timestamp: numberFilter,
+  end_timestamp: numberFilter,
+  /** Admin only: the channel id. */
+  channel: numberFilter,
+});
+
+export const logCleanupQuery = z.object({
+  target_timestamp: z.coerce.number({ error: "请选择清理日志的截止时间" }).int().positive("请选择清理日志的截止时间"),
+});
+
+export type LogQuery = z.output<typeof logQuerySchema>;
+
+/** Whose rows: everyone's (admin, with the username and channel filters) or one user's. */
+type Scope = { kind: "all" } | { kind: "user"; userId: number };
+
+const LOG_SELECT = {
+  id: true,
+  created_at: true,
+  type: true,
+  channel_id: true,
+  username: true,
+  user_id: true,
+  token_name: true,
+  model_name: true,
+  use_time: true,
+  is_stream: true,
+  prompt_tokens: true,
+  completion_tokens: true,
+  quota: true,
+  content: true,
+  other: true,
+} as const;
+
+type LogRow = Prisma.LogGetPayload<{ select: typeof LOG_SELECT }>;
+
+function toAdminLog(row: LogRow) {
+  const { channel_id, quota, ...rest } = row;
+  return { ...rest, channel: channel_id, quota: num(quota) };
+}
+
+export type AdminLogItem = ReturnType<typeof toAdminLog>;
+export type SelfLogItem = Omit<AdminLogItem, "id" | "channel">;
+
+/** `other` without admin_info (which names the channels that were tried). */
+function withoutAdminInfo(other: string): string {
+  if (!other) return "";
+  try {
+    const parsed: unknown = JSON.parse(other);
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return "";
+    const { admin_info: _hidden, ...rest } = parsed as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    // Not JSON: nothing can be told apart, so nothing is shown.
+    return "";
+  }
+}
+
+function toSelfLog(row: LogRow): SelfLogItem {
+  const { id: _id, channel: _channel, ...rest } = toAdminLog(row);
+  return { ...rest, other: withoutAdminInfo(row.other) };
+}
+
+/** Filters shared by the list and the stats, except type and time. */
+function ownerWhere(scope: Scope, q: LogQuery): Prisma.LogWhereInput {
+  const where: Prisma.LogWhereInput = {};
+  if (scope.kind === "user") where.user_id = scope.userId;
+  else {
+    if (q.username) where.username = q.username;
+    if (q.channel) where.channel_id = q.channel;
+  }
+  if (q.token_name) where.token_name = q.token_name;
+  if (q.model_name) where.model_name = q.model_name;
+  return where;
+}
+
+function timeRange(q: LogQuery): Prisma.IntFilter | undefined {
+  if (!q.start_timestamp && !q.end_timestamp) return undefined;
+  return { ...(q.start_timestamp ? { gte: q.start_timestamp } : {}), ...(q.end_timestamp ? { lte: q.end_timestamp } : {}) };
+}
+
+export type LogPage<T> = { items: T[]; page: number; page_size: number; total: number };
+
+async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<LogPage<T>> {
+  const { page, pageSize, skip } = paging(q.p, q.page_size);
+  const where: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
+  const db = await getDb();
+  const [total, rows] = await Promise.all([
+    db.log.count({ where }),
+    db.log.findMany({ where, select: LOG_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
+  ]);
+  return { items: rows.map(view), page, page_size: pageSize, total };
+}
+
+/** GET /api/log/ (admin): every user's rows. */
+export const listLogs = (q: LogQuery) => pageOf({ kind: "all" }, q, toAdminLog);
+
+/** GET /api/log/self: the caller's rows, without ids, channels or admin_info. */
+export const listUserLogs = (userId: number, q: LogQuery) => pageOf({ kind: "user", userId }, q, toSelfLog);
+
+export type LogStat = { quota: number; rpm: number; tpm: number };
+
+/** The window of rpm and tpm. */
+const RECENT_SECONDS = 60;
+
+/**
+ * quota: the sum over the filter, of consumption rows when no type is chosen (the badge reads
+ * "consumed"). rpm / tpm: count and prompt + completion tokens of consumption rows of the last
+ * 60 s matching the same user, token, model (and admin) filters, whatever the time range.
+ */
+async function statOf(scope: Scope, q: LogQuery): Promise<LogStat> {
+  const owner = ownerWhere(scope, q);
+  const db = await getDb();
+  const [sum, recent] = await Promise.all([
+    db.log.aggregate({ where: { ...owner, type: q.type || LOG_TYPE.consume, created_at: timeRange(q) }, _sum: { quota: true } }),
+    db.log.aggregate({
+      where: { ...owner, type: LOG_TYPE.consume, created_at: { gte: nowSeconds() - RECENT_SECONDS } },
+      _count: { _all: true },
+      _sum: { prompt_tokens: true, completion_tokens: true },
+    }),
+  ]);
+  return {
+    quota: num(sum._sum.quota),
+    rpm: recent._count._all,
+    tpm: (recent._sum.prompt_tokens ?? 0) + (recent._sum.completion_tokens ?? 0),
+  };
+}
+
+export const getLogStat = (q: LogQuery) => statOf({ kind: "all" }, q);
+export const getUserLogStat = (userId: number, q: LogQuery) => statOf({ kind: "user", userId }, q);
+
+/** Rows deleted per statement, so a large cleanup never holds the write lock for long. */
+const CLEANUP_BATCH = 5000;
+
+/** Deletes rows created before `targetTimestamp` (unix s); returns how many. */
+export async function deleteLogsBefore(targetTimestamp: number): Promise<number> {
+  const db = await getDb();
+  let deleted = 0;
+  for (;;) {
+    const batch = await db.log.findMany({
+      where: { created_at: { lt: targetTimestamp } },
+      select: { id: true },
+      orderBy: { id: "asc" },
+      take: CLEANUP_BATCH,
+    });
+    if (batch.length === 0) return deleted;
+    const lastId = batch[batch.length - 1]!.id;
+    const { count } = await db.log.deleteMany({ where: { created_at: { lt: targetTimestamp }, id: { lte: lastId } } });
+    deleted += count;
+  }
+}

@@ -1,0 +1,164 @@
+// A user's API tokens. Every query is scoped by the caller's user id: another user's token id is
+// simply not found. Every committed change tells the relay's key cache to drop the token.
+import { ApiError, notFound } from "@/lib/api/errors";
+import { paging } from "@/lib/api/envelope";
+import { getDb } from "@/lib/db";
+import type { Prisma } from "@/lib/db/generated/sqlite/client";
+import { nowSeconds } from "@/lib/db/num";
+import { open, seal } from "@/lib/crypto/secret-box";
+import { publishInvalidation } from "@/lib/cache/bus";
+import { listSelfGroups } from "@/lib/users/self";
+import { generateTokenKey, hashTokenKey, normalizeTokenKey, TOKEN_KEY_LENGTH, tokenKeyHint } from "@/lib/tokens/keys";
+import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTokenView, type TokenView } from "@/lib/tokens/view";
+import { TOKEN_MSG, type TokenCreateInput, type TokenListQuery, type TokenSearchQuery, type TokenUpdateInput } from "@/lib/tokens/schemas";
+
+/** Who is acting: the owner, with their group (for the usable-groups check). */
+export type TokenOwner = { id: number; group: string };
+
+export type TokenPage = { items: TokenView[]; page: number; page_size: number; total: number };
+
+const owned = (userId: number, id?: number): Prisma.TokenWhereInput => ({ user_id: userId, deleted_at: null, ...(id ? { id } : {}) });
+
+async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?: number }): Promise<TokenPage> {
+  const { page, pageSize, skip } = paging(q.p, q.page_size);
+  const db = await getDb();
+  const [total, rows] = await Promise.all([
+    db.token.count({ where }),
+    db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
+  ]);
+  return { items: rows.map((r) => toTokenView(r)), page, page_size: pageSize, total };
+}
+
+export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned(owner.id), q);
+
+/**
+ * keyword: the name contains it. token: a whole key (with or without sk-) matches by hash; a
+ * fragment matches the stored hint (first and last four characters), so "sk-abcd" or "wxyz" find
+ * a key shown as sk-abcd**********wxyz.
+ */
+export function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<TokenPage> {
+  const and: Prisma.TokenWhereInput[] = [owned(owner.id)];
+  if (q.keyword) and.push({ name: { contains: q.keyword } });
+  const key = normalizeTokenKey(q.token);
+  if (key.length === TOKEN_KEY_LENGTH) and.push({ key_hash: hashTokenKey(key) });
+  else if (key.length > 8) and.push({ OR: [{ key_hint: { startsWith: key.slice(0, 4) } }, { key_hint: { endsWith: key.slice(-4) } }] });
+  else if (key) and.push({ key_hint: { contains: key } });
+  return pageOf({ AND: and }, q);
+}
+
+/** The owner's token with its whole key. */
+export async function getToken(owner: TokenOwner, id: number): Promise<TokenView> {
+  const db = await getDb();
+  const row = await db.token.findFirst({ where: owned(owner.id, id), select: { ...TOKEN_VIEW_SELECT, key_enc: true } });
+  if (!row) throw notFound(TOKEN_MSG.notFound);
+  const { key_enc, ...view } = row;
+  return toTokenView(view, open(key_enc));
+}
+
+function assertExpiry(expiredTime: number) {
+  if (expiredTime !== -1 && expiredTime <= nowSeconds()) throw new ApiError(TOKEN_MSG.expiryInvalid, 400);
+}
+
+/** A token may name no group, or one the user may use: UserUsableGroups plus their own (new-api #7180). */
+async function assertUsableGroup(owner: TokenOwner, group: string) {
+  if (!group) return;
+  const usable = await listSelfGroups(owner.group);
+  if (!Object.hasOwn(usable, group)) throw new ApiError(`无权使用分组 ${group}`, 403);
+}
+
+/** Creates a token with a fresh key; the answer carries the whole key (sk-…). */
+export async function createToken(owner: TokenOwner, input: TokenCreateInput): Promise<TokenView> {
+  const expired_time = input.expired_time ?? -1;
+  assertExpiry(expired_time);
+  const group = input.group ?? "";
+  await assertUsableGroup(owner, group);
+  const key = generateTokenKey();
+  const now = nowSeconds();
+  const db = await getDb();
+  const row = await db.token.create({
+    data: {
+      user_id: owner.id,
+      key_hash: hashTokenKey(key),
+      key_enc: seal(key),
+      key_hint: tokenKeyHint(key),
+      name: input.name,
+      status: TOKEN_STATUS.enabled,
+      created_time: now,
+      accessed_time: now,
+      expired_time,
+      remain_quota: BigInt(input.remain_quota ?? 0),
+      unlimited_quota: input.unlimited_quota ?? false,
+      model_limits_enabled: input.model_limits_enabled ?? false,
+      model_limits: input.model_limits ?? "",
+      allow_ips: input.allow_ips ?? "",
+      group,
+    },
+    select: TOKEN_VIEW_SELECT,
+  });
+  return toTokenView(row, key);
+}
+
+const CURRENT_SELECT = { key_hash: true, status: true, expired_time: true, remain_quota: true, unlimited_quota: true, group: true } as const;
+
+async function ownedCurrent(owner: TokenOwner, id: number) {
+  const db = await getDb();
+  const current = await db.token.findFirst({ where: owned(owner.id, id), select: CURRENT_SELECT });
+  if (!current) throw notFound(TOKEN_MSG.notFound);
+  return current;
+}
+
+async function writeOwned(owner: TokenOwner, id: number, keyHash: string, data: Prisma.TokenUpdateManyMutationInput): Promise<TokenView> {
+  const db = await getDb();
+  const { count } = await db.token.updateMany({ where: owned(owner.id, id), data });
+  if (count === 0) throw notFound(TOKEN_MSG.notFound);
+  publishInvalidation({ kind: "token", keyHash, id });
+  const row = await db.token.findFirstOrThrow({ where: { id }, select: TOKEN_VIEW_SELECT });
+  return toTokenView(row);
+}
+
+/**
+ * Edits the given fields; the key never changes. A token the relay marked expired (3) or
+ * exhausted (4) is enabled again when the edit gives it time or quota. A past expiry is refused
+ * unless it is the one already stored, so an expired token can still be renamed.
+ */
+export async function updateToken(owner: TokenOwner, input: TokenUpdateInput): Promise<TokenView> {
+  const current = await ownedCurrent(owner, input.id);
+  const { id, status, ...fields } = input;
+  if (fields.expired_time !== undefined && fields.expired_time !== current.expired_time) assertExpiry(fields.expired_time);
+  if (fields.group !== undefined && fields.group !== current.group) await assertUsableGroup(owner, fields.group);
+  const data: Prisma.TokenUpdateManyMutationInput = {};
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
+  if (fields.remain_quota !== undefined) data.remain_quota = BigInt(fields.remain_quota);
+  const next = {
+    expired_time: fields.expired_time ?? current.expired_time,
+    remain_quota: fields.remain_quota !== undefined ? BigInt(fields.remain_quota) : current.remain_quota,
+    unlimited_quota: fields.unlimited_quota ?? current.unlimited_quota,
+  };
+  const marked = current.status === TOKEN_STATUS.expired || current.status === TOKEN_STATUS.exhausted;
+  if (status === TOKEN_STATUS.enabled) assertCanEnable(next);
+  if (status !== undefined) data.status = status;
+  else if (marked && !isTokenExpired(next) && !isTokenExhausted(next)) data.status = TOKEN_STATUS.enabled;
+  return writeOwned(owner, id, current.key_hash, data);
+}
+
+function assertCanEnable(t: Parameters<typeof isTokenExpired>[0]) {
+  if (isTokenExpired(t)) throw new ApiError(TOKEN_MSG.expiredCannotEnable, 400);
+  if (isTokenExhausted(t)) throw new ApiError(TOKEN_MSG.exhaustedCannotEnable, 400);
+}
+
+/** PUT /api/token/?status_only=true: enable (1) or disable (2) only. */
+export async function setTokenStatus(owner: TokenOwner, id: number, status: number | undefined): Promise<TokenView> {
+  if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw new ApiError(TOKEN_MSG.statusInvalid, 400);
+  const current = await ownedCurrent(owner, id);
+  if (status === TOKEN_STATUS.enabled) assertCanEnable(current);
+  return writeOwned(owner, id, current.key_hash, { status });
+}
+
+/** Soft delete: the row stays for the logs, the key stops working at once. */
+export async function deleteToken(owner: TokenOwner, id: number): Promise<void> {
+  const current = await ownedCurrent(owner, id);
+  const db = await getDb();
+  const { count } = await db.token.updateMany({ where: owned(owner.id, id), data: { deleted_at: new Date() } });
+  if (count === 0) throw notFound(TOKEN_MSG.notFound);
+  publishInvalidation({ kind: "token", keyHash: current.key_hash, id });
+}

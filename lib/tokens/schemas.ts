@@ -1,0 +1,94 @@
+// zod schemas for API tokens, shared by the /api/token routes and the token drawer.
+import { z } from "zod";
+import { notFound } from "@/lib/api/errors";
+import { parseCidrList } from "@/lib/net/ip";
+import { joinList } from "@/lib/channels/fields";
+
+export const TOKEN_NAME_MAX = 30;
+
+export const TOKEN_MSG = {
+  nameRequired: "请填写令牌名称",
+  nameTooLong: `令牌名称过长（最多 ${TOKEN_NAME_MAX} 个字符）`,
+  quotaInvalid: "额度必须是非负整数",
+  expiryInvalid: "过期时间必须是未来的时间，或 -1（永不过期）",
+  statusInvalid: "状态只能是 1（启用）或 2（禁用）",
+  expiredCannotEnable: "令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期",
+  exhaustedCannotEnable: "令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度",
+  notFound: "令牌不存在",
+} as const;
+
+
+/** One address or CIDR a line (commas and spaces also separate); stored one a line. */
+const allowIps = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v, ctx) => {
+    const text = Array.isArray(v) ? v.join("\n") : v;
+    const { invalid } = parseCidrList(text);
+    if (invalid.length) {
+      ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
+      return z.NEVER;
+    }
+    return text.split(/[\s,]+/).filter(Boolean).join("\n");
+  });
+
+const tokenFields = {
+  name: z.string().trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong).optional(),
+  remain_quota: z.coerce.number({ error: TOKEN_MSG.quotaInvalid }).int(TOKEN_MSG.quotaInvalid).min(0, TOKEN_MSG.quotaInvalid).max(Number.MAX_SAFE_INTEGER, TOKEN_MSG.quotaInvalid).optional(),
+  /** -1 = never; otherwise unix seconds, checked against the clock by the lib (not here). */
+  expired_time: z.coerce.number({ error: TOKEN_MSG.expiryInvalid }).int(TOKEN_MSG.expiryInvalid).min(-1, TOKEN_MSG.expiryInvalid).optional(),
+  unlimited_quota: z.boolean().optional(),
+  model_limits_enabled: z.boolean().optional(),
+  /** Comma list in the API, a list in the form. */
+  model_limits: z.union([z.string(), z.array(z.string())]).transform(joinList).optional(),
+  allow_ips: allowIps.optional(),
+  group: z.string().trim().optional(),
+};
+
+export const tokenCreateSchema = z.object({
+  ...tokenFields,
+  name: z.string({ error: TOKEN_MSG.nameRequired }).trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong),
+});
+
+/** Full edit (every field optional) or, with ?status_only=true, only {id, status}. */
+export const tokenUpdateSchema = z.object({
+  ...tokenFields,
+  id: z.coerce.number().int().positive(),
+  status: z.coerce.number().int().pipe(z.union([z.literal(1), z.literal(2)], { error: TOKEN_MSG.statusInvalid })).optional(),
+});
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+const pageNumber = z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined);
+
+/** p from 0; `size` (spec) or `page_size`, 1–100; an explicit 0 is the smallest page. */
+export const tokenListQuery = z
+  .object({ p: pageNumber, size: pageNumber, page_size: pageNumber })
+  .transform(({ p, size, page_size }) => {
+    const n = page_size ?? size;
+    return { p, page_size: n === 0 ? 1 : n };
+  });
+
+export const tokenSearchQuery = z
+  .object({
+    p: pageNumber,
+    size: pageNumber,
+    page_size: pageNumber,
+    keyword: z.string().trim().optional().default(""),
+    token: z.string().trim().optional().default(""),
+  })
+  .transform(({ p, size, page_size, keyword, token }) => {
+    const n = page_size ?? size;
+    return { p, page_size: n === 0 ? 1 : n, keyword, token };
+  });
+
+export const tokenUpdateQuery = z.object({ status_only: z.preprocess((v) => v === "true" || v === "1", z.boolean()) });
+
+export function parseTokenId(raw: string | undefined): number {
+  const parsed = z.coerce.number().int().positive().safeParse(raw);
+  if (!parsed.success) throw notFound(TOKEN_MSG.notFound);
+  return parsed.data;
+}
+
+export type TokenCreateInput = z.output<typeof tokenCreateSchema>;
+export type TokenUpdateInput = z.output<typeof tokenUpdateSchema>;
+export type TokenListQuery = z.output<typeof tokenListQuery>;
+export type TokenSearchQuery = z.output<typeof tokenSearchQuery>;

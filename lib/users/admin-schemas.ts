@@ -1,0 +1,69 @@
+// zod schemas for user administration (/api/user/, /api/user/search, /api/user/manage).
+import { z } from "zod";
+import { notFound } from "@/lib/api/errors";
+import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
+
+const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `显示名称不能超过 ${DISPLAY_NAME_MAX} 个字符`);
+const quotaAmount = z.coerce.number({ error: "额度必须是整数" }).int("额度必须是整数").min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+
+export const userCreateSchema = z.object({
+  username: usernameSchema,
+  display_name: displayName.optional(),
+  password: passwordSchema,
+});
+
+export const userUpdateSchema = z.object({
+  id: z.coerce.number().int().positive(),
+  username: usernameSchema.optional(),
+  display_name: displayName.optional(),
+  /** "" keeps the password. */
+  password: z.union([z.literal(""), passwordSchema]).optional(),
+  group: z.string().trim().min(1, "分组不能为空").optional(),
+  /** The new balance (absolute, may be negative). */
+  quota: quotaAmount.optional(),
+  /**
+   * The balance the form showed when it loaded. With it the edit is applied as the difference, so
+   * what the relay spent in between is kept; without it the difference is taken from the balance
+   * read when the request arrives.
+   */
+  original_quota: quotaAmount.optional(),
+  role: z.coerce.number().int().optional(),
+  email: z.union([z.literal(""), z.string().trim().max(EMAIL_MAX).pipe(z.email("邮箱地址格式不正确"))]).optional(),
+});
+
+export const USER_ACTIONS = ["promote", "demote", "disable", "enable", "delete"] as const;
+
+export const userManageSchema = z.object({
+  id: z.coerce.number().int().positive(),
+  action: z.enum(USER_ACTIONS, { error: "无效的操作" }),
+});
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+/** p from 0; page_size 1–100 (an explicit 0 is the smallest page, absent is the default). */
+const pageQuery = {
+  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
+  page_size: z
+    .preprocess(emptyToUndefined, z.coerce.number().optional())
+    .transform((v) => (v === 0 ? 1 : v))
+    .catch(undefined),
+};
+
+export const userListQuery = z.object(pageQuery);
+
+export const userSearchQuery = z.object({
+  ...pageQuery,
+  keyword: z.string().trim().optional().default(""),
+  group: z.string().trim().optional().default(""),
+});
+
+export function parseUserId(raw: string | undefined): number {
+  const parsed = z.coerce.number().int().positive().safeParse(raw);
+  if (!parsed.success) throw notFound("用户不存在");
+  return parsed.data;
+}
+
+export type UserCreateInput = z.output<typeof userCreateSchema>;
+export type UserUpdateInput = z.output<typeof userUpdateSchema>;
+export type UserManageInput = z.output<typeof userManageSchema>;
+export type UserListQuery = z.output<typeof userListQuery>;
+export type UserSearchQuery = z.output<typeof userSearchQuery>;

@@ -1,0 +1,244 @@
+// User administration (admin tier). The rules of new-api, plus its fixes: an actor acts only on
+// users it outranks (canManageUser) and gives roles only below its own (canAssignRole); only root
+// promotes or changes roles; root is never disabled, deleted or demoted. Rows are read through
+// USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer.
+import { ApiError, forbidden, notFound } from "@/lib/api/errors";
+import { paging } from "@/lib/api/envelope";
+import { getDb } from "@/lib/db";
+import type { Prisma } from "@/lib/db/generated/sqlite/client";
+import { num, nowSeconds } from "@/lib/db/num";
+import { hashPassword } from "@/lib/auth/password";
+import { canAssignRole, canManageUser, isAdmin, isRoot, ROLE, USER_STATUS, VALID_ROLES } from "@/lib/auth/roles";
+import { publishInvalidation } from "@/lib/cache/bus";
+import { getOptions } from "@/lib/options";
+import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";
+
+export type Actor = { id: number; role: number };
+
+export type UserPage = { items: UserView[]; page: number; page_size: number; total: number };
+
+export const USER_MSG = {
+  notFound: "用户不存在",
+  usernameTaken: "用户名已存在，或已注销",
+  outranked: "无权更新同权限等级或更高权限等级的用户信息",
+  outrankedRead: "无权获取同级或更高等级用户的信息",
+  roleRootOnly: "只有超级管理员可以修改用户角色",
+  roleTooHigh: "无权将其他用户权限等级提升到大于等于自己的权限等级",
+  ownRole: "不能修改自己的角色",
+  promoteRootOnly: "普通管理员用户无法提升其他用户为管理员",
+  alreadyAdmin: "该用户已经是管理员",
+  alreadyUser: "该用户已经是普通用户",
+  rootDisable: "无法禁用超级管理员用户",
+  rootDelete: "无法删除超级管理员用户",
+  rootDemote: "无法降级超级管理员用户",
+  specialStatus: "该用户状态特殊，无法启用",
+  changedMeanwhile: "用户信息已被修改，请刷新后重试",
+} as const;
+
+async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<UserPage> {
+  const { page, pageSize, skip } = paging(q.p, q.page_size);
+  const db = await getDb();
+  const [total, rows] = await Promise.all([
+    db.user.count({ where }),
+    db.user.findMany({ where, select: USER_PUBLIC_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
+  ]);
+  return { items: rows.map(toUserView), page, page_size: pageSize, total };
+}
+
+/** Every user, newest first; soft-deleted users included (DeletedAt set) so the console shows them as deactivated. */
+export const listUsers = (q: UserListQuery) => pageOf({}, q);
+
+/** keyword: id (exact), username, display name or e-mail (contains); group: exact. */
+export function searchUsers(q: UserSearchQuery): Promise<UserPage> {
+  const and: Prisma.UserWhereInput[] = [];
+  if (q.keyword) {
+    const or: Prisma.UserWhereInput[] = [
+      { username: { contains: q.keyword } },
+      { display_name: { contains: q.keyword } },
+      { email: { contains: q.keyword } },
+    ];
+    if (/^\d{1,9}$/.test(q.keyword)) or.push({ id: Number(q.keyword) });
+    and.push({ OR: or });
+  }
+  if (q.group) and.push({ group: q.group });
+  return pageOf({ AND: and }, q);
+}
+
+export async function getUser(actor: Actor, id: number): Promise<UserView> {
+  const db = await getDb();
+  const user = await db.user.findUnique({ where: { id }, select: USER_PUBLIC_SELECT });
+  if (!user) throw notFound(USER_MSG.notFound);
+  if (!canManageUser(actor, user) && !(isRoot(actor) && actor.id === user.id)) throw forbidden(USER_MSG.outrankedRead);
+  return toUserView(user);
+}
+
+async function assertUsernameFree(username: string) {
+  const db = await getDb();
+  // Soft-deleted accounts keep their names: a name is never handed to someone else.
+  if (await db.user.findFirst({ where: { username }, select: { id: true } })) throw new ApiError(USER_MSG.usernameTaken, 400);
+}
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
+
+/** An ordinary user (role 1) created by an admin. */
+export async function createUser(input: UserCreateInput): Promise<UserView> {
+  await assertUsernameFree(input.username);
+  const db = await getDb();
+  try {
+    const user = await db.user.create({
+      data: {
+        username: input.username,
+        display_name: input.display_name || input.username,
+        password: await hashPassword(input.password),
+        role: ROLE.user,
+        status: USER_STATUS.enabled,
+        created_time: nowSeconds(),
+      },
+      select: USER_PUBLIC_SELECT,
+    });
+    return toUserView(user);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError(USER_MSG.usernameTaken, 400);
+    throw error;
+  }
+}
+
+/** new-api's LogQuota: "＄0.002000 额度" when the console shows currency, else "1000 点额度". */
+async function formatQuotaForLog(quota: bigint): Promise<string> {
+  const { DisplayInCurrencyEnabled, QuotaPerUnit } = await getOptions();
+  return DisplayInCurrencyEnabled ? `＄${(Number(quota) / QuotaPerUnit).toFixed(6)} 额度` : `${quota} 点额度`;
+}
+
+const TARGET_SELECT = { id: true, username: true, role: true, status: true, quota: true } as const;
+
+async function activeTarget(id: number) {
+  const db = await getDb();
+  const target = await db.user.findFirst({ where: { id, deleted_at: null }, select: TARGET_SELECT });
+  if (!target) throw notFound(USER_MSG.notFound);
+  return target;
+}
+
+function assertRoleChange(actor: Actor, target: { id: number; role: number }, role: number) {
+  if (!isRoot(actor)) throw forbidden(USER_MSG.roleRootOnly);
+  if (actor.id === target.id) throw forbidden(USER_MSG.ownRole);
+  if (!VALID_ROLES.includes(role) || role < ROLE.user || !canAssignRole(actor, role)) throw forbidden(USER_MSG.roleTooHigh);
+}
+
+/**
+ * Edits a user. `quota` is the new balance; it is applied as an increment of (quota − the balance
+ * the admin saw), never as an overwrite, so quota the relay spends meanwhile stays spent. The
+ * change is logged (type 3) with the balances before and after.
+ */
+export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<UserView> {
+  const target = await activeTarget(input.id);
+  if (!canManageUser(actor, target) && !(isRoot(actor) && actor.id === target.id)) throw forbidden(USER_MSG.outranked);
+  const data: Prisma.UserUpdateManyMutationInput = {};
+  if (input.role !== undefined && input.role !== target.role) {
+    assertRoleChange(actor, target, input.role);
+    data.role = input.role;
+  }
+  if (input.username !== undefined && input.username !== target.username) {
+    await assertUsernameFree(input.username);
+    data.username = input.username;
+  }
+  if (input.display_name !== undefined) data.display_name = input.display_name;
+  if (input.group !== undefined) data.group = input.group;
+  if (input.email !== undefined) data.email = input.email;
+  if (input.password) {
+    data.password = await hashPassword(input.password);
+    data.auth_version = { increment: 1 };
+  }
+  const delta = input.quota === undefined ? 0n : BigInt(input.quota) - BigInt(input.original_quota ?? num(target.quota));
+  if (delta !== 0n) data.quota = { increment: delta };
+
+  const db = await getDb();
+  if (Object.keys(data).length === 0) {
+    return toUserView(await db.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT }));
+  }
+  const user = await db
+    .$transaction(async (tx) => {
+      // Conditional on the role the permission check saw.
+      const { count } = await tx.user.updateMany({ where: { id: target.id, deleted_at: null, role: target.role }, data });
+      if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
+      const after = await tx.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT });
+      if (delta !== 0n) {
+        const [from, to] = await Promise.all([formatQuotaForLog(after.quota - delta), formatQuotaForLog(after.quota)]);
+        await writeLog(tx, { user_id: after.id, username: after.username, type: LOG_TYPE.manage, content: `管理员将用户额度从 ${from}修改为 ${to}` });
+      }
+      return after;
+    })
+    .catch((error: unknown) => {
+      if (isUniqueViolation(error)) throw new ApiError(USER_MSG.usernameTaken, 400);
+      throw error;
+    });
+  publishInvalidation({ kind: "user", id: user.id });
+  return toUserView(user);
+}
+
+type Change = Prisma.UserUpdateManyMutationInput;
+
+/** What an action writes, after its own rules; the outrank rule is checked by the caller. */
+function actionChange(actor: Actor, target: { role: number; status: number }, action: UserManageInput["action"]): Change {
+  const revoke = { auth_version: { increment: 1 } };
+  switch (action) {
+    case "promote":
+      if (!isRoot(actor)) throw forbidden(USER_MSG.promoteRootOnly);
+      if (isAdmin(target)) throw new ApiError(USER_MSG.alreadyAdmin, 400);
+      if (!canAssignRole(actor, ROLE.admin)) throw forbidden(USER_MSG.roleTooHigh);
+      return { role: ROLE.admin };
+    case "demote":
+      if (!isAdmin(target)) throw new ApiError(USER_MSG.alreadyUser, 400);
+      return { role: ROLE.user };
+    case "disable":
+      return { status: USER_STATUS.disabled, ...revoke };
+    case "enable":
+      if (target.status === USER_STATUS.special) throw new ApiError(USER_MSG.specialStatus, 400);
+      return { status: USER_STATUS.enabled };
+    case "delete":
+      return { deleted_at: new Date(), access_token_hash: null, ...revoke };
+  }
+}
+
+const ROOT_REFUSAL: Partial<Record<UserManageInput["action"], string>> = {
+  disable: USER_MSG.rootDisable,
+  delete: USER_MSG.rootDelete,
+  demote: USER_MSG.rootDemote,
+};
+
+/** Promote, demote, disable, enable or (soft) delete; answers the user's new role and status. */
+export async function manageUser(actor: Actor, input: UserManageInput): Promise<{ role: number; status: number }> {
+  const target = await activeTarget(input.id);
+  if (isRoot(target)) throw forbidden(ROOT_REFUSAL[input.action] ?? USER_MSG.outranked);
+  if (!canManageUser(actor, target)) throw forbidden(USER_MSG.outranked);
+  const data = actionChange(actor, target, input.action);
+  const db = await getDb();
+  // Conditional on the role and status the rules were checked against.
+  const { count } = await db.user.updateMany({ where: { id: target.id, deleted_at: null, role: target.role, status: target.status }, data });
+  if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
+  publishInvalidation({ kind: "user", id: target.id });
+  const after = await db.user.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, status: true } });
+  return { role: after.role, status: after.status };
+}
+
+/**
+ * DELETE /api/user/{id}: removes the user row and its tokens for good (logs keep their copies of
+ * the names). Soft-deleted users may be purged too.
+ */
+export async function deleteUser(actor: Actor, id: number): Promise<void> {
+  const db = await getDb();
+  const target = await db.user.findUnique({ where: { id }, select: TARGET_SELECT });
+  if (!target) throw notFound(USER_MSG.notFound);
+  if (isRoot(target)) throw forbidden(USER_MSG.rootDelete);
+  if (!canManageUser(actor, target)) throw forbidden(USER_MSG.outranked);
+  const tokens = await db.$transaction(async (tx) => {
+    const rows = await tx.token.findMany({ where: { user_id: id }, select: { id: true, key_hash: true } });
+    await tx.token.deleteMany({ where: { user_id: id } });
+    const { count } = await tx.user.deleteMany({ where: { id, role: target.role } });
+    if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
+    return rows;
+  });
+  for (const t of tokens) publishInvalidation({ kind: "token", keyHash: t.key_hash, id: t.id });
+  publishInvalidation({ kind: "user", id });
+}
