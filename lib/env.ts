@@ -41,6 +41,10 @@ const schema = z.object({
   TRUSTED_PROXY_CIDR: str(""),
   RELAY_TIMEOUT: int(0),
   STREAMING_TIMEOUT: int(60),
+  /** Seconds between SSE keep-alive comments while a stream is silent. */
+  STREAM_KEEPALIVE: int(15),
+  /** A quota hold not refreshed for this long belonged to a stopped instance and is closed. */
+  HOLD_STALE_SECONDS: int(300),
   /** Login, register and other sensitive calls per client IP per window. */
   CRITICAL_RATE_LIMIT: int(20),
   CRITICAL_RATE_LIMIT_DURATION: int(1200),

@@ -1,7 +1,18 @@
 // Typed errors thrown by lib/ functions and mapped to the `{success, message, data}` envelope in
 // one place (lib/api/route.ts).
 
+const BRAND = Symbol.for("qiao.ApiError");
+
+/**
+ * Next's bundles and the custom server load this module separately but share singletons (caches)
+ * through globalThis, so an ApiError may come from the other copy: test the brand, not the class.
+ */
+export function isApiError(e: unknown): e is ApiError {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+}
+
 export class ApiError extends Error {
+  readonly [BRAND] = true;
   constructor(
     message: string,
     /** HTTP status of the envelope response. */

@@ -1,7 +1,7 @@
 // The one declarative wrapper every /api route handler goes through: authentication and role
 // tier, zod validation of query and body, and mapping of thrown errors to the envelope.
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, isApiError } from "@/lib/api/errors";
 import { envelope, failure } from "@/lib/api/envelope";
 import { authenticate, sessionCaller, type Caller } from "@/lib/auth/authenticate";
 import type { RoleTier } from "@/lib/auth/roles";
@@ -95,7 +95,7 @@ export function route<A extends AuthKind, QS extends z.ZodType | undefined = und
 }
 
 export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) return failure(error.message, error.status);
+  if (isApiError(error)) return failure(error.message, error.status);
   console.error("[api] unhandled error:", error);
   return failure("服务器内部错误，请联系管理员", 500);
 }

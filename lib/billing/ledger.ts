@@ -14,7 +14,15 @@ import { randomBytes } from "node:crypto";
 import type { Db } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 
+const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
+
+/** Brand check: the ledger may be a globalThis singleton created by another copy of this module. */
+export function isQuotaShortfall(e: unknown): e is QuotaShortfall {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[SHORTFALL] === true;
+}
+
 export class QuotaShortfall extends Error {
+  readonly [SHORTFALL] = true;
   constructor(readonly who: "user" | "token") {
     super(who === "user" ? "用户额度不足" : "令牌额度不足");
   }
@@ -34,8 +42,10 @@ export type UsageRecord = {
   modelName: string;
   promptTokens: number;
   completionTokens: number;
-  /** The consume log row, or null when LogConsumeEnabled is off. */
+  /** The consume (or error) log row, or null when LogConsumeEnabled is off. */
   log: LogRow | null;
+  /** A failed request: its log row is written, but it adds nothing to usage counters. */
+  failed?: boolean;
 };
 
 export type LogRow = {
@@ -193,10 +203,10 @@ export class QuotaLedger {
           hold.id = id;
           hold.openedAt = Date.now();
         }
-      });
+      }, TX);
       return true;
     } catch (error) {
-      if (error instanceof NoFunds) return false;
+      if (error instanceof NoFunds) return false; // thrown and caught inside this module copy
       throw error;
     }
   }
@@ -230,7 +240,7 @@ export class QuotaLedger {
     hold.lastUsed = Date.now();
     hold.unflushed += charged;
     this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + charged);
-    if (record.log) record.log.quota = charged;
+    if (record.log && !record.failed) record.log.quota = charged;
     this.pending.push(record);
     if (this.pending.length >= this.options.flushBatch) void this.flush();
     if (hold.inflight === 0 && hold.available === 0n && hold.owner && !hold.acquiring) {
@@ -287,6 +297,10 @@ export class QuotaLedger {
     const buckets = new Map<string, { user_id: number; username: string; model_name: string; created_at: number; token_used: bigint; count: number; quota: bigint }>();
     const logs: LogRow[] = [];
     for (const r of records) {
+      if (r.failed) {
+        if (r.log) logs.push(r.log);
+        continue;
+      }
       const quota = r.log?.quota ?? 0n;
       const u = users.get(r.userId) ?? { quota: 0n, count: 0 };
       u.quota += quota;
@@ -320,7 +334,7 @@ export class QuotaLedger {
           update: { token_used: { increment: b.token_used }, count: { increment: b.count }, quota: { increment: b.quota } },
         });
       }
-    });
+    }, TX);
   }
 
   private async tick() {
@@ -372,6 +386,12 @@ export class QuotaLedger {
 
 class NoFunds extends Error {}
 
+/**
+ * Ledger transactions are short, but under a burst many wait for a pooled connection; Prisma's
+ * default 2 s wait would turn that queueing into failed requests.
+ */
+const TX = { maxWait: 30_000, timeout: 30_000 } as const;
+
 function newHoldId(): string {
   return `${Date.now().toString(36)}-${randomBytes(8).toString("hex")}`;
 }
@@ -388,7 +408,7 @@ export async function closeHold(db: Db, id: string): Promise<bigint> {
       if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
     }
     return refund;
-  });
+  }, TX);
 }
 
 /** Closes holds left open by instances that died; returns how many it closed. */

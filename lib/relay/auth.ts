@@ -1,0 +1,99 @@
+// Who is calling the relay and what they may use: the API key (or, for the playground, the
+// console session), its user, and the key's limits. Every check answers in OpenAI's error shape.
+import { getOptions } from "@/lib/options";
+import { decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
+import { ipInList } from "@/lib/net/ip";
+import { RelayError } from "@/lib/relay/errors";
+import { keyEntry, userEntry, type KeyEntry, type UserEntry } from "@/lib/relay/state";
+import type { RelayRequest } from "@/lib/relay/http";
+
+export type RelayCaller = {
+  user: UserEntry;
+  /** null for the playground, which spends from the user's balance without a key. */
+  key: KeyEntry | null;
+  /** The key as sent, masked, for messages. */
+  maskedKey: string;
+  /** Channel pinned with `sk-KEY-<channelId>` (admins only). */
+  pinnedChannelId: number | null;
+  /** The group whose channels and ratio apply. */
+  group: string;
+};
+
+const KEY_RE = /^[0-9A-Za-z]{48}$/;
+
+const unauthorized = (message: string) => new RelayError(401, message, { code: "invalid_api_key" });
+const forbidden = (message: string, code: string | null = null) => new RelayError(403, message, { code });
+
+export function maskKey(key: string): string {
+  if (key.length <= 8) return "sk-****";
+  return `sk-${key.slice(0, 4)}****${key.slice(-4)}`;
+}
+
+/** The raw key from Authorization (Bearer), x-api-key or x-goog-api-key / ?key=. */
+export function readKey(req: RelayRequest): string {
+  const auth = req.headers.get("authorization");
+  if (auth) return auth.replace(/^Bearer\s+/i, "").trim();
+  return (req.headers.get("x-api-key") ?? req.headers.get("x-goog-api-key") ?? req.query.get("key") ?? "").trim();
+}
+
+/** Authenticates an API key and applies the key's own checks (status, expiry, IP, group). */
+export async function authenticateKey(req: RelayRequest): Promise<RelayCaller> {
+  const raw = readKey(req);
+  if (!raw) throw unauthorized("未提供令牌");
+  const [key = "", channelPart] = raw.replace(/^sk-/, "").split("-");
+  const masked = maskKey(key);
+  if (!KEY_RE.test(key)) throw unauthorized(`无效的令牌 ${masked}`);
+  const token = await keyEntry(key);
+  if (!token) throw unauthorized(`无效的令牌 ${masked}`);
+  const now = Math.floor(Date.now() / 1000);
+  if (token.status === 3 || (token.expiredTime !== -1 && token.expiredTime <= now)) throw unauthorized(`该令牌已过期 ${masked}`);
+  if (token.status === 4 || (!token.unlimited && token.remainHint <= 0n)) throw unauthorized(`该令牌额度已用尽 ${masked}`);
+  if (token.status !== 1) throw unauthorized(`该令牌状态不可用 ${masked}`);
+
+  const user = await userEntry(token.userId);
+  if (!user || user.deleted) throw unauthorized(`无效的令牌 ${masked}`);
+  if (user.status !== 1) throw forbidden("用户已被封禁");
+
+  if (token.allowIps && !ipInList(req.clientIp, token.allowIps)) {
+    throw forbidden(`您的 IP ${req.clientIp} 不在令牌允许访问的列表中`, "ip_not_allowed");
+  }
+
+  let pinnedChannelId: number | null = null;
+  if (channelPart !== undefined) {
+    if (user.role < 10) throw forbidden("普通用户不支持指定渠道");
+    const id = Number(channelPart);
+    if (!Number.isInteger(id) || id <= 0) throw forbidden("渠道 id 格式错误");
+    pinnedChannelId = id;
+  }
+
+  const group = await effectiveGroup(user, token.group);
+  return { user, key: token, maskedKey: masked, pinnedChannelId, group };
+}
+
+/** The playground: the console session cookie plus the New-Api-User header; no API key. */
+export async function authenticateSession(req: RelayRequest, requestedGroup: string | undefined): Promise<RelayCaller> {
+  const claims = await decodeSession(readCookie(req.headers.get("cookie"), SESSION_COOKIE));
+  if (!claims) throw new RelayError(401, "未登录或登录已过期，请重新登录！");
+  const header = req.headers.get("new-api-user");
+  if (!header || Number(header) !== claims.id) throw new RelayError(401, "无权进行此操作，与登录用户不匹配");
+  const user = await userEntry(claims.id);
+  if (!user || user.deleted) throw new RelayError(401, "未登录或登录已过期，请重新登录！");
+  if (user.status !== 1) throw forbidden("用户已被封禁");
+  const group = await effectiveGroup(user, requestedGroup ?? "");
+  return { user, key: null, maskedKey: "", pinnedChannelId: null, group };
+}
+
+async function effectiveGroup(user: UserEntry, wanted: string): Promise<string> {
+  if (!wanted || wanted === user.group) return user.group;
+  const options = await getOptions();
+  const usable = options.UserUsableGroups as Record<string, string>;
+  if (!(wanted in usable)) throw forbidden(`令牌分组 ${wanted} 已被禁用`);
+  if (!((options.GroupRatio as Record<string, number>)[wanted] !== undefined)) throw forbidden(`分组 ${wanted} 已被弃用`);
+  return wanted;
+}
+
+/** The key's model limits; the model as the client named it (before any mapping). */
+export function checkModelAllowed(caller: RelayCaller, model: string) {
+  const limits = caller.key?.modelLimits;
+  if (limits && !limits.has(model)) throw forbidden(`该令牌无权访问模型 ${model}`, "model_not_allowed");
+}

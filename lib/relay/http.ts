@@ -1,0 +1,43 @@
+// The relay core's transport-agnostic request and response. lib/relay/node.ts serves them over
+// Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
+
+export interface RelayRequest {
+  method: string;
+  /** Path without the query string, e.g. "/v1/chat/completions". */
+  path: string;
+  query: URLSearchParams;
+  headers: { get(name: string): string | null };
+  body: Uint8Array;
+  clientIp: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export type RelayBody = Uint8Array | string | AsyncIterable<Uint8Array | string> | null;
+
+export interface RelayResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: RelayBody;
+}
+
+/** Largest request body the relay reads (audio uploads are the big ones). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** Paths the relay core answers; everything else belongs to Next. */
+export function isRelayPath(path: string): boolean {
+  return (
+    path.startsWith("/v1/") ||
+    path === "/v1" ||
+    path.startsWith("/dashboard/billing/") ||
+    path === "/pg/chat/completions"
+  );
+}
+
+export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+  "access-control-allow-headers": "*",
+  "access-control-expose-headers": "*",
+  "access-control-max-age": "86400",
+});

@@ -1,0 +1,77 @@
+// Read-only relay endpoints: the model list in OpenAI's shape, filtered by what the key may use,
+// and the OpenAI-style billing dashboard some clients show (subscription and usage).
+import { getOptions } from "@/lib/options";
+import { authenticateKey } from "@/lib/relay/auth";
+import { CORS_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { openAIError } from "@/lib/relay/errors";
+import { routingTable, userEntry } from "@/lib/relay/state";
+import { getDb } from "@/lib/db";
+
+/** new-api's fixed "created" for listed models. */
+const MODEL_CREATED = 1626777600;
+
+const json = (status: number, body: unknown, requestId: string): RelayResponse => ({
+  status,
+  headers: { "content-type": "application/json", ...CORS_HEADERS, "x-oneapi-request-id": requestId },
+  body: JSON.stringify(body),
+});
+
+function ownerOf(model: string): string {
+  if (/^(gpt|o\d|dall-e|whisper|tts|text-|chatgpt|davinci|babbage)/.test(model)) return "openai";
+  if (model.startsWith("claude")) return "anthropic";
+  if (model.startsWith("gemini")) return "google";
+  if (model.startsWith("deepseek")) return "deepseek";
+  return "custom";
+}
+
+export async function serveModels(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {
+  const caller = await authenticateKey(req);
+  const table = await routingTable();
+  const models = caller.key?.modelLimits ? [...caller.key.modelLimits].sort() : (table.modelsByGroup.get(caller.group) ?? []);
+  const item = (id: string) => ({ id, object: "model", created: MODEL_CREATED, owned_by: ownerOf(id) });
+  if (path === "/v1/models") return json(200, { object: "list", data: models.map(item) }, requestId);
+  const id = decodeURIComponent(path.slice("/v1/models/".length));
+  if (!models.includes(id)) {
+    const { status, body } = openAIError(404, `The model '${id}' does not exist`, "invalid_request_error", "model_not_found", "model", requestId);
+    return json(status, body, requestId);
+  }
+  return json(200, item(id), requestId);
+}
+
+export async function serveBilling(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {
+  const caller = await authenticateKey(req);
+  const options = await getOptions();
+  const perUnit = Number(options.QuotaPerUnit) || 500_000;
+  const toAmount = (quota: bigint | number) => (options.DisplayInCurrencyEnabled ? Number(quota) / perUnit : Number(quota));
+  const db = await getDb();
+  if (path.endsWith("/subscription")) {
+    // A limited key reports its own remaining quota; an unlimited one its owner's balance.
+    let remaining: bigint;
+    if (caller.key && !caller.key.unlimited) {
+      const t = await db.token.findUnique({ where: { id: caller.key.id }, select: { remain_quota: true, used_quota: true } });
+      remaining = (t?.remain_quota ?? 0n) + (t?.used_quota ?? 0n);
+    } else {
+      const u = await db.user.findUnique({ where: { id: caller.user.id }, select: { quota: true, used_quota: true } });
+      remaining = (u?.quota ?? 0n) + (u?.used_quota ?? 0n);
+    }
+    const limit = toAmount(remaining);
+    const expires = caller.key && caller.key.expiredTime > 0 ? caller.key.expiredTime : 0;
+    return json(200, {
+      object: "billing_subscription",
+      has_payment_method: true,
+      soft_limit_usd: limit,
+      hard_limit_usd: limit,
+      system_hard_limit_usd: limit,
+      access_until: expires,
+    }, requestId);
+  }
+  let used: bigint;
+  if (caller.key && !caller.key.unlimited) {
+    used = (await db.token.findUnique({ where: { id: caller.key.id }, select: { used_quota: true } }))?.used_quota ?? 0n;
+  } else {
+    used = (await db.user.findUnique({ where: { id: caller.user.id }, select: { used_quota: true } }))?.used_quota ?? 0n;
+  }
+  void userEntry;
+  // OpenAI reports usage in cents.
+  return json(200, { object: "list", total_usage: toAmount(used) * 100 }, requestId);
+}

@@ -1,0 +1,214 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { OpenAIStreamRelay, openAIStreamTransform, relayReadableStream, type OpenAIStreamOptions } from "./openai-stream";
+import { countTextTokens } from "./tokens";
+
+const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");
+const dec = new TextDecoder();
+
+/** Upstream data payloads of a fixture, in order (independent of the code under test). */
+function payloads(sse: string): string[] {
+  return sse
+    .split(/\r?\n\r?\n/)
+    .map((e) => e.trim())
+    .filter((e) => e.startsWith("data:"))
+    .map((e) => e.slice(5).trim());
+}
+
+/** Feed `text` in pieces cut at the given sizes (cycled), return everything written to the client. */
+function run(text: string, opts: Partial<OpenAIStreamOptions>, sizes: number[] = [1_000_000]) {
+  const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: false, promptTokens: 11, requestId: "req1", ...opts });
+  const bytes = new TextEncoder().encode(text);
+  let out = "";
+  let pos = 0;
+  for (let i = 0; pos < bytes.length; i++) {
+    const n = sizes[i % sizes.length];
+    const piece = relay.transform(bytes.subarray(pos, pos + n));
+    if (piece) out += dec.decode(piece);
+    pos += n;
+  }
+  const tail = relay.finish();
+  if (tail) out += dec.decode(tail);
+  return { relay, out, events: payloads(out) };
+}
+
+describe("OpenAIStreamRelay", () => {
+  it("forwards every chunk verbatim, drops the usage chunk nobody asked for, ends with one [DONE]", () => {
+    const src = fixture("openai-chat.chunks.txt");
+    const up = payloads(src);
+    const { relay, events, out } = run(src, {});
+    // everything except the usage-only chunk and the upstream's own [DONE], byte for byte
+    expect(events.slice(0, -1)).toEqual(up.slice(0, -2));
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(out.split("data: [DONE]").length).toBe(2);
+    expect(relay.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 9, total_tokens: 18 });
+    expect(relay.sawUpstreamUsage).toBe(true);
+    expect(relay.deliveredText).toBe("Hello! How can I help you today?");
+    expect(relay.finishReason).toBe("stop");
+    expect(relay.endReason).toBe("done");
+  });
+
+  it("forwards the upstream usage chunk when the client asked for include_usage", () => {
+    const src = fixture("openai-chat.chunks.txt");
+    const { events } = run(src, { clientIncludeUsage: true });
+    expect(events).toEqual(payloads(src));
+  });
+
+  it("gives the same output whatever the chunking and line endings", () => {
+    const src = fixture("openai-chat-tools.chunks.txt");
+    const reference = run(src, { clientIncludeUsage: true }).out;
+    for (const sizes of [[1], [7, 3, 101], [64], [4096]]) {
+      expect(run(src, { clientIncludeUsage: true }, sizes).out).toBe(reference);
+      expect(run(src.replace(/\n/g, "\r\n"), { clientIncludeUsage: true }, sizes).out).toBe(reference);
+    }
+    // multi-byte characters split across chunks
+    const zh = fixture("moonshot-chat.chunks.txt");
+    expect(run(zh, {}, [1]).relay.deliveredText).toBe("你好！有什么可以帮你的吗？");
+  });
+
+  it("accounts tool calls and upstream cache usage", () => {
+    const { relay } = run(fixture("openai-chat-tools.chunks.txt"), {});
+    expect(relay.toolCallCount).toBe(2);
+    expect(relay.finishReason).toBe("tool_calls");
+    expect(relay.usage).toMatchObject({ prompt_tokens: 80, completion_tokens: 46, cached_tokens: 64 });
+  });
+
+  it("counts locally and synthesises the usage chunk when the upstream sends none (Azure)", () => {
+    const src = fixture("azure-chat.chunks.txt");
+    const { relay, events } = run(src, { clientIncludeUsage: true, model: "gpt-4o", promptTokens: 11 });
+    // Azure's prompt_filter_results chunk (choices: []) is forwarded untouched
+    expect(events[0]).toBe(payloads(src)[0]);
+    expect(relay.sawUpstreamUsage).toBe(false);
+    const completion = countTextTokens("Hello from Azure.", "gpt-4o");
+    expect(relay.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: completion, total_tokens: 11 + completion });
+    const synth = JSON.parse(events.at(-2)!);
+    expect(synth).toEqual({
+      id: "chatcmpl-AOqhsXz1Lm0Q2w3e4r5t6y7u8i9o",
+      object: "chat.completion.chunk",
+      created: 1730500000,
+      model: "gpt-4o-2024-05-13",
+      choices: [],
+      usage: { prompt_tokens: 11, completion_tokens: completion, total_tokens: 11 + completion },
+    });
+    expect(events.at(-1)).toBe("[DONE]");
+  });
+
+  it("does not synthesise usage when the client already received it inside a chunk (Moonshot, Mistral)", () => {
+    for (const [name, usage] of [
+      ["moonshot-chat.chunks.txt", { prompt_tokens: 19, completion_tokens: 9 }],
+      ["mistral-chat.chunks.txt", { prompt_tokens: 7, completion_tokens: 3 }],
+    ] as const) {
+      const src = fixture(name);
+      const { relay, events } = run(src, { clientIncludeUsage: true });
+      expect(events).toEqual(payloads(src));
+      expect(relay.usage).toMatchObject(usage);
+    }
+  });
+
+  it("counts reasoning deltas and keeps the upstream's reasoning usage (DeepSeek)", () => {
+    const { relay } = run(fixture("deepseek-reasoner.chunks.txt"), { model: "deepseek-reasoner" });
+    expect(relay.reasoningText).toBe("Okay, the user says hi.");
+    expect(relay.deliveredText).toBe("Hi! How can I help?");
+    expect(relay.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 30, reasoning_tokens: 22 });
+  });
+
+  it("turns a mid-stream upstream error into an error event followed by [DONE]", () => {
+    const { relay, events } = run(fixture("openai-error-midstream.chunks.txt"), {});
+    expect(events).toHaveLength(5);
+    expect(JSON.parse(events[3])).toEqual({
+      error: {
+        message: "The server had an error while processing your request. Sorry about that! (request id: req1)",
+        type: "server_error",
+        param: null,
+        code: null,
+      },
+    });
+    expect(events[4]).toBe("[DONE]");
+    expect(relay.endReason).toBe("upstream_error");
+    expect(relay.deliveredText).toBe("Partial answer");
+    expect(relay.error?.type).toBe("server_error");
+  });
+
+  it("emits an error event and [DONE] when the connection breaks after the first byte", () => {
+    const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 5, requestId: "r9" });
+    const first = payloads(fixture("openai-chat.chunks.txt")).slice(0, 3).map((p) => `data: ${p}\n\n`).join("");
+    expect(relay.transform(first)).not.toBeNull();
+    expect(relay.started).toBe(true);
+    const tail = payloads(dec.decode(relay.abort("interrupted")!));
+    expect(JSON.parse(tail[0]).error).toMatchObject({ code: "stream_interrupted", type: "upstream_error", message: "upstream stream interrupted (request id: r9)" });
+    expect(tail.slice(1)).toEqual(["[DONE]"]);
+    expect(relay.abort("timeout")).toBeNull();
+    expect(relay.finish()).toBeNull();
+    expect(relay.endReason).toBe("interrupted");
+    expect(relay.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: countTextTokens("Hello!", "gpt-4o") });
+  });
+
+  it("forwards each event immediately, records first-byte and first-token times", () => {
+    let t = 1000;
+    const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: false, promptTokens: 1, now: () => t });
+    const [role, hello] = payloads(fixture("openai-chat.chunks.txt"));
+    const a = relay.transform(`data: ${role}\n\n`);
+    expect(dec.decode(a!)).toBe(`data: ${role}\n\n`);
+    expect(relay.firstByteAt).toBe(1000);
+    expect(relay.firstTokenAt).toBeNull(); // a role-only delta is not content
+    t = 1250;
+    expect(relay.transform(`data: ${hello.slice(0, 20)}`)).toBeNull(); // incomplete event: nothing yet
+    t = 1300;
+    expect(dec.decode(relay.transform(`${hello.slice(20)}\n\n`)!)).toBe(`data: ${hello}\n\n`);
+    expect(relay.firstTokenAt).toBe(1300);
+  });
+
+  it("ends an upstream that closes without [DONE] with exactly one [DONE]", () => {
+    const src = fixture("mistral-chat.chunks.txt").replace("data: [DONE]\n\n", "");
+    const { relay, out } = run(src.slice(0, -1), {}); // also drop the final blank line
+    expect(out.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(out.split("[DONE]").length).toBe(2);
+    expect(relay.endReason).toBe("eof");
+    expect(relay.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3 });
+  });
+
+  it("reads events separated by single newlines and ignores comments and garbage", () => {
+    const up = payloads(fixture("openai-chat.chunks.txt"));
+    const text = `: keep-alive\n\ndata: not json\n\n${up.slice(0, 4).map((p) => `data: ${p}\n`).join("")}\n`;
+    const { relay, events } = run(text, {});
+    expect(events.slice(0, -1)).toEqual(up.slice(0, 4));
+    expect(relay.eventCounts).toEqual({ events: 4, malformed: 1 });
+  });
+
+  it("completions mode reads choice text", () => {
+    const chunk = (text: string, finish: string | null) =>
+      `data: ${JSON.stringify({ id: "cmpl-1", object: "text_completion", created: 1, model: "gpt-3.5-turbo-instruct", choices: [{ text, index: 0, logprobs: null, finish_reason: finish }] })}\n\n`;
+    const { relay, events } = run(chunk("Hello", null) + chunk(" there", "length") + "data: [DONE]\n\n", {
+      mode: "completions",
+      model: "gpt-3.5-turbo-instruct",
+      clientIncludeUsage: true,
+    });
+    expect(relay.deliveredText).toBe("Hello there");
+    expect(JSON.parse(events.at(-2)!)).toMatchObject({ object: "text_completion", choices: [], usage: { prompt_tokens: 11 } });
+  });
+
+  it("works as a web TransformStream and survives an upstream read error", async () => {
+    const src = fixture("openai-chat.chunks.txt");
+    const body = new Response(src).body!;
+    const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 1 });
+    const text = await new Response(body.pipeThrough(openAIStreamTransform(relay))).text();
+    expect(payloads(text)).toEqual(payloads(src));
+
+    const first = payloads(src)[1];
+    let sent = false;
+    const broken = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (!sent) {
+          sent = true;
+          controller.enqueue(new TextEncoder().encode(`data: ${first}\n\n`));
+        } else controller.error(new Error("socket hang up"));
+      },
+    });
+    const relay2 = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: false, promptTokens: 1 });
+    const out = payloads(await new Response(relayReadableStream(broken, relay2)).text());
+    expect(out[0]).toBe(first);
+    expect(JSON.parse(out[1]).error.code).toBe("stream_interrupted");
+    expect(out[2]).toBe("[DONE]");
+  });
+});

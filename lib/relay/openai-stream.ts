@@ -1,0 +1,410 @@
+// Relaying an OpenAI-style chat/completions SSE stream to the client.
+//
+// Differences from new-api's OaiStreamHandler, on purpose:
+// - every upstream chunk is forwarded as soon as it is parsed (new-api held one chunk back);
+// - a usage-only final chunk (`choices: []`) is captured, and forwarded only if the client asked
+//   for `stream_options.include_usage`; if the client asked and the upstream sent none, one is
+//   synthesised from the local count;
+// - the client always gets exactly one `data: [DONE]`, also after upstream errors, breaks and
+//   idle timeouts, which are reported as an OpenAI error event first.
+// Event payloads are forwarded as the upstream's own JSON text (parsed once for bookkeeping,
+// never re-serialised).
+//
+// Usage from a plain Node server:
+//   const relay = new OpenAIStreamRelay({...});
+//   for await (const chunk of upstream.body) { const out = relay.transform(chunk); if (out) res.write(out); if (relay.done) break; }
+//   const tail = relay.finish(); if (tail) res.end(tail); else res.end();
+// or as a web stream: upstream.body.pipeThrough(openAIStreamTransform(relay)).
+import { countTextTokens } from "./tokens";
+import { errorFromJson, LOCAL_ERROR_TYPE, UPSTREAM_ERROR_TYPE, type UpstreamError } from "./errors";
+import { encodeSse, SSE_DONE_TEXT, SseReader, splitDataLines, sseJson, type SseEvent } from "./sse";
+import { simpleUsage, type Usage } from "./types";
+import { hasTokens, normalizeUsage } from "./usage";
+
+/** Tokens added per tool call when completion tokens are counted locally (new-api's constant). */
+export const TOOL_CALL_OVERHEAD_TOKENS = 7;
+
+export type StreamEndReason =
+  /** The upstream sent [DONE]. */
+  | "done"
+  /** The upstream closed the body without [DONE] (common for non-OpenAI vendors; not an error). */
+  | "eof"
+  /** The upstream sent an error event mid-stream. */
+  | "upstream_error"
+  /** The connection broke (reported by the caller through `abort("interrupted")`). */
+  | "interrupted"
+  /** No bytes for STREAMING_TIMEOUT (reported by the caller through `abort("timeout")`). */
+  | "timeout"
+  /** The upstream sent more than the SSE reader will buffer without completing an event. */
+  | "overflow";
+
+export interface OpenAIStreamOptions {
+  mode: "chat" | "completions";
+  /** Upstream model name, for local token counting and the synthesised usage chunk. */
+  model: string;
+  /** The client itself sent `stream_options.include_usage: true`. */
+  clientIncludeUsage: boolean;
+  /** Locally estimated prompt tokens, used when the upstream reports no usage. */
+  promptTokens: number;
+  /** Appended to error messages as " (request id: …)". */
+  requestId?: string;
+  /** Clock for `firstByteAt`/`firstTokenAt` (default Date.now). */
+  now?: () => number;
+  /**
+   * For upstreams whose events are not OpenAI chunks: turn one parsed event payload into an
+   * OpenAI chunk object, or null to drop it. The result is serialised with JSON.stringify.
+   */
+  mapEvent?: (data: unknown) => Record<string, unknown> | null;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class OpenAIStreamRelay {
+  private readonly opts: OpenAIStreamOptions;
+  private readonly now: () => number;
+  private readonly reader: SseReader;
+  private out = "";
+  private finished = false;
+  private emitted = false;
+  private reason: StreamEndReason | null = null;
+  private upstreamError: UpstreamError | null = null;
+
+  private content = "";
+  private reasoning = "";
+  private toolText = "";
+  private readonly toolCalls = new Set<string>();
+  private upstreamUsage: Usage | null = null;
+  private usageForwarded = false;
+  private localUsage: Usage | null = null;
+  private firstByte: number | null = null;
+  private firstToken: number | null = null;
+  private finish_reason: string | null = null;
+  private chunkId = "";
+  private chunkCreated = 0;
+  private chunkModel = "";
+  private events = 0;
+  private malformed = 0;
+
+  constructor(opts: OpenAIStreamOptions) {
+    this.opts = opts;
+    this.now = opts.now ?? Date.now;
+    this.reader = new SseReader({
+      onEvent: (e) => this.onEvent(e),
+      onOverflow: () => this.fail("overflow", null),
+    });
+  }
+
+  /** Feed upstream bytes; returns the bytes to write to the client now, or null. */
+  transform(chunk: Uint8Array | string): Uint8Array | null {
+    if (this.finished) return null;
+    if (this.firstByte === null && chunk.length > 0) this.firstByte = this.now();
+    this.reader.feed(chunk);
+    return this.flush();
+  }
+
+  /**
+   * The upstream body ended. Returns the final bytes (synthesised usage chunk if needed, then
+   * [DONE]), or null when the stream was already finished.
+   */
+  finish(): Uint8Array | null {
+    if (this.finished) return null;
+    this.reader.end();
+    if (!this.finished) this.complete(this.reason ?? "eof");
+    return this.flush();
+  }
+
+  /**
+   * The upstream connection broke or went idle. Emits an OpenAI error event and [DONE]. If
+   * `started` is false nothing reached the client yet and the caller may retry elsewhere instead
+   * of writing these bytes.
+   */
+  abort(reason: "interrupted" | "timeout"): Uint8Array | null {
+    if (this.finished) return null;
+    const message = reason === "timeout" ? "upstream stream timed out (no data received in time)" : "upstream stream interrupted";
+    this.fail(reason, { status: 502, message, type: UPSTREAM_ERROR_TYPE, code: reason === "timeout" ? "stream_timeout" : "stream_interrupted", param: null });
+    return this.flush();
+  }
+
+  /** [DONE] has been emitted; feeding more input does nothing. */
+  get done(): boolean {
+    return this.finished;
+  }
+  /** Some bytes were returned for the client (the 200 status is committed once they are written). */
+  get started(): boolean {
+    return this.emitted;
+  }
+  get endReason(): StreamEndReason | null {
+    return this.reason;
+  }
+  /** The upstream's mid-stream error, or the interruption, as an error object. */
+  get error(): UpstreamError | null {
+    return this.upstreamError;
+  }
+  get sawUpstreamUsage(): boolean {
+    return this.upstreamUsage !== null;
+  }
+  /** Time the first upstream byte arrived. */
+  get firstByteAt(): number | null {
+    return this.firstByte;
+  }
+  /** Time the first content (text, reasoning or tool-call) delta arrived: the `frt` to log. */
+  get firstTokenAt(): number | null {
+    return this.firstToken;
+  }
+  /** Concatenated content deltas (choice text for completions). */
+  get deliveredText(): string {
+    return this.content;
+  }
+  get reasoningText(): string {
+    return this.reasoning;
+  }
+  get toolCallCount(): number {
+    return this.toolCalls.size;
+  }
+  get finishReason(): string | null {
+    return this.finish_reason;
+  }
+  /** Counts of upstream events parsed and of data payloads that were not JSON (dropped). */
+  get eventCounts(): { events: number; malformed: number } {
+    return { events: this.events, malformed: this.malformed };
+  }
+
+  /**
+   * The usage to bill: the upstream's when it reported any tokens, else prompt = the local
+   * estimate and completion = tokens of everything delivered (content, reasoning, tool-call names
+   * and arguments) + 7 per tool call.
+   */
+  get usage(): Usage {
+    if (this.upstreamUsage) return this.upstreamUsage;
+    if (this.localUsage && this.finished) return this.localUsage;
+    const u = simpleUsage(this.opts.promptTokens, this.countCompletionLocally());
+    if (this.finished) this.localUsage = u;
+    return u;
+  }
+
+  private countCompletionLocally(): number {
+    const text = this.content + this.reasoning + this.toolText;
+    return countTextTokens(text, this.opts.model) + TOOL_CALL_OVERHEAD_TOKENS * this.toolCalls.size;
+  }
+
+  private flush(): Uint8Array | null {
+    if (this.out === "") return null;
+    const bytes = encodeSse(this.out);
+    this.out = "";
+    this.emitted = true;
+    return bytes;
+  }
+
+  private onEvent(e: SseEvent): void {
+    if (this.finished) return;
+    for (const data of splitDataLines(e.data)) {
+      if (this.finished) return;
+      this.onData(data, e.event);
+    }
+  }
+
+  private onData(raw: string, eventName: string | undefined): void {
+    const data = raw.trim();
+    if (data === "") return;
+    if (data === "[DONE]") {
+      this.complete("done");
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.malformed++;
+      return;
+    }
+    this.events++;
+    let text = data;
+    if (this.opts.mapEvent) {
+      const mapped = this.opts.mapEvent(parsed);
+      if (!mapped) return;
+      parsed = mapped;
+      text = JSON.stringify(mapped);
+    }
+    if (!isObj(parsed)) {
+      this.malformed++;
+      return;
+    }
+    const chunk = parsed;
+    if (eventName === "error" || (chunk.error !== undefined && chunk.error !== null && chunk.choices === undefined)) {
+      const err = errorFromJson(500, eventName === "error" && chunk.error === undefined ? { error: chunk } : chunk);
+      this.fail("upstream_error", err ?? { status: 500, message: "upstream returned an error", type: UPSTREAM_ERROR_TYPE, code: null, param: null });
+      return;
+    }
+    if (this.chunkId === "" && typeof chunk.id === "string") this.chunkId = chunk.id;
+    if (this.chunkCreated === 0 && typeof chunk.created === "number") this.chunkCreated = chunk.created;
+    if (this.chunkModel === "" && typeof chunk.model === "string") this.chunkModel = chunk.model;
+
+    let usageHere = false;
+    if (isObj(chunk.usage)) usageHere = this.captureUsage(chunk.usage);
+    const choices = chunk.choices;
+    if (Array.isArray(choices)) {
+      for (const choice of choices) {
+        if (!isObj(choice)) continue;
+        this.readChoice(choice);
+        // Moonshot (and some clones) put the usage inside the last choice.
+        if (isObj(choice.usage) && this.captureUsage(choice.usage)) usageHere = true;
+      }
+      if (choices.length === 0 && usageHere && !this.opts.clientIncludeUsage) return; // usage-only chunk nobody asked for
+    }
+    if (usageHere) this.usageForwarded = true;
+    this.out += sseJson(text);
+  }
+
+  private captureUsage(raw: Obj): boolean {
+    const u = normalizeUsage(raw);
+    if (!hasTokens(u)) return false;
+    this.upstreamUsage = u;
+    return true;
+  }
+
+  private readChoice(choice: Obj): void {
+    let got = false;
+    if (this.opts.mode === "completions") {
+      if (typeof choice.text === "string" && choice.text !== "") {
+        this.content += choice.text;
+        got = true;
+      }
+    } else {
+      const delta = isObj(choice.delta) ? choice.delta : isObj(choice.message) ? choice.message : null;
+      if (delta) {
+        if (typeof delta.content === "string" && delta.content !== "") {
+          this.content += delta.content;
+          got = true;
+        }
+        const r = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+        if (r !== "") {
+          this.reasoning += r;
+          got = true;
+        }
+        if (Array.isArray(delta.tool_calls)) {
+          const ci = typeof choice.index === "number" ? choice.index : 0;
+          for (const tc of delta.tool_calls) {
+            if (!isObj(tc)) continue;
+            const key = `${ci}:${typeof tc.index === "number" ? tc.index : typeof tc.id === "string" ? tc.id : this.toolCalls.size}`;
+            this.toolCalls.add(key);
+            const fn = isObj(tc.function) ? tc.function : null;
+            if (fn) {
+              if (typeof fn.name === "string") this.toolText += fn.name;
+              if (typeof fn.arguments === "string") this.toolText += fn.arguments;
+            }
+            got = true;
+          }
+        }
+        if (isObj(delta.function_call)) {
+          const fc = delta.function_call;
+          if (this.toolCalls.size === 0) this.toolCalls.add("fc");
+          if (typeof fc.name === "string") this.toolText += fc.name;
+          if (typeof fc.arguments === "string") this.toolText += fc.arguments;
+          got = true;
+        }
+      }
+    }
+    if (got && this.firstToken === null) this.firstToken = this.now();
+    if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") this.finish_reason = choice.finish_reason;
+  }
+
+  /** End normally: a synthesised usage chunk if the client wants one and got none, then [DONE]. */
+  private complete(reason: StreamEndReason): void {
+    if (this.finished) return;
+    this.reason = reason;
+    if (this.opts.clientIncludeUsage && !this.usageForwarded) this.out += sseJson(this.usageChunk());
+    this.out += SSE_DONE_TEXT;
+    this.finished = true;
+  }
+
+  /** End with an error event then [DONE]. */
+  private fail(reason: StreamEndReason, err: UpstreamError | null): void {
+    if (this.finished) return;
+    this.reason = reason;
+    const e = err ?? { status: 502, message: "upstream stream too large to buffer", type: LOCAL_ERROR_TYPE, code: "stream_overflow", param: null };
+    this.upstreamError = e;
+    const message = this.opts.requestId ? `${e.message} (request id: ${this.opts.requestId})` : e.message;
+    this.out += sseJson(JSON.stringify({ error: { message, type: e.type, param: e.param, code: e.code } }));
+    this.out += SSE_DONE_TEXT;
+    this.finished = true;
+  }
+
+  private usageChunk(): string {
+    const u = this.usage;
+    const usage: Obj = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.total_tokens };
+    if (u.cached_tokens > 0 || u.audio_input_tokens > 0) {
+      usage.prompt_tokens_details = { cached_tokens: u.cached_tokens, audio_tokens: u.audio_input_tokens };
+    }
+    if (u.reasoning_tokens > 0 || u.audio_output_tokens > 0) {
+      usage.completion_tokens_details = { reasoning_tokens: u.reasoning_tokens, audio_tokens: u.audio_output_tokens };
+    }
+    const chat = this.opts.mode === "chat";
+    return JSON.stringify({
+      id: this.chunkId || (chat ? "chatcmpl-" : "cmpl-") + (this.opts.requestId ?? "qiao"),
+      object: chat ? "chat.completion.chunk" : "text_completion",
+      created: this.chunkCreated || Math.floor(this.now() / 1000),
+      model: this.chunkModel || this.opts.model,
+      choices: [],
+      usage,
+    });
+  }
+}
+
+/**
+ * The relay as a web TransformStream (for `new Response(upstream.body.pipeThrough(...))`).
+ * Upstream read errors become an error event + [DONE] instead of a torn response.
+ */
+export function openAIStreamTransform(relay: OpenAIStreamRelay): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const out = relay.transform(chunk);
+      if (out) controller.enqueue(out);
+    },
+    flush(controller) {
+      const out = relay.finish();
+      if (out) controller.enqueue(out);
+    },
+  });
+}
+
+/**
+ * Pipe a web ReadableStream of upstream bytes through the relay, turning a read failure into
+ * `abort("interrupted")` (pipeThrough alone would error the client stream instead).
+ */
+export function relayReadableStream(upstream: ReadableStream<Uint8Array>, relay: OpenAIStreamRelay): ReadableStream<Uint8Array> {
+  const reader = upstream.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) {
+            const tail = relay.finish();
+            if (tail) controller.enqueue(tail);
+            controller.close();
+            return;
+          }
+          const out = relay.transform(value);
+          if (relay.done) {
+            if (out) controller.enqueue(out);
+            controller.close();
+            void reader.cancel().catch(() => {});
+            return;
+          }
+          if (out) {
+            controller.enqueue(out);
+            return;
+          }
+        }
+      } catch {
+        const tail = relay.abort("interrupted");
+        if (tail) controller.enqueue(tail);
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

@@ -1,0 +1,593 @@
+// The relay pipeline: request in, response out, for every OpenAI-style endpoint.
+//
+//   authenticate (key or playground session) → read the model → check limits → price →
+//   reserve quota → try channels (failover on retriable errors, before any byte reaches the
+//   client) → relay the answer (streamed or whole) → settle exactly the quota used → log.
+//
+// Adapters (lib/relay/providers) only build upstream requests; this module owns timeouts,
+// retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
+// steady state: keys, users, channels and options come from memory (lib/relay/state, options).
+import { request as undiciRequest } from "undici";
+import type { Dispatcher } from "undici";
+import { env } from "@/lib/env";
+import { getOptions, type OptionValues } from "@/lib/options";
+import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
+import { resolvePricing, type Pricing } from "@/lib/billing/ratios";
+import { clampUsage, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
+import { setChannelStatus } from "@/lib/channels/routing";
+import { markTokenStatus } from "@/lib/tokens/relay";
+import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
+import { CORS_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { getLedger, upstreamAgent } from "@/lib/relay/runtime";
+import { noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
+import {
+  applyStatusCodeMapping,
+  describeUpstreamNetworkError,
+  newRequestId,
+  openAIError,
+  parseUpstreamError,
+  RelayError,
+  shouldDisableChannel,
+  shouldRetry,
+  UPSTREAM_ERROR_TYPE,
+  type UpstreamError,
+} from "@/lib/relay/errors";
+import { getProvider } from "@/lib/relay/providers";
+import type { UpstreamRequest } from "@/lib/relay/providers";
+import { resolveUpstreamModel } from "@/lib/relay/channel";
+import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
+import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
+import { countRequestPromptTokens, countTtsCharacters } from "@/lib/relay/tokens";
+import { extractResponseUsage } from "@/lib/relay/openai-response";
+import { readMultipartField } from "@/lib/relay/multipart";
+import type { RelayMode, Usage } from "@/lib/relay/types";
+import { serveModels, serveBilling } from "@/lib/relay/info";
+
+/** Endpoint → mode and the model assumed when the body names none. */
+const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
+  "/v1/chat/completions": { mode: "chat", defaultModel: "" },
+  "/v1/completions": { mode: "completions", defaultModel: "" },
+  "/v1/embeddings": { mode: "embeddings", defaultModel: "" },
+  "/v1/moderations": { mode: "moderations", defaultModel: "text-moderation-latest" },
+  "/v1/images/generations": { mode: "images", defaultModel: "dall-e-2" },
+  "/v1/audio/speech": { mode: "speech", defaultModel: "tts-1" },
+  "/v1/audio/transcriptions": { mode: "transcriptions", defaultModel: "whisper-1" },
+  "/v1/audio/translations": { mode: "translations", defaultModel: "whisper-1" },
+  "/v1/rerank": { mode: "rerank", defaultModel: "" },
+  "/pg/chat/completions": { mode: "chat", defaultModel: "gpt-4o-mini" },
+};
+
+/** Log type of a relay request that failed (beside spec §4's 1–4; new-api later added the same). */
+export const LOG_TYPE_ERROR = 5;
+
+/** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
+const NOT_IMPLEMENTED = /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
+
+const JSON_HEADERS = { "content-type": "application/json", ...CORS_HEADERS };
+
+function errorResponse(status: number, message: string, type: string, code: string | number | null, requestId: string): RelayResponse {
+  const { body } = openAIError(status, message, type, code, null, requestId);
+  return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(body) };
+}
+
+function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
+  return errorResponse(e.status, e.message, e.type, e.code, requestId);
+}
+
+export async function handleRelay(req: RelayRequest): Promise<RelayResponse> {
+  const requestId = newRequestId();
+  try {
+    if (req.method === "OPTIONS") return { status: 204, headers: { ...CORS_HEADERS }, body: null };
+    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
+    if (req.method === "GET" && (path === "/v1/models" || path.startsWith("/v1/models/"))) {
+      return await serveModels(req, path, requestId);
+    }
+    if (req.method === "GET" && /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$/.test(path)) {
+      return await serveBilling(req, path, requestId);
+    }
+    if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith("/v1/models/"))) {
+      return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
+    }
+    const embeddingsByPath = /^\/v1\/engines\/([^/]+)\/embeddings$/.exec(path);
+    const route = ROUTES[path] ?? (embeddingsByPath ? ROUTES["/v1/embeddings"] : undefined);
+    if (!route || req.method !== "POST") {
+      return errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId);
+    }
+    return await relayCall(req, path, route.mode, route.defaultModel || decodeURIComponent(embeddingsByPath?.[1] ?? ""), requestId);
+  } catch (error) {
+    if (error instanceof RelayError) return relayErrorResponse(error, requestId);
+    console.error(`[relay] ${requestId} failed:`, error);
+    return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId);
+  }
+}
+
+type ParsedBody = { json: Record<string, unknown> | null; model: string; stream: boolean; contentType: string };
+
+const decoder = new TextDecoder();
+
+function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): ParsedBody {
+  const contentType = req.headers.get("content-type") ?? "";
+  if (mode === "transcriptions" || mode === "translations") {
+    if (!/^multipart\/form-data/i.test(contentType)) throw new RelayError(400, "请求须为 multipart/form-data", { code: "invalid_request" });
+    const model = readMultipartField(req.body, contentType, "model") ?? defaultModel;
+    return { json: null, model, stream: false, contentType };
+  }
+  // Clients that forget the JSON content type still get their model read (a classic new-api trap).
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(req.body));
+  } catch {
+    throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) {
+    throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
+  }
+  const body = json as Record<string, unknown>;
+  const model = typeof body.model === "string" && body.model ? body.model : defaultModel;
+  if (!model) throw new RelayError(400, "请求中缺少 model 字段", { type: "invalid_request_error", code: "model_required", param: "model" });
+  return { json: body, model, stream: body.stream === true, contentType: contentType || "application/json" };
+}
+
+function clientWantsUsage(json: Record<string, unknown> | null): boolean {
+  const so = json?.stream_options;
+  return !!so && typeof so === "object" && (so as Record<string, unknown>).include_usage === true;
+}
+
+function pricingOptions(o: OptionValues) {
+  return {
+    modelRatio: o.ModelRatio as Record<string, number>,
+    modelPrice: o.ModelPrice as Record<string, number>,
+    completionRatio: o.CompletionRatio as Record<string, number>,
+    groupRatio: o.GroupRatio as Record<string, number>,
+    cacheRatio: o.CacheRatio as Record<string, number>,
+    selfUseModeEnabled: o.SelfUseModeEnabled as boolean,
+  };
+}
+
+type CallContext = {
+  req: RelayRequest;
+  requestId: string;
+  mode: RelayMode;
+  caller: RelayCaller;
+  body: ParsedBody;
+  pricing: Pricing;
+  options: OptionValues;
+  promptTokens: number;
+  reservation: Reservation;
+  startedAt: number;
+  tried: number[];
+};
+
+async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defaultModel: string, requestId: string): Promise<RelayResponse> {
+  const startedAt = Date.now();
+  const playground = path === "/pg/chat/completions";
+  // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
+  let caller: RelayCaller;
+  let body: ParsedBody;
+  if (playground) {
+    body = parseBody(req, mode, defaultModel);
+    caller = await authenticateSession(req, typeof body.json?.group === "string" ? body.json.group : undefined);
+  } else {
+    caller = await authenticateKey(req);
+    body = parseBody(req, mode, defaultModel);
+  }
+  checkModelAllowed(caller, body.model);
+
+  // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
+  // unknown model, and it costs no database write.
+  const table = await routingTable();
+  if (caller.pinnedChannelId !== null) {
+    const pinned = table.byId.get(caller.pinnedChannelId);
+    if (!pinned) throw new RelayError(403, `渠道 #${caller.pinnedChannelId} 不存在`);
+    if (pinned.row.status !== 1) throw new RelayError(403, "该渠道已被禁用");
+  } else if (!pickChannel(table, caller.group, body.model, new Set())) {
+    throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
+  }
+
+  const options = await getOptions();
+  const priced = resolvePricing(body.model, pricingOptions(options), caller.group);
+  if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
+  const pricing = priced.pricing;
+
+  const promptTokens = estimatePrompt(mode, body, req);
+  const reserveAmount = reserveFor(mode, pricing, body, promptTokens, options);
+  const ledger = await getLedger();
+  let reservation: Reservation;
+  try {
+    reservation = await ledger.reserve(
+      { userId: caller.user.id, tokenId: caller.key && !caller.key.unlimited ? caller.key.id : 0 },
+      BigInt(reserveAmount),
+      caller.user.quotaHint,
+    );
+  } catch (error) {
+    if (isQuotaShortfall(error)) {
+      if (error.who === "user") {
+        noteUserQuota(caller.user.id, 0n);
+        throw new RelayError(403, `用户额度不足，剩余额度不足以支付本次请求（预扣 ${reserveAmount}）`, { type: "insufficient_user_quota", code: "insufficient_user_quota" });
+      }
+      if (caller.key) caller.key.remainHint = 0n;
+      throw new RelayError(403, `令牌额度不足 ${caller.maskedKey}`, { type: "insufficient_user_quota", code: "insufficient_token_quota" });
+    }
+    throw error;
+  }
+
+  const ctx: CallContext = { req, requestId, mode, caller, body, pricing, options, promptTokens, reservation, startedAt, tried: [] };
+  try {
+    return await attemptChannels(ctx, table);
+  } catch (error) {
+    await settleFailure(ctx);
+    throw error;
+  }
+}
+
+/** Prompt tokens counted locally: the reserve estimate, and the bill when the upstream is silent. */
+function estimatePrompt(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
+  if (mode === "speech") return countTtsCharacters(String(body.json?.input ?? ""));
+  if (mode === "transcriptions" || mode === "translations" || mode === "images") return 0;
+  if (!body.json) return Math.ceil(req.body.length / 4);
+  return countRequestPromptTokens(mode, body.json, body.model);
+}
+
+function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptTokens: number, options: OptionValues): number {
+  const json = body.json ?? {};
+  if (mode === "images") return quotaForImages(pricing, imageParams(json)).quota;
+  const max = typeof json.max_completion_tokens === "number" ? json.max_completion_tokens : typeof json.max_tokens === "number" ? json.max_tokens : null;
+  const noCompletion = mode === "embeddings" || mode === "moderations" || mode === "rerank" || mode === "speech";
+  return estimateReserve(pricing, {
+    promptTokens,
+    maxTokens: noCompletion ? 0 : max,
+    preConsumedTokens: noCompletion ? 0 : Number(options.PreConsumedQuota) || 500,
+    n: 1,
+  });
+}
+
+function imageParams(json: Record<string, unknown>) {
+  return {
+    size: typeof json.size === "string" ? json.size : undefined,
+    quality: typeof json.quality === "string" ? json.quality : undefined,
+    n: typeof json.n === "number" ? json.n : 1,
+  };
+}
+
+type Failure = { status: number; error: UpstreamError; retriable: boolean };
+
+async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeof routingTable>>): Promise<RelayResponse> {
+  const retryTimes = Math.max(0, Number(ctx.options.RetryTimes) || 0);
+  const tried = new Set<number>();
+  let last: Failure | null = null;
+  for (let attempt = 0; attempt <= retryTimes; attempt++) {
+    if (ctx.req.signal.aborted) break;
+    const channel =
+      ctx.caller.pinnedChannelId !== null
+        ? attempt === 0
+          ? table.byId.get(ctx.caller.pinnedChannelId)!
+          : null
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried);
+    if (!channel) break;
+    tried.add(channel.row.id);
+    ctx.tried.push(channel.row.id);
+    const outcome = await attemptOnce(ctx, channel);
+    if ("response" in outcome) return outcome.response;
+    last = outcome.failure;
+    if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;
+  }
+  if (!last) {
+    throw new RelayError(503, `当前分组 ${ctx.caller.group} 下对于模型 ${ctx.body.model} 无可用渠道`, { code: "model_not_found" });
+  }
+  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : last.error.message;
+  await settleFailure(ctx, last);
+  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId);
+}
+
+function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: UpstreamRequest; upstreamModel: string } {
+  const adapter = getProvider(channel.row.type);
+  if (!adapter) throw new RelayError(400, `渠道类型 ${channel.row.type} 暂不支持此接口`, { code: "invalid_api_type" });
+  const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
+  const upstream = adapter.buildRequest({
+    channel: channel.config,
+    mode: ctx.mode,
+    upstreamModel,
+    requestModel: ctx.body.model,
+    clientPath: ctx.req.path === "/pg/chat/completions" ? "/v1/chat/completions" : ctx.req.path,
+    clientQuery: ctx.req.query,
+    body: ctx.req.body,
+    contentType: ctx.body.contentType,
+    stream: ctx.body.stream,
+    json: ctx.body.json ?? undefined,
+  });
+  return { upstream, upstreamModel };
+}
+
+async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  let built: ReturnType<typeof buildUpstream>;
+  try {
+    built = buildUpstream(ctx, channel);
+  } catch (error) {
+    if (error instanceof RelayError) return { failure: { status: error.status, error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param }, retriable: false } };
+    throw error;
+  }
+  const { upstream, upstreamModel } = built;
+  const headers: Record<string, string> = { ...upstream.headers };
+  if (ctx.body.stream && !headers.accept) headers.accept = "text/event-stream";
+  const upstreamAbort = new AbortController();
+  const onClientGone = () => upstreamAbort.abort();
+  ctx.req.signal.addEventListener("abort", onClientGone, { once: true });
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await undiciRequest(upstream.url, {
+      method: upstream.method,
+      headers,
+      body: upstream.body,
+      signal: upstreamAbort.signal,
+      dispatcher: upstreamAgent(),
+    });
+  } catch (error) {
+    ctx.req.signal.removeEventListener("abort", onClientGone);
+    const { message, code } = describeUpstreamNetworkError(error);
+    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.signal.aborted } };
+  }
+
+  const isSse = /text\/event-stream/i.test(String(res.headers["content-type"] ?? ""));
+  if (res.statusCode < 200 || res.statusCode >= 300) {
+    const text = await res.body.text().catch(() => "");
+    ctx.req.signal.removeEventListener("abort", onClientGone);
+    return { failure: failureOf(ctx, channel, res.statusCode, parseUpstreamError(res.statusCode, text)) };
+  }
+  if (ctx.body.stream || isSse) {
+    return { response: streamResponse(ctx, channel, upstream, upstreamModel, res, upstreamAbort, onClientGone) };
+  }
+  try {
+    return await wholeResponse(ctx, channel, upstream, upstreamModel, res);
+  } finally {
+    ctx.req.signal.removeEventListener("abort", onClientGone);
+  }
+}
+
+/** Maps the status, decides about retrying, and auto-disables a dead channel. */
+function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, error: UpstreamError): Failure {
+  const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
+  if (ctx.options.AutomaticDisableChannelEnabled && channel.config.auto_ban && shouldDisableChannel(upstreamStatus, error, channel.row.type)) {
+    const reason = `状态码 ${upstreamStatus}：${error.message}`.slice(0, 500);
+    void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
+  }
+  const retriable = !ctx.req.signal.aborted && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
+  return { status, error: { ...error, status }, retriable };
+}
+
+const PASS_HEADERS = ["content-type", "x-request-id", "openai-processing-ms", "openai-model", "openai-organization"];
+
+async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: UpstreamRequest, upstreamModel: string, res: Dispatcher.ResponseData): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  const raw = new Uint8Array(await res.body.arrayBuffer());
+  const contentType = String(res.headers["content-type"] ?? "application/json");
+  const responseFormat = ctx.mode === "transcriptions" || ctx.mode === "translations" ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format") : undefined;
+  let body: Uint8Array | string = raw;
+  let outType = contentType;
+  let extracted = extractResponseUsage(ctx.mode, raw, { model: upstreamModel, promptTokens: ctx.promptTokens, responseFormat });
+  // Some vendors answer 200 with an error object: treat it as the failure it is.
+  if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
+  if (upstream.response && extracted.json !== null) {
+    const converted = upstream.response.json(extracted.json);
+    body = converted.body;
+    outType = converted.contentType;
+    extracted = extractResponseUsage(ctx.mode, converted.body, { model: upstreamModel, promptTokens: ctx.promptTokens, responseFormat });
+  }
+  let quota: QuotaResult;
+  let usage = extracted.usage;
+  if (ctx.mode === "images") {
+    const params = imageParams(ctx.body.json ?? {});
+    const json = extracted.json as { data?: unknown[] } | null;
+    quota = quotaForImages(ctx.pricing, { ...params, n: Array.isArray(json?.data) && json.data.length ? json.data.length : params.n });
+  } else if (ctx.mode === "speech") {
+    quota = quotaForSpeech(ctx.pricing, ctx.promptTokens);
+  } else {
+    usage = clampUsage(usage, { fallback: { prompt_tokens: ctx.promptTokens } }).usage;
+    quota = quotaForTokens(ctx.pricing, usage);
+  }
+  await settle(ctx, channel, upstreamModel, usage, quota, false, { upstream_usage: extracted.sawUpstreamUsage });
+  const headers: Record<string, string> = { ...CORS_HEADERS, "x-oneapi-request-id": ctx.requestId };
+  for (const h of PASS_HEADERS) {
+    const v = res.headers[h];
+    if (typeof v === "string") headers[h] = v;
+  }
+  headers["content-type"] = outType;
+  return { response: { status: 200, headers, body } };
+}
+
+function streamResponse(
+  ctx: CallContext,
+  channel: RouteChannel,
+  upstream: UpstreamRequest,
+  upstreamModel: string,
+  res: Dispatcher.ResponseData,
+  upstreamAbort: AbortController,
+  onClientGone: () => void,
+): RelayResponse {
+  const relay = new OpenAIStreamRelay({
+    mode: ctx.mode === "completions" ? "completions" : "chat",
+    model: upstreamModel,
+    clientIncludeUsage: clientWantsUsage(ctx.body.json),
+    promptTokens: ctx.promptTokens,
+    requestId: ctx.requestId,
+    mapEvent: upstream.response?.streamEvent?.bind(upstream.response),
+  });
+  const body = relayStream(ctx, channel, upstreamModel, res, relay, upstreamAbort, onClientGone);
+  return { status: 200, headers: { ...SSE_HEADERS, ...CORS_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
+}
+
+const PING = Symbol("ping");
+const SILENT = Symbol("silent");
+
+async function* relayStream(
+  ctx: CallContext,
+  channel: RouteChannel,
+  upstreamModel: string,
+  res: Dispatcher.ResponseData,
+  relay: OpenAIStreamRelay,
+  upstreamAbort: AbortController,
+  onClientGone: () => void,
+): AsyncGenerator<Uint8Array> {
+  const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const silentLimit = env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0;
+  const pingEvery = env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0;
+  let clientGone = false;
+  let lastData = Date.now();
+  let next: Promise<IteratorResult<Uint8Array>> | null = null;
+  try {
+    for (;;) {
+      next ??= iterator.next();
+      const waits: Array<Promise<IteratorResult<Uint8Array> | typeof PING | typeof SILENT>> = [next];
+      const timers: NodeJS.Timeout[] = [];
+      if (pingEvery) waits.push(new Promise((r) => timers.push(setTimeout(() => r(PING), pingEvery))));
+      if (silentLimit) waits.push(new Promise((r) => timers.push(setTimeout(() => r(SILENT), Math.max(0, silentLimit - (Date.now() - lastData))))));
+      let got: IteratorResult<Uint8Array> | typeof PING | typeof SILENT;
+      try {
+        got = waits.length === 1 ? await next : await Promise.race(waits);
+      } finally {
+        for (const t of timers) clearTimeout(t);
+      }
+      if (got === PING) {
+        yield SSE_PING;
+        continue;
+      }
+      if (got === SILENT) {
+        upstreamAbort.abort();
+        const tail = relay.abort("timeout");
+        if (tail) yield tail;
+        break;
+      }
+      next = null;
+      if (got.done) {
+        const tail = relay.finish();
+        if (tail) yield tail;
+        break;
+      }
+      lastData = Date.now();
+      const out = relay.transform(got.value);
+      if (out) yield out;
+      if (relay.done) break;
+    }
+  } catch (error) {
+    if (ctx.req.signal.aborted) clientGone = true;
+    else {
+      const tail = relay.abort("interrupted");
+      if (tail) yield tail;
+    }
+    void error;
+  } finally {
+    ctx.req.signal.removeEventListener("abort", onClientGone);
+    if (ctx.req.signal.aborted) clientGone = true;
+    // Disconnect policy: stop the upstream at once and bill the prompt plus what was generated
+    // up to that moment (the upstream's usage if it had already sent it, else a local count).
+    if (!relay.done || clientGone) upstreamAbort.abort();
+    iterator.return?.().catch(() => undefined);
+    const usage = clampUsage(relay.usage, { fallback: { prompt_tokens: ctx.promptTokens } }).usage;
+    const quota = quotaForTokens(ctx.pricing, usage);
+    const frt = relay.firstTokenAt ?? relay.firstByteAt;
+    await settle(ctx, channel, upstreamModel, usage, quota, true, {
+      frt: frt ? frt - ctx.startedAt : -1000,
+      client_gone: clientGone || undefined,
+      stream_end: relay.endReason ?? undefined,
+      upstream_usage: relay.sawUpstreamUsage,
+    });
+  }
+}
+
+async function settle(
+  ctx: CallContext,
+  channel: RouteChannel,
+  upstreamModel: string,
+  usage: Usage,
+  quota: QuotaResult,
+  isStream: boolean,
+  extra: Record<string, unknown> | null,
+) {
+  const ledger = await getLedger();
+  const useTime = Math.max(0, Math.round((Date.now() - ctx.startedAt) / 1000));
+  const other: Record<string, unknown> = {
+    ...quota.breakdown,
+    frt: extra?.frt ?? Date.now() - ctx.startedAt,
+    admin_info: { use_channel: ctx.tried.map(String) },
+    request_path: ctx.req.path,
+  };
+  if (extra) for (const [k, v] of Object.entries(extra)) if (v !== undefined && k !== "frt") other[k] = v;
+  if (upstreamModel !== ctx.body.model) {
+    other.is_model_mapped = true;
+    other.upstream_model_name = upstreamModel;
+  }
+  const p = ctx.pricing;
+  const content = p.kind === "price" ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}` : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`;
+  const tokenName = ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`;
+  const log = ctx.options.LogConsumeEnabled
+    ? {
+        user_id: ctx.caller.user.id,
+        created_at: Math.floor(Date.now() / 1000),
+        type: 2,
+        content,
+        username: ctx.caller.user.username,
+        token_name: tokenName,
+        model_name: ctx.body.model,
+        quota: 0n,
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        use_time: useTime,
+        is_stream: isStream,
+        channel_id: channel.row.id,
+        token_id: ctx.caller.key?.id ?? 0,
+        group: ctx.caller.group,
+        request_id: ctx.requestId,
+        other: JSON.stringify(other),
+      }
+    : null;
+  const charged = await ledger.settle(ctx.reservation, BigInt(quota.quota), {
+    userId: ctx.caller.user.id,
+    tokenId: ctx.caller.key?.id ?? 0,
+    channelId: channel.row.id,
+    modelName: ctx.body.model,
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    log,
+  });
+  if (charged < BigInt(quota.quota) && ctx.caller.key && !ctx.caller.key.unlimited) {
+    // The token (or the user) ran dry mid-request: remember, so the next call fails fast.
+    ctx.caller.key.remainHint = 0n;
+    void markTokenStatus(ctx.caller.key.id, 4).catch(() => undefined);
+  }
+}
+
+/** Returns the whole reservation (the request failed and used nothing) and logs the error. */
+async function settleFailure(ctx: CallContext, failure?: Failure) {
+  if (ctx.reservation.settled) return;
+  const ledger = await getLedger();
+  const log =
+    failure && ctx.options.LogConsumeEnabled
+      ? {
+          user_id: ctx.caller.user.id,
+          created_at: Math.floor(Date.now() / 1000),
+          type: LOG_TYPE_ERROR,
+          content: failure.error.message.slice(0, 1000),
+          username: ctx.caller.user.username,
+          token_name: ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`,
+          model_name: ctx.body.model,
+          quota: 0n,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          use_time: Math.max(0, Math.round((Date.now() - ctx.startedAt) / 1000)),
+          is_stream: ctx.body.stream,
+          channel_id: ctx.tried[ctx.tried.length - 1] ?? 0,
+          token_id: ctx.caller.key?.id ?? 0,
+          group: ctx.caller.group,
+          request_id: ctx.requestId,
+          other: JSON.stringify({ status_code: failure.status, error_type: failure.error.type, error_code: failure.error.code, admin_info: { use_channel: ctx.tried.map(String) }, request_path: ctx.req.path }),
+        }
+      : null;
+  await ledger.settle(ctx.reservation, 0n, {
+    userId: ctx.caller.user.id,
+    tokenId: 0,
+    channelId: 0,
+    modelName: ctx.body.model,
+    promptTokens: 0,
+    completionTokens: 0,
+    log,
+    failed: true,
+  });
+}

@@ -1,0 +1,54 @@
+// Azure OpenAI: deployment URLs, api-version, `api-key` header.
+import { reasoningModelEdits, baseHeaders, baseUrlOf, buildBody, openAIPath, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import type { RelayMode } from "../../types";
+
+/** Used when neither the client's `?api-version=` nor the channel's `other` gives one (new-api's UI default). */
+export const AZURE_DEFAULT_API_VERSION = "2023-06-01-preview";
+/** First api-version whose chat completions accept `stream_options` (2024-09-01-preview, GA 2024-10-21). */
+export const AZURE_STREAM_OPTIONS_SINCE = "2024-09-01";
+
+const MODES: readonly RelayMode[] = ["chat", "completions", "embeddings", "images", "speech", "transcriptions", "translations"];
+const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
+
+function queryParam(q: BuildRequestInput["clientQuery"], name: string): string | null {
+  if (!q) return null;
+  const params = typeof q === "string" ? new URLSearchParams(q.startsWith("?") ? q.slice(1) : q) : q;
+  const v = params.get(name);
+  return v && v.trim() !== "" ? v.trim() : null;
+}
+
+export function azureApiVersion(input: BuildRequestInput): string {
+  return queryParam(input.clientQuery, "api-version") ?? (input.channel.other || AZURE_DEFAULT_API_VERSION);
+}
+
+/** Azure deployment names cannot contain dots: "gpt-3.5-turbo" is deployed as "gpt-35-turbo". */
+export function azureDeployment(model: string): string {
+  return model.replace(/\./g, "");
+}
+
+const supportedModes = new Set(MODES);
+
+export const azure: ProviderAdapter = {
+  name: "Azure OpenAI",
+  defaultBaseUrl: "",
+  supportedModes,
+  /** Forced only when the api-version is ≥ 2024-09-01; older versions reject the field. */
+  supportsStreamOptions: true,
+  buildRequest(input: BuildRequestInput): UpstreamRequest {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode("Azure OpenAI", input.channel.type, input.mode);
+    const base = baseUrlOf(input, "", "Azure OpenAI");
+    const version = azureApiVersion(input);
+    const deployment = encodeURIComponent(azureDeployment(input.upstreamModel));
+    const rest = openAIPath(input.mode, input.clientPath).replace(/^\/v1\//, "");
+    const prefix = base.startsWith(CLOUDFLARE_AI_GATEWAY) ? `${base}/${deployment}` : `${base}/openai/deployments/${deployment}`;
+    const url = `${prefix}/${rest}?api-version=${encodeURIComponent(version)}`;
+    const headers = baseHeaders(input);
+    headers["api-key"] = input.channel.key;
+    // Older api-versions reject stream_options with a 400: strip the client's (the relay synthesises the
+    // usage chunk from its local count instead).
+    const policy = version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE ? "force" : "strip";
+    const { body, forcedIncludeUsage } = buildBody(input, { policy, extra: reasoningModelEdits(input.upstreamModel) });
+    return { method: "POST", url, headers, body, forcedIncludeUsage };
+  },
+};

@@ -1,0 +1,165 @@
+// Building blocks shared by every OpenAI-protocol adapter, and `defineOpenAICompatible`, which
+// turns a vendor's data entry (base URL, paths, quirks) into an adapter.
+import { RelayError } from "../errors";
+import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../json-body";
+import { multipartBoundary, setMultipartField } from "../multipart";
+import type { RelayMode } from "../types";
+import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
+
+/** OpenAI's path for each mode. */
+export const OPENAI_PATHS: Readonly<Record<RelayMode, string>> = {
+  chat: "/v1/chat/completions",
+  completions: "/v1/completions",
+  embeddings: "/v1/embeddings",
+  moderations: "/v1/moderations",
+  images: "/v1/images/generations",
+  speech: "/v1/audio/speech",
+  transcriptions: "/v1/audio/transcriptions",
+  translations: "/v1/audio/translations",
+  rerank: "/v1/rerank",
+};
+
+/**
+ * OpenAI path for this request: the mode's canonical path, except that the images mode keeps the
+ * client's operation (`/v1/images/edits`, `/v1/images/variations`). The client's path is never
+ * pasted upstream otherwise (no path tricks reach the vendor).
+ */
+export function openAIPath(mode: RelayMode, clientPath: string): string {
+  if (mode === "images") {
+    const m = /\/images\/(generations|edits|variations)\/?$/.exec(clientPath);
+    if (m) return `/v1/images/${m[1]}`;
+  }
+  return OPENAI_PATHS[mode];
+}
+
+/** The channel's base URL without trailing slashes, else the default; 500 if neither exists. */
+export function baseUrlOf(input: BuildRequestInput, defaultBaseUrl: string, vendor: string): string {
+  const base = (input.channel.base_url || defaultBaseUrl).trim().replace(/\/+$/, "");
+  if (base === "") {
+    throw new RelayError(500, `channel #${input.channel.id} (${vendor}) has no base URL configured`, { code: "channel_misconfigured" });
+  }
+  return base;
+}
+
+/**
+ * Encode a model name for a URL path segment while keeping '/' (Cloudflare's "@cf/meta/…" and
+ * custom URLs rely on it): only characters that would break the URL structure are escaped.
+ */
+export function encodeModelForPath(model: string): string {
+  return model.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
+}
+
+export function unsupportedMode(vendor: string, channelType: number, mode: RelayMode): RelayError {
+  return new RelayError(400, `${mode} requests are not supported by this channel (${vendor}, type ${channelType})`, {
+    type: "invalid_request_error",
+    code: "unsupported_mode",
+  });
+}
+
+export function isMultipart(contentType: string): boolean {
+  return multipartBoundary(contentType) !== null;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Edit that turns on `stream_options.include_usage`, keeping the client's other stream options. */
+export const forceIncludeUsage: JsonEdit = (cur: unknown) =>
+  isObj(cur) && cur.include_usage === true ? KEEP : { ...(isObj(cur) ? cur : {}), include_usage: true };
+
+/**
+ * Reasoning models (o1/o3/o4, gpt-5) reject `max_tokens`: rename it to `max_completion_tokens`
+ * unless the client already sent that. Applied to OpenAI and Azure only.
+ */
+export function reasoningModelEdits(model: string): Record<string, JsonEdit> {
+  if (!/^(o1|o3|o4|gpt-5)/.test(model)) return {};
+  return {
+    max_completion_tokens: (_cur: unknown, present: boolean, body: JsonBodyView) => {
+      if (present) return KEEP;
+      const legacy = body.get("max_tokens");
+      return typeof legacy === "number" ? legacy : KEEP;
+    },
+    max_tokens: (cur: unknown) => (typeof cur === "number" ? DELETE : KEEP),
+  };
+}
+
+export interface BodyPlan {
+  policy: StreamOptionsPolicy;
+  /** Extra top-level JSON edits (vendor clamps…). */
+  extra?: Record<string, JsonEdit>;
+}
+
+/**
+ * The upstream body: for JSON, the client's bytes with only `model`, `stream_options` and the
+ * vendor's extra edits applied (see json-body.ts); for multipart, the client's bytes with the
+ * `model` field rewritten only when the channel mapped the model.
+ */
+export function buildBody(input: BuildRequestInput, plan: BodyPlan): { body: Uint8Array | string; forcedIncludeUsage: boolean } {
+  if (isMultipart(input.contentType)) {
+    const requestModel = input.requestModel ?? input.upstreamModel;
+    if (requestModel === input.upstreamModel) return { body: input.body, forcedIncludeUsage: false };
+    const bytes = typeof input.body === "string" ? new TextEncoder().encode(input.body) : input.body;
+    return { body: setMultipartField(bytes, input.contentType, "model", input.upstreamModel), forcedIncludeUsage: false };
+  }
+  const edits: Record<string, JsonEdit> = { model: input.upstreamModel };
+  let forced = false;
+  const streamable = input.mode === "chat" || input.mode === "completions";
+  if (plan.policy === "strip") edits.stream_options = DELETE;
+  else if (plan.policy === "force" && streamable && input.stream) {
+    edits.stream_options = forceIncludeUsage;
+    forced = true;
+  }
+  if (plan.extra) Object.assign(edits, plan.extra);
+  const { body } = patchJsonBody(input.body, edits, { parsed: input.json });
+  return { body, forcedIncludeUsage: forced };
+}
+
+/** Content-Type and Accept for the upstream call. */
+export function baseHeaders(input: BuildRequestInput): Record<string, string> {
+  const h: Record<string, string> = { "Content-Type": input.contentType || "application/json" };
+  if (input.stream) h.Accept = "text/event-stream";
+  return h;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data-driven adapters
+// ---------------------------------------------------------------------------------------------
+
+export interface OpenAICompatibleSpec {
+  name: string;
+  defaultBaseUrl: string;
+  modes: readonly RelayMode[];
+  streamOptions: StreamOptionsPolicy;
+  /** Path per mode, appended to the base URL. Default: OpenAI's (`OPENAI_PATHS`). */
+  paths?: Partial<Record<RelayMode, string>>;
+  /** "bearer" (default): `Authorization: Bearer <key>`; "none": no credentials sent. */
+  auth?: "bearer" | "none";
+  /** Vendor headers (organization, feature flags). */
+  headers?(input: BuildRequestInput): Record<string, string> | undefined;
+  /** Vendor body edits (clamps, renames). */
+  edits?(input: BuildRequestInput): Record<string, JsonEdit> | undefined;
+  /** Full control of the URL when paths are not enough. */
+  url?(input: BuildRequestInput, base: string, path: string): string;
+}
+
+export function defineOpenAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
+  const modes = new Set(spec.modes);
+  return {
+    name: spec.name,
+    defaultBaseUrl: spec.defaultBaseUrl,
+    supportedModes: modes,
+    supportsStreamOptions: spec.streamOptions === "force",
+    buildRequest(input: BuildRequestInput): UpstreamRequest {
+      if (!modes.has(input.mode)) throw unsupportedMode(spec.name, input.channel.type, input.mode);
+      const base = baseUrlOf(input, spec.defaultBaseUrl, spec.name);
+      const path = spec.paths?.[input.mode] ?? openAIPath(input.mode, input.clientPath);
+      const url = spec.url ? spec.url(input, base, path) : base + path;
+      const headers = baseHeaders(input);
+      if ((spec.auth ?? "bearer") === "bearer") headers.Authorization = `Bearer ${input.channel.key}`;
+      const extraHeaders = spec.headers?.(input);
+      if (extraHeaders) Object.assign(headers, extraHeaders);
+      const { body, forcedIncludeUsage } = buildBody(input, { policy: spec.streamOptions, extra: spec.edits?.(input) });
+      return { method: "POST", url, headers, body, forcedIncludeUsage };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// The contract between the relay pipeline and a vendor adapter. Adapters are pure: they never
+// fetch, never bill, never build the client's HTTP response.
+import type { ChannelConfig, RelayMode } from "../types";
+
+export interface BuildRequestInput {
+  channel: ChannelConfig;
+  mode: RelayMode;
+  /** Model name after the channel's model_mapping. */
+  upstreamModel: string;
+  /**
+   * Model name the client asked for. When equal to `upstreamModel`, multipart bodies pass through
+   * untouched. Defaults to `upstreamModel`.
+   */
+  requestModel?: string;
+  /** Path the client called, without query ("/v1/chat/completions", "/v1/images/edits"…). */
+  clientPath: string;
+  /** The client's query string ("a=1&b=2" or URLSearchParams); only a few vendors read it. */
+  clientQuery?: string | URLSearchParams;
+  /** The client's raw body: JSON text/bytes, or multipart bytes. */
+  body: Uint8Array | string;
+  /** The client's Content-Type (multipart bodies need their boundary). */
+  contentType: string;
+  /** The client asked for a stream (`"stream": true`). */
+  stream: boolean;
+  /** The JSON body, if the pipeline already parsed it (vendors that convert bodies use it). */
+  json?: Record<string, unknown>;
+}
+
+/**
+ * Present on an UpstreamRequest when the upstream answers in a non-OpenAI shape. The pipeline
+ * sends the converted body (non-stream) or maps each event (stream) before its usual handling.
+ */
+export interface ResponseConverter {
+  /** Non-stream: the upstream's parsed JSON → the client's body. */
+  json(upstream: unknown): { body: string; contentType: string };
+  /** Stream: one upstream event payload (parsed JSON) → an OpenAI chunk, or null to drop it. */
+  streamEvent?(data: unknown): Record<string, unknown> | null;
+}
+
+export interface UpstreamRequest {
+  method: "POST";
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array | string;
+  /**
+   * `stream_options.include_usage` was forced on, so the upstream will end with a usage chunk;
+   * the stream relay drops it unless the client asked for it.
+   */
+  forcedIncludeUsage: boolean;
+  response?: ResponseConverter;
+}
+
+/** How an adapter treats `stream_options` on streamed chat/completions requests. */
+export type StreamOptionsPolicy =
+  /** Set `include_usage: true` (the upstream accepts it): exact billing from upstream usage. */
+  | "force"
+  /** Leave the client's value alone (unknown upstream): local counting if no usage arrives. */
+  | "passthrough"
+  /** Remove it (the upstream rejects the field, e.g. Mistral's 422 extra_forbidden). */
+  | "strip";
+
+export interface ProviderAdapter {
+  /** Display name, used in error messages. */
+  readonly name: string;
+  /** Base URL used when the channel's base_url is empty ("" = the channel must set one). */
+  readonly defaultBaseUrl: string;
+  readonly supportedModes: ReadonlySet<RelayMode>;
+  /**
+   * True when the adapter forces `stream_options.include_usage` for streamed chat/completions
+   * (possibly only under a condition the adapter documents, e.g. Azure's api-version).
+   */
+  readonly supportsStreamOptions: boolean;
+  /** Throws a RelayError (400 `unsupported_mode`, or 500 for a misconfigured channel). */
+  buildRequest(input: BuildRequestInput): UpstreamRequest;
+}

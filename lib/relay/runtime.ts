@@ -1,0 +1,63 @@
+// Process-wide relay machinery: the quota ledger, the upstream HTTP agent and the recovery of
+// holds left by a crashed instance. One of each per process (globalThis), started on first use.
+import { Agent } from "undici";
+import { getDb, type Db } from "@/lib/db";
+import { env, isMaster } from "@/lib/env";
+import { DEFAULT_LEDGER_OPTIONS, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
+import { startRelayState } from "@/lib/relay/state";
+
+type Runtime = { ledger: Promise<QuotaLedger> | null; agent: Agent | null; recovery: NodeJS.Timeout | null };
+const g = globalThis as { __qiaoRelayRuntime?: Runtime };
+const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, agent: null, recovery: null });
+
+export const ledgerOptions = () => ({ ...DEFAULT_LEDGER_OPTIONS, staleSeconds: env.HOLD_STALE_SECONDS });
+
+export function getLedger(): Promise<QuotaLedger> {
+  if (!runtime.ledger) {
+    startRelayState();
+    runtime.ledger = getDb().then(async (db) => {
+      await startRecovery(db);
+      const ledger = new QuotaLedger(db, ledgerOptions());
+      ledger.start();
+      return ledger;
+    });
+  }
+  return runtime.ledger;
+}
+
+/**
+ * Closes holds left open by a crashed instance, now and then every minute on the master (an
+ * instance may die while others keep running). A hold is orphaned once it has gone
+ * HOLD_STALE_SECONDS without a refresh; live instances refresh theirs well within that.
+ */
+async function startRecovery(db: Db) {
+  if (!isMaster || runtime.recovery) return;
+  const closed = await recoverHolds(db, env.HOLD_STALE_SECONDS);
+  if (closed) console.log(`[ledger] closed ${closed} hold(s) left open by a stopped instance`);
+  runtime.recovery = setInterval(() => void recoverHolds(db, env.HOLD_STALE_SECONDS).catch(() => undefined), 60_000);
+  runtime.recovery.unref();
+}
+
+/** Keep-alive connection pool to upstreams; RELAY_TIMEOUT bounds the wait for headers and body. */
+export function upstreamAgent(): Agent {
+  if (!runtime.agent) {
+    const timeout = env.RELAY_TIMEOUT > 0 ? env.RELAY_TIMEOUT * 1000 : 0;
+    runtime.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connections: null,
+      pipelining: 1,
+      headersTimeout: timeout,
+      bodyTimeout: 0,
+      connect: { timeout: 10_000 },
+    });
+  }
+  return runtime.agent;
+}
+
+/** Writes pending usage and returns unused holds; call on shutdown. */
+export async function shutdownRelay(): Promise<void> {
+  if (runtime.ledger) await (await runtime.ledger).close();
+  if (runtime.recovery) clearInterval(runtime.recovery);
+  runtime.recovery = null;
+}

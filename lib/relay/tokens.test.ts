@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import {
+  countChatPromptTokens,
+  countInputTokens,
+  countRequestPromptTokens,
+  countTextTokens,
+  countToolsTokens,
+  countTtsCharacters,
+  encodingForModel,
+  IMAGE_TOKENS_DEFAULT,
+  IMAGE_TOKENS_LOW,
+  preloadTokenizers,
+} from "./tokens";
+
+describe("tokens", () => {
+  it("picks o200k for the gpt-4o generation and cl100k otherwise", () => {
+    for (const m of ["gpt-4o", "gpt-4o-mini", "chatgpt-4o-latest", "o1", "o3-mini", "o4-mini", "gpt-4.1-nano", "gpt-5", "gpt-5-mini"]) {
+      expect(encodingForModel(m)).toBe("o200k_base");
+    }
+    for (const m of ["gpt-4", "gpt-4-turbo", "gpt-3.5-turbo", "claude-3-5-sonnet", "qwen-max", "deepseek-chat"]) {
+      expect(encodingForModel(m)).toBe("cl100k_base");
+    }
+  });
+
+  it("counts text with the real encoders", async () => {
+    await preloadTokenizers();
+    expect(countTextTokens("", "gpt-4o")).toBe(0);
+    expect(countTextTokens("hello world", "gpt-4o")).toBe(2);
+    expect(countTextTokens("hello world", "gpt-3.5-turbo")).toBe(2);
+    // The encoders differ on non-English text: o200k packs Chinese tighter.
+    const zh = "这是一个用于测试分词器的中文句子，包含一些常见的词语。";
+    expect(countTextTokens(zh, "gpt-4o")).toBeLessThan(countTextTokens(zh, "gpt-4"));
+    // Special-token text is ordinary text, not an error.
+    expect(countTextTokens("a <|endoftext|> b", "gpt-4")).toBeGreaterThan(3);
+  });
+
+  it("counts a chat prompt with new-api's formula", () => {
+    // 3 (message) + 1 ("user") + 2 ("hello world") + 3 (reply primer)
+    expect(countChatPromptTokens({ messages: [{ role: "user", content: "hello world" }] }, "gpt-4o")).toBe(9);
+    // name adds its tokens + 1
+    expect(countChatPromptTokens({ messages: [{ role: "user", content: "hello world", name: "bob" }] }, "gpt-4o")).toBe(11);
+    // text parts count, a low-detail image is 85, a default one 765
+    const parts = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hello world" },
+            { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+          ],
+        },
+      ],
+    };
+    expect(countChatPromptTokens(parts, "gpt-4o")).toBe(9 + IMAGE_TOKENS_LOW + IMAGE_TOKENS_DEFAULT);
+  });
+
+  it("counts every tool definition (new-api counted only the last one)", () => {
+    const tool = (name: string) => ({
+      type: "function",
+      function: { name, description: "Get the weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+    });
+    const one = countToolsTokens([tool("get_weather")], "gpt-4o");
+    const two = countToolsTokens([tool("get_weather"), tool("get_time")], "gpt-4o");
+    expect(one).toBeGreaterThan(8);
+    expect(two - one).toBe(one - 8 - countTextTokens("get_weather", "gpt-4o") + countTextTokens("get_time", "gpt-4o"));
+    const base = countChatPromptTokens({ messages: [{ role: "user", content: "hi" }] }, "gpt-4o");
+    expect(countChatPromptTokens({ messages: [{ role: "user", content: "hi" }], tools: [tool("a"), tool("b")] }, "gpt-4o")).toBe(
+      base + countToolsTokens([tool("a"), tool("b")], "gpt-4o"),
+    );
+  });
+
+  it("counts assistant tool calls in the history", () => {
+    const withCall = {
+      messages: [
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      ],
+    };
+    const bare = { messages: [{ role: "assistant", content: null }] };
+    expect(countChatPromptTokens(withCall, "gpt-4o") - countChatPromptTokens(bare, "gpt-4o")).toBe(
+      countTextTokens("get_weather", "gpt-4o") + countTextTokens('{"city":"Paris"}', "gpt-4o"),
+    );
+  });
+
+  it("counts completions prompts and embedding inputs in every accepted shape", () => {
+    expect(countInputTokens("hello world", "text-embedding-3-small")).toBe(2);
+    expect(countInputTokens(["hello world", "hello world"], "text-embedding-3-small")).toBe(4);
+    expect(countInputTokens([1, 2, 3], "text-embedding-3-small")).toBe(3);
+    expect(countInputTokens([[1, 2], [3]], "text-embedding-3-small")).toBe(3);
+    expect(countRequestPromptTokens("embeddings", { input: "hello world" }, "text-embedding-3-small")).toBe(2);
+    expect(countRequestPromptTokens("images", { prompt: "a cat" }, "dall-e-3")).toBe(0);
+  });
+
+  it("gives identical counts for long messages on repeat (prompt cache) and per encoding", () => {
+    const long = "Long conversation history line. ".repeat(100);
+    const body = { messages: [{ role: "user", content: long }] };
+    const first = countChatPromptTokens(body, "gpt-4o");
+    expect(countChatPromptTokens(body, "gpt-4o")).toBe(first);
+    expect(first).toBe(3 + 1 + countTextTokens(long, "gpt-4o") + 3);
+    // the cache is per encoding: cl100k must not reuse o200k's count
+    expect(countChatPromptTokens(body, "gpt-4")).toBe(3 + 1 + countTextTokens(long, "gpt-4") + 3);
+    expect(countInputTokens([long, long], "text-embedding-3-small")).toBe(2 * countTextTokens(long, "text-embedding-3-small"));
+  });
+
+  it("counts TTS input in code points", () => {
+    expect(countTtsCharacters("hello")).toBe(5);
+    expect(countTtsCharacters("你好")).toBe(2);
+    expect(countTtsCharacters("👋🏽!")).toBe(3);
+    expect(countRequestPromptTokens("speech", { input: "你好, world" }, "tts-1")).toBe(9);
+    expect(countRequestPromptTokens("speech", { input: "hello world" }, "gpt-4o-mini-tts")).toBe(2);
+  });
+});

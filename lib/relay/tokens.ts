@@ -1,0 +1,310 @@
+// Local token counting (gpt-tokenizer, tiktoken-compatible). Used for the pre-consumption estimate
+// and as the fallback when an upstream reports no usage. Upstream-reported usage always wins.
+//
+// Encoders are loaded lazily, once per process (each costs ~100–300 ms and some MB the first
+// time): `preloadTokenizers()` at server start avoids paying that on the first request.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import type { RelayMode } from "./types";
+
+export type EncodingName = "o200k_base" | "cl100k_base";
+type Counter = (text: string) => number;
+
+const nodeRequire = createRequire(import.meta.url);
+// Special-token strings in user text ("<|endoftext|>") are counted as ordinary text, never rejected.
+const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
+const counters: Partial<Record<EncodingName, Counter>> = {};
+
+type TokenizerModule = { countTokens: (text: string, opts?: typeof ENCODE_OPTIONS) => number };
+
+function requireEncoding(name: EncodingName): TokenizerModule {
+  // Literal specifiers so bundlers can see them.
+  return name === "o200k_base"
+    ? (nodeRequire("gpt-tokenizer/encoding/o200k_base") as TokenizerModule)
+    : (nodeRequire("gpt-tokenizer/encoding/cl100k_base") as TokenizerModule);
+}
+
+/** Rough count used only if the tokenizer package cannot be loaded at all (≈ 4 chars/token, CJK 1). */
+function heuristicCount(text: string): number {
+  let n = 0;
+  let ascii = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) ascii++;
+    else n++;
+  }
+  return n + Math.ceil(ascii / 4);
+}
+
+function counterFor(name: EncodingName): Counter {
+  let c = counters[name];
+  if (c) return c;
+  try {
+    const mod = requireEncoding(name);
+    c = (text: string) => mod.countTokens(text, ENCODE_OPTIONS);
+  } catch {
+    c = heuristicCount;
+  }
+  counters[name] = c;
+  return c;
+}
+
+/** Load both encoders now (call once at server start). */
+export async function preloadTokenizers(): Promise<void> {
+  counterFor("o200k_base");
+  counterFor("cl100k_base");
+}
+
+/**
+ * o200k for the GPT-4o generation onwards (gpt-4o*, chatgpt-4o*, o1*, o3*, o4*, gpt-4.1*,
+ * gpt-4.5*, gpt-5*, gpt-oss*); cl100k for everything else, including non-OpenAI models, where
+ * any count is an approximation.
+ */
+export function encodingForModel(model: string): EncodingName {
+  const m = model.toLowerCase();
+  if (
+    m.startsWith("gpt-4o") ||
+    m.startsWith("chatgpt-4o") ||
+    m.startsWith("o1") ||
+    m.startsWith("o3") ||
+    m.startsWith("o4") ||
+    m.startsWith("gpt-4.1") ||
+    m.startsWith("gpt-4.5") ||
+    m.startsWith("gpt-5") ||
+    m.startsWith("gpt-oss")
+  ) {
+    return "o200k_base";
+  }
+  return "cl100k_base";
+}
+
+export function countTextTokens(text: string, model: string): number {
+  if (text === "") return 0;
+  return counterFor(encodingForModel(model))(text);
+}
+
+// Prompt-side cache. Chat clients resend the whole history on every turn, so the same long
+// message texts are counted again and again; hashing is ~20× cheaper than tokenising. Only texts
+// of PROMPT_CACHE_MIN_CHARS or more are cached (shorter ones are cheap), keyed by encoding +
+// SHA-1, at most PROMPT_CACHE_MAX entries, least recently used evicted. Process-local state.
+const PROMPT_CACHE_MIN_CHARS = 512;
+const PROMPT_CACHE_MAX = 4096;
+const promptCache = new Map<string, number>();
+const promptCounters: Partial<Record<EncodingName, Counter>> = {};
+
+function promptCounterFor(name: EncodingName): Counter {
+  let c = promptCounters[name];
+  if (c) return c;
+  const count = counterFor(name);
+  c = (text: string) => {
+    if (text.length < PROMPT_CACHE_MIN_CHARS) return count(text);
+    const key = name + createHash("sha1").update(text).digest("base64");
+    const hit = promptCache.get(key);
+    if (hit !== undefined) {
+      promptCache.delete(key);
+      promptCache.set(key, hit);
+      return hit;
+    }
+    const n = count(text);
+    promptCache.set(key, n);
+    if (promptCache.size > PROMPT_CACHE_MAX) promptCache.delete(promptCache.keys().next().value as string);
+    return n;
+  };
+  promptCounters[name] = c;
+  return c;
+}
+
+/** Characters (Unicode code points) of a TTS input; `tts*` models bill per character. */
+export function countTtsCharacters(input: string): number {
+  let n = input.length;
+  for (let i = 0; i < input.length; i++) {
+    const c = input.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = input.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chat prompts
+// ---------------------------------------------------------------------------------------------
+
+/** Per-message overhead (`<|start|>role…<|end|>`), and the reply primer added once at the end. */
+export const TOKENS_PER_MESSAGE = 3;
+export const TOKENS_PER_NAME = 1;
+export const REPLY_PRIMER_TOKENS = 3;
+/** Overhead of the tool-definition block, added once when tools are present. */
+export const TOOLS_OVERHEAD_TOKENS = 8;
+/**
+ * Images are never downloaded. Fixed estimates: `detail: "low"` is 85 tokens (OpenAI's fixed
+ * low-detail cost); anything else is taken as a 1024×1024 high-detail image = 85 + 4 tiles × 170
+ * = 765 tokens. gpt-4o-mini meters images at 2833 base + 5667 per tile (low 2833, default 25501).
+ */
+export const IMAGE_TOKENS_LOW = 85;
+export const IMAGE_TOKENS_DEFAULT = 765;
+export const IMAGE_TOKENS_LOW_MINI = 2833;
+export const IMAGE_TOKENS_DEFAULT_MINI = 25501;
+/** `input_audio` parts: new-api's flat estimate. */
+export const AUDIO_PART_TOKENS = 100;
+/** `file` parts (PDFs…): a flat estimate; the upstream's usage settles the real cost. */
+export const FILE_PART_TOKENS = 1000;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function imageTokens(part: Obj, model: string): number {
+  const img = part.image_url;
+  const detail = isObj(img) ? img.detail : undefined;
+  const mini = model.toLowerCase().startsWith("gpt-4o-mini");
+  if (detail === "low") return mini ? IMAGE_TOKENS_LOW_MINI : IMAGE_TOKENS_LOW;
+  return mini ? IMAGE_TOKENS_DEFAULT_MINI : IMAGE_TOKENS_DEFAULT;
+}
+
+function contentTokens(content: unknown, model: string, count: Counter): number {
+  if (typeof content === "string") return count(content);
+  if (!Array.isArray(content)) return 0;
+  let n = 0;
+  for (const part of content) {
+    if (typeof part === "string") {
+      n += count(part);
+      continue;
+    }
+    if (!isObj(part)) continue;
+    switch (part.type) {
+      case "text":
+      case "input_text":
+        if (typeof part.text === "string") n += count(part.text);
+        break;
+      case "image_url":
+      case "input_image":
+        n += imageTokens(part, model);
+        break;
+      case "input_audio":
+        n += AUDIO_PART_TOKENS;
+        break;
+      case "file":
+      case "input_file":
+        n += FILE_PART_TOKENS;
+        break;
+      default:
+        if (typeof part.text === "string") n += count(part.text);
+    }
+  }
+  return n;
+}
+
+function jsonText(v: unknown): string {
+  if (v === undefined || v === null) return "";
+  if (typeof v === "string") return v;
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return "";
+  }
+}
+
+/** Tokens of a `tools` (or legacy `functions`) array: every tool counts, not just the last. */
+export function countToolsTokens(tools: unknown, model: string): number {
+  if (!Array.isArray(tools) || tools.length === 0) return 0;
+  const count = promptCounterFor(encodingForModel(model));
+  let n = TOOLS_OVERHEAD_TOKENS;
+  for (const t of tools) {
+    if (!isObj(t)) continue;
+    // {type:"function",function:{…}}, legacy `functions` entries {name,…}, or a built-in tool.
+    const fn = isObj(t.function) ? t.function : typeof t.name === "string" ? t : null;
+    if (!fn) {
+      n += count(jsonText(t));
+      continue;
+    }
+    if (typeof fn.name === "string") n += count(fn.name);
+    if (typeof fn.description === "string") n += count(fn.description);
+    if (fn.parameters !== undefined) n += count(jsonText(fn.parameters));
+  }
+  return n;
+}
+
+/**
+ * Prompt tokens of a chat request, new-api's formula: per message 3 + role + content (+ name + 1),
+ * plus assistant tool calls (name + arguments), plus every tool definition, plus 3 for the reply.
+ */
+export function countChatPromptTokens(body: { messages?: unknown; tools?: unknown; functions?: unknown }, model: string): number {
+  const count = promptCounterFor(encodingForModel(model));
+  let n = 0;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (const msg of messages) {
+    if (!isObj(msg)) continue;
+    n += TOKENS_PER_MESSAGE;
+    if (typeof msg.role === "string") n += count(msg.role);
+    n += contentTokens(msg.content, model, count);
+    if (typeof msg.name === "string" && msg.name !== "") n += count(msg.name) + TOKENS_PER_NAME;
+    if (Array.isArray(msg.tool_calls)) {
+      for (const call of msg.tool_calls) {
+        if (!isObj(call) || !isObj(call.function)) continue;
+        if (typeof call.function.name === "string") n += count(call.function.name);
+        if (typeof call.function.arguments === "string") n += count(call.function.arguments);
+      }
+    }
+    if (isObj(msg.function_call)) {
+      if (typeof msg.function_call.name === "string") n += count(msg.function_call.name);
+      if (typeof msg.function_call.arguments === "string") n += count(msg.function_call.arguments);
+    }
+  }
+  n += countToolsTokens(body.tools, model) + countToolsTokens(body.functions, model);
+  return n + REPLY_PRIMER_TOKENS;
+}
+
+/**
+ * Tokens of a completions `prompt` or an embeddings/moderations `input`: a string, an array of
+ * strings, or pre-tokenised arrays (their length is the count).
+ */
+export function countInputTokens(input: unknown, model: string): number {
+  const count = promptCounterFor(encodingForModel(model));
+  if (typeof input === "string") return input === "" ? 0 : count(input);
+  if (!Array.isArray(input)) return 0;
+  let n = 0;
+  let numeric = 0;
+  for (const item of input) {
+    if (typeof item === "string") n += item === "" ? 0 : count(item);
+    else if (typeof item === "number") numeric++;
+    else if (Array.isArray(item)) n += item.length;
+    else if (isObj(item)) {
+      if (typeof item.text === "string") n += count(item.text);
+      else if (item.type === "image_url") n += IMAGE_TOKENS_DEFAULT;
+    }
+  }
+  return n + numeric;
+}
+
+/**
+ * Prompt-token estimate of any request body the relay handles. Speech returns characters for
+ * `tts*` models (what they bill) and tokens of the input for others (gpt-4o-mini-tts);
+ * transcriptions/translations return 0 (audio is billed by its transcript); images return 0
+ * (billed per image).
+ */
+export function countRequestPromptTokens(mode: RelayMode, body: Record<string, unknown>, model: string): number {
+  switch (mode) {
+    case "chat":
+      return countChatPromptTokens(body, model);
+    case "completions":
+      return countInputTokens(body.prompt, model);
+    case "embeddings":
+    case "moderations":
+      return countInputTokens(body.input, model);
+    case "rerank": {
+      let n = typeof body.query === "string" ? countTextTokens(body.query, model) : 0;
+      if (Array.isArray(body.documents)) n += countInputTokens(body.documents, model);
+      return n;
+    }
+    case "speech":
+      if (typeof body.input !== "string") return 0;
+      return model.toLowerCase().startsWith("tts") ? countTtsCharacters(body.input) : countTextTokens(body.input, model);
+    case "images":
+    case "transcriptions":
+    case "translations":
+      return 0;
+  }
+}

@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+
+export type RelayProcess = { url: string; child: ChildProcess; output: () => string; stop(): Promise<void>; kill(): Promise<void> };
+
+/** Starts tests/fixtures/relay-process.ts with extra environment and waits until it listens. */
+export async function startRelayProcess(env: Record<string, string>): Promise<RelayProcess> {
+  const child = spawn(process.execPath, ["--import", require.resolve("tsx"), path.resolve("tests/fixtures/relay-process.ts")], {
+    env: { ...process.env, ...env, QIAO_TEST_KEEP_ENV: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stderr!.on("data", (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay process did not start:\n${out}`)), 60_000);
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d;
+      const m = /READY (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`relay process exited (${code}):\n${out}`)));
+  });
+  const exited = new Promise<void>((r) => child.on("exit", () => r()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+    async kill() {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}

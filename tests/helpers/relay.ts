@@ -1,0 +1,135 @@
+// Starts the relay the two ways Qiao serves it, on loopback: the Node entry `npm start` uses
+// (serveRelayNode, exactly as server.ts calls it) and the Next route handler (app/v1/[...path]),
+// driven with the web Request Next would build. Tests run the same cases against both.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { getDb } from "@/lib/db";
+import { serveRelayNode } from "@/lib/relay/node";
+import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
+import * as v1Route from "@/app/v1/[...path]/route";
+import * as pgRoute from "@/app/pg/chat/completions/route";
+import { createChannels } from "@/lib/channels/manage";
+import { createToken } from "@/lib/tokens/manage";
+import { resetRelayState } from "@/lib/relay/state";
+import { publishInvalidation } from "@/lib/cache/bus";
+import { getLedger } from "@/lib/relay/runtime";
+
+export type Entry = "node" | "web";
+export const ENTRIES: Entry[] = ["node", "web"];
+
+export type RelayServer = { url: string; port: number; close(): Promise<void> };
+
+export async function startRelay(entry: Entry, clientIp = "127.0.0.1"): Promise<RelayServer> {
+  await getDb();
+  const server = http.createServer((req, res) => {
+    if (entry === "node") {
+      void serveRelayNode(req, res, clientIp);
+      return;
+    }
+    void viaRouteHandler(req, res, clientIp);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerResponse, clientIp: string) {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+  headers.set(CLIENT_IP_HEADER, clientIp);
+  const method = req.method ?? "GET";
+  const request = new Request(`http://127.0.0.1${req.url}`, {
+    method,
+    headers,
+    body: method === "GET" || method === "HEAD" ? undefined : Buffer.concat(chunks),
+    signal: controller.signal,
+  });
+  const path = (req.url ?? "").split("?")[0];
+  const handler = path === "/pg/chat/completions" ? pgRoute.POST : (v1Route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
+  const response = await handler!(request);
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (controller.signal.aborted) {
+        await reader.cancel();
+        break;
+      }
+      res.write(value);
+    }
+  } catch {
+    /* client gone */
+  } finally {
+    res.end();
+  }
+}
+
+let seq = 0;
+
+/** A user with a balance and an sk- key, plus helpers to read their money back. */
+export async function seedUser(o: { quota?: number; role?: number; group?: string; token?: Record<string, unknown> } = {}) {
+  const db = await getDb();
+  const user = await db.user.create({
+    data: { username: `relay${Date.now().toString(36)}${++seq}`, password: "x", quota: BigInt(o.quota ?? 10_000_000), role: o.role ?? 1, group: o.group ?? "default" },
+  });
+  const token = await createToken(
+    { id: user.id, group: user.group },
+    { name: `key${seq}`, remain_quota: 0, expired_time: -1, unlimited_quota: true, model_limits_enabled: false, model_limits: "", allow_ips: "", group: "", ...o.token } as never,
+  );
+  return {
+    id: user.id,
+    username: user.username,
+    key: token.key as string,
+    tokenId: token.id as number,
+    async quota() {
+      return (await db.user.findUniqueOrThrow({ where: { id: user.id } })).quota;
+    },
+  };
+}
+
+export async function seedChannel(fields: { base_url: string; models: string; type?: number; name?: string; priority?: number; weight?: number; group?: string; key?: string; model_mapping?: string; status_code_mapping?: string; other?: string; auto_ban?: number }) {
+  const [channel] = await createChannels({
+    mode: "single",
+    type: 1,
+    name: `ch${++seq}`,
+    key: "sk-upstream-key",
+    group: "default",
+    priority: 0,
+    weight: 0,
+    ...fields,
+  } as never);
+  return channel!;
+}
+
+/** Writes pending usage and returns every hold, so balances and logs are final. */
+export async function settleAll() {
+  const ledger = await getLedger();
+  await ledger.close();
+  // A closed ledger is replaced by a fresh one on next use.
+  (globalThis as { __qiaoRelayRuntime?: { ledger: unknown } }).__qiaoRelayRuntime!.ledger = null;
+}
+
+export async function clearRelayData() {
+  const db = await getDb();
+  await db.ability.deleteMany();
+  await db.channel.deleteMany();
+  publishInvalidation({ kind: "channels" });
+  resetRelayState();
+}
