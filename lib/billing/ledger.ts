@@ -46,6 +46,8 @@ export type UsageRecord = {
   log: LogRow | null;
   /** A failed request: its log row is written, but it adds nothing to usage counters. */
   failed?: boolean;
+  /** Set by settle(): the quota actually charged. */
+  charged?: bigint;
 };
 
 export type LogRow = {
@@ -240,6 +242,7 @@ export class QuotaLedger {
     hold.lastUsed = Date.now();
     hold.unflushed += charged;
     this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + charged);
+    record.charged = charged;
     if (record.log && !record.failed) record.log.quota = charged;
     this.pending.push(record);
     if (this.pending.length >= this.options.flushBatch) void this.flush();
@@ -301,7 +304,7 @@ export class QuotaLedger {
         if (r.log) logs.push(r.log);
         continue;
       }
-      const quota = r.log?.quota ?? 0n;
+      const quota = r.charged ?? 0n;
       const u = users.get(r.userId) ?? { quota: 0n, count: 0 };
       u.quota += quota;
       u.count++;

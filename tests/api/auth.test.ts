@@ -185,10 +185,11 @@ describe("sessions and the New-Api-User header", () => {
     expect(res.status).toBe(401);
   });
 
-  it("answers 401 without any credentials", async () => {
-    const res = await call(self.GET, "GET", "/api/user/self");
+  it("answers 401 without any credentials, and /api sends no CORS headers", async () => {
+    const res = await call(self.GET, "GET", "/api/user/self", { headers: { origin: "https://evil.example" } });
     expect(res.status).toBe(401);
     expect(res.json.success).toBe(false);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
   });
 
   it("logout clears the cookie", async () => {

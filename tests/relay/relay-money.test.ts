@@ -172,6 +172,25 @@ for (const entry of ENTRIES) {
       expect(await (await getDb()).quotaHold.count({ where: { user_id: u.id, state: 0 } })).toBe(0);
     });
 
+    it("with LogConsumeEnabled off, charges and counts the request but writes no consume row", async () => {
+      mock.setBehaviour({ usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+      await updateOption("LogConsumeEnabled", "false");
+      try {
+        const u = await seedUser();
+        const before = await u.quota();
+        await clientFor(u.key).chat.completions.create({ model: "m-flat", messages: [{ role: "user", content: "hi" }] });
+        await settleAll();
+        expect(before - (await u.quota())).toBe(20n);
+        const db = await getDb();
+        expect(await db.log.count({ where: { user_id: u.id } })).toBe(0);
+        const row = await db.user.findUniqueOrThrow({ where: { id: u.id } });
+        expect(row.used_quota).toBe(20n);
+        expect(row.request_count).toBe(1);
+      } finally {
+        await updateOption("LogConsumeEnabled", "true");
+      }
+    });
+
     it("the playground spends the user's balance through the session, without a key", async () => {
       const { sessionCookieFor } = await import("@/tests/helpers/api");
       mock.setBehaviour({ usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
