@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 export type Envelope<T> = { success: boolean; message: string; data?: T };
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
@@ -19,3 +21,13 @@ export function paging(p: unknown, pageSize: unknown): { page: number; pageSize:
   const size = Math.min(100, Math.max(1, Math.floor(Number(pageSize)) || 10));
   return { page, pageSize: size, skip: page * size };
 }
+
+const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
+/** A query number that is absent, blank or garbage reads as undefined (the default applies). */
+export const queryNumber = z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined);
+
+/** `p` and `page_size` for list queries; an explicit page_size=0 asks for the smallest page. */
+export const pageQuery = {
+  p: queryNumber,
+  page_size: queryNumber.transform((v) => (v === 0 ? 1 : v)),
+};

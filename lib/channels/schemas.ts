@@ -2,6 +2,7 @@
 // Fields are normalised while parsing (lists joined, base_url without trailing slash); the rules
 // of spec §5 (Channel) are checked on the whole object so each error is the console's sentence.
 import { z } from "zod";
+import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
 import { isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
@@ -78,15 +79,6 @@ export const channelUpdateSchema = channelFields
     checkMappings(v, ctx);
   });
 
-const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
-/** p from 0; page_size 1–100 (an explicit 0 is the smallest page, absent is the default). */
-const pageQuery = {
-  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
-  page_size: z
-    .preprocess(emptyToUndefined, z.coerce.number().optional())
-    .transform((v) => (v === 0 ? 1 : v))
-    .catch(undefined),
-};
 
 export const channelListQuery = z.object({
   ...pageQuery,

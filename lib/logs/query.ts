@@ -2,24 +2,18 @@
 // root's cleanup. Every filter is an equality or a range on an indexed column (schema.prisma),
 // rows come newest first, and count and page run in parallel.
 import { z } from "zod";
-import { paging } from "@/lib/api/envelope";
+import { pageQuery, paging, queryNumber } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
 
-const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
 /** A numeric filter; empty or malformed means "not filtered" (0). */
-const numberFilter = z.preprocess(emptyToUndefined, z.coerce.number().int().optional()).catch(undefined).transform((v) => v ?? 0);
+const numberFilter = queryNumber.transform((v) => (v === undefined || !Number.isInteger(v) ? 0 : v));
 const textFilter = z.string().trim().optional().default("");
 
 export const logQuerySchema = z.object({
-  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
-  /** 1–100; an explicit 0 is the smallest page, absent is the default. */
-  page_size: z
-    .preprocess(emptyToUndefined, z.coerce.number().optional())
-    .transform((v) => (v === 0 ? 1 : v))
-    .catch(undefined),
+  ...pageQuery,
   /** 0 = all types. */
   type: numberFilter,
   /** Admin only. */

@@ -24,42 +24,10 @@ export const RELAY_MODES: readonly RelayMode[] = [
   "rerank",
 ];
 
-/** Channel type codes (spec §3 "Channel type codes", plus 43 DeepSeek and 48 xAI from new-api HEAD). */
-export const ChannelType = {
-  OpenAI: 1,
-  Midjourney: 2,
-  Azure: 3,
-  Ollama: 4,
-  MidjourneyPlus: 5,
-  Custom: 8,
-  PaLM: 11,
-  Anthropic: 14,
-  Baidu: 15,
-  Zhipu: 16,
-  Ali: 17,
-  Xunfei: 18,
-  AI360: 19,
-  AIProxyLibrary: 21,
-  FastGPT: 22,
-  Tencent: 23,
-  Gemini: 24,
-  Moonshot: 25,
-  ZhipuV4: 26,
-  Yi: 31,
-  AWS: 33,
-  Cohere: 34,
-  MiniMax: 35,
-  Suno: 36,
-  Dify: 37,
-  Jina: 38,
-  Cloudflare: 39,
-  SiliconFlow: 40,
-  VertexAI: 41,
-  Mistral: 42,
-  DeepSeek: 43,
-  XAI: 48,
-} as const;
-export type ChannelTypeCode = (typeof ChannelType)[keyof typeof ChannelType];
+/** Channel type codes: the one table lives in lib/channels/catalog.ts. */
+export { CHANNEL_TYPES as ChannelType } from "@/lib/channels/catalog";
+import type { ChannelType as CatalogChannelType } from "@/lib/channels/catalog";
+export type ChannelTypeCode = CatalogChannelType;
 
 /** Per-channel status rewrite, `{"400": 500}`: key is the upstream status as a decimal string. */
 export type StatusCodeMapping = Readonly<Record<string, number>>;

@@ -1,5 +1,6 @@
 // zod schemas for API tokens, shared by the /api/token routes and the token drawer.
 import { z } from "zod";
+import { queryNumber } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
 import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";
@@ -56,8 +57,7 @@ export const tokenUpdateSchema = z.object({
   status: z.coerce.number().int().pipe(z.union([z.literal(1), z.literal(2)], { error: TOKEN_MSG.statusInvalid })).optional(),
 });
 
-const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
-const pageNumber = z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined);
+const pageNumber = queryNumber;
 
 /** p from 0; `size` (spec) or `page_size`, 1–100; an explicit 0 is the smallest page. */
 export const tokenListQuery = z

@@ -1,5 +1,6 @@
 // zod schemas for user administration (/api/user/, /api/user/search, /api/user/manage).
 import { z } from "zod";
+import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
 import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
 
@@ -38,15 +39,6 @@ export const userManageSchema = z.object({
   action: z.enum(USER_ACTIONS, { error: "无效的操作" }),
 });
 
-const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
-/** p from 0; page_size 1–100 (an explicit 0 is the smallest page, absent is the default). */
-const pageQuery = {
-  p: z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined),
-  page_size: z
-    .preprocess(emptyToUndefined, z.coerce.number().optional())
-    .transform((v) => (v === 0 ? 1 : v))
-    .catch(undefined),
-};
 
 export const userListQuery = z.object(pageQuery);
 
