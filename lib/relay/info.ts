@@ -4,7 +4,7 @@ import { getOptions } from "@/lib/options";
 import { authenticateKey } from "@/lib/relay/auth";
 import { CORS_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
-import { routingTable, userEntry } from "@/lib/relay/state";
+import { routingTable } from "@/lib/relay/state";
 import { getDb } from "@/lib/db";
 
 /** new-api's fixed "created" for listed models. */
@@ -71,7 +71,6 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
   } else {
     used = (await db.user.findUnique({ where: { id: caller.user.id }, select: { used_quota: true } }))?.used_quota ?? 0n;
   }
-  void userEntry;
   // OpenAI reports usage in cents.
   return json(200, { object: "list", total_usage: toAmount(used) * 100 }, requestId);
 }

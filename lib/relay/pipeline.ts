@@ -466,13 +466,13 @@ async function* relayStream(
       if (out) yield out;
       if (relay.done) break;
     }
-  } catch (error) {
+  } catch {
+    // The upstream connection broke (or the client left, which aborted it).
     if (ctx.req.signal.aborted) clientGone = true;
     else {
       const tail = relay.abort("interrupted");
       if (tail) yield tail;
     }
-    void error;
   } finally {
     ctx.req.signal.removeEventListener("abort", onClientGone);
     if (ctx.req.signal.aborted) clientGone = true;
