@@ -11,7 +11,8 @@
 // `amount - consumed` exactly once (a conditional state change guards it). A hold whose instance
 // died stops being refreshed and is closed the same way by recoverHolds() at the next start.
 import { randomBytes } from "node:crypto";
-import type { Db } from "@/lib/db";
+import { dbKind, type Db, type DbKind } from "@/lib/db";
+import { insertLogRows } from "@/lib/logs/insert";
 import { nowSeconds } from "@/lib/db/num";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
@@ -130,6 +131,7 @@ export class QuotaLedger {
   constructor(
     private db: Db,
     private options: LedgerOptions = DEFAULT_LEDGER_OPTIONS,
+    private kind: DbKind = dbKind,
   ) {}
 
   start() {
@@ -329,7 +331,7 @@ export class QuotaLedger {
       for (const [id, u] of users) await tx.$executeRaw`UPDATE users SET used_quota = used_quota + ${u.quota}, request_count = request_count + ${u.count} WHERE id = ${id}`;
       for (const [id, q] of tokens) await tx.$executeRaw`UPDATE tokens SET used_quota = used_quota + ${q}, accessed_time = ${now} WHERE id = ${id}`;
       for (const [id, q] of channels) await tx.$executeRaw`UPDATE channels SET used_quota = used_quota + ${q} WHERE id = ${id}`;
-      if (logs.length) await tx.log.createMany({ data: logs });
+      if (logs.length) await insertLogRows(tx, this.kind, logs);
       for (const b of buckets.values()) {
         await tx.quotaData.upsert({
           where: { user_id_model_name_created_at: { user_id: b.user_id, model_name: b.model_name, created_at: b.created_at } },
