@@ -1,0 +1,40 @@
+import "@mantine/core/styles.css";
+import "@mantine/notifications/styles.css";
+import "./globals.css";
+import { ColorSchemeScript, mantineHtmlProps } from "@mantine/core";
+import type { Metadata, Viewport } from "next";
+import { cookies } from "next/headers";
+import type { ReactNode } from "react";
+import { ConsoleShell } from "@/components/shell/console-shell";
+import { Providers } from "@/components/providers";
+import { decodeSession, SESSION_COOKIE } from "@/lib/auth/session";
+import type { SessionHint } from "@/lib/client/hooks";
+import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
+
+export const metadata: Metadata = {
+  title: "Qiao",
+  description: "Qiao（桥）：自托管的 AI 模型接口网关与管理控制台",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+/** Who the session cookie says is logged in, so the first render already shows the right frame. */
+async function sessionHint(): Promise<SessionHint> {
+  const claims = await decodeSession((await cookies()).get(SESSION_COOKIE)?.value);
+  return claims ? { id: claims.id, username: claims.username, role: claims.role } : null;
+}
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="zh-CN" {...mantineHtmlProps}>
+      <head>
+        <ColorSchemeScript defaultColorScheme="light" localStorageKey={COLOR_SCHEME_KEY} />
+      </head>
+      <body>
+        <Providers session={await sessionHint()}>
+          <ConsoleShell>{children}</ConsoleShell>
+        </Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,485 @@
+// Shared machinery of bench/run.mjs and bench/soak.mjs: child processes (always killed on exit),
+// the mock upstream, the floor, Qiao (`node scripts/start.mjs` on a fresh DATA_DIR), seeding Qiao
+// through its real /api, the load generator (wrk, autocannon as fallback) and RSS sampling.
+// Everything talks to 127.0.0.1 only, and every wait is bounded in time.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+export const HOST = "127.0.0.1";
+export const MODEL = "gpt-4o-mini";
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/** `--name value`, `--name=value` and bare `--flag` (true). */
+export function parseArgs(argv = process.argv.slice(2)) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) continue;
+    const eq = a.indexOf("=");
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) out[a.slice(2)] = argv[++i];
+    else out[a.slice(2)] = true;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Children and cleanup
+
+const children = new Set(); // { name, child, group }
+const tempDirs = new Set();
+let cleaningUp = null;
+
+/** Spawns a child; `group` children get their own process group so the whole tree can be killed. */
+export function startChild(name, cmd, args, opts = {}) {
+  const { group = false, ...rest } = opts;
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: group, ...rest });
+  const entry = { name, child, group };
+  children.add(entry);
+  child.on("exit", () => children.delete(entry));
+  return child;
+}
+
+function signal(entry, sig) {
+  try {
+    if (entry.group) process.kill(-entry.child.pid, sig);
+    else entry.child.kill(sig);
+  } catch {
+    /* already gone */
+  }
+}
+
+const alive = (entry) => entry.child.exitCode === null && entry.child.signalCode === null;
+
+/** SIGTERM everything we started, SIGKILL whatever is still there after `graceMs`; remove temp dirs. */
+export function cleanup(graceMs = 12_000) {
+  if (cleaningUp) return cleaningUp;
+  cleaningUp = (async () => {
+    const list = [...children];
+    for (const e of list) signal(e, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    while (list.some(alive) && Date.now() < deadline) await sleep(100);
+    for (const e of list) if (alive(e)) signal(e, "SIGKILL");
+    // A group leader may be gone while its children are not: make sure the group is empty.
+    for (const e of list) if (e.group) signal(e, "SIGKILL");
+    for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  })();
+  return cleaningUp;
+}
+
+/** Installs the exit handlers; `main` runs, then cleanup always runs, and failures exit non-zero. */
+export function runMain(main) {
+  const bail = (why, code) => {
+    console.error(`\n[bench] ${why}: cleaning up…`);
+    void cleanup().finally(() => process.exit(code));
+  };
+  process.on("SIGINT", () => bail("interrupted", 130));
+  process.on("SIGTERM", () => bail("terminated", 143));
+  process.on("unhandledRejection", (e) => bail(`unhandled rejection ${e?.stack ?? e}`, 1));
+  process.on("uncaughtException", (e) => bail(`uncaught exception ${e?.stack ?? e}`, 1));
+  // Last resort (sync): whatever is still alive dies with us.
+  process.on("exit", () => {
+    for (const e of children) signal(e, "SIGKILL");
+  });
+  main()
+    .then(
+      (code) => !cleaningUp && cleanup().then(() => process.exit(code ?? 0)),
+      (error) => {
+        if (cleaningUp) return; // interrupted: the children were killed under us, bail() exits
+        console.error(`\n[bench] FAILED: ${error?.stack ?? error}`);
+        return cleanup().then(() => process.exit(1));
+      },
+    );
+}
+
+export function tempDir(prefix) {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(d);
+  return d;
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, HOST, () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits for a `READY <port>` line on the child's stdout. */
+function waitReady(name, child, timeoutMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(() => reject(new Error(`${name} did not print READY within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout.on("data", (c) => {
+      buf += c;
+      const m = /READY (\d+)/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.stderr.on("data", (c) => process.stderr.write(`[${name}] ${c}`));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before READY`));
+    });
+  });
+}
+
+export async function startMockUpstream() {
+  const child = startChild("mock-upstream", process.execPath, [path.join(ROOT, "bench/mock-upstream.mjs"), "0"]);
+  const port = await waitReady("mock-upstream", child);
+  return { child, port, url: `http://${HOST}:${port}` };
+}
+
+export async function startFloor(upstreamUrl) {
+  const child = startChild("floor", process.execPath, [path.join(ROOT, "bench/floor.mjs"), "0", upstreamUrl]);
+  const port = await waitReady("floor", child);
+  return { child, port, url: `http://${HOST}:${port}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Qiao
+
+/** Descendant pids of `pid` (from /proc/<pid>/stat ppid links). */
+function descendants(pid) {
+  const parent = new Map();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parent.set(Number(name), ppid);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  const out = [];
+  const queue = [pid];
+  while (queue.length) {
+    const p = queue.shift();
+    for (const [c, pp] of parent) if (pp === p) (out.push(c), queue.push(c));
+  }
+  return out;
+}
+
+const cmdline = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+};
+
+/** The pid of the process running server.ts under `scripts/start.mjs` (which spawns it). */
+export function findServerPid(startPid) {
+  return descendants(startPid).find((p) => /server\.ts\b/.test(cmdline(p))) ?? null;
+}
+
+/** VmRSS and VmHWM of a pid, in MB (null when unreadable). */
+export function rssOf(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? NaN);
+    return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+  } catch {
+    return { rss: null, hwm: null };
+  }
+}
+
+/**
+ * `node scripts/start.mjs` (builds first when sources changed) with a fresh temp DATA_DIR (SQLite),
+ * its own PORT and a SESSION_SECRET; waits until GET /api/status answers.
+ */
+export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true } = {}) {
+  const dataDir = tempDir("qiao-bench-");
+  const port = await freePort();
+  const logFile = path.join(dataDir, "qiao.log");
+  const log = createWriteStream(logFile);
+  const env = { ...process.env };
+  for (const k of ["SQL_DSN", "SQLITE_PATH", "REDIS_CONN_STRING", "NODE_TYPE", "CRYPTO_SECRET"]) delete env[k];
+  Object.assign(env, {
+    PORT: String(port),
+    HOST,
+    DATA_DIR: dataDir,
+    SESSION_SECRET: randomBytes(32).toString("base64url"),
+    NEXT_TELEMETRY_DISABLED: "1",
+  });
+  const child = startChild("qiao", process.execPath, [path.join(ROOT, "scripts/start.mjs")], { group: true, env });
+  let ready = false;
+  let lateErrors = 0;
+  const tail = [];
+  const onLine = (stream) => (chunk) => {
+    log.write(chunk);
+    for (const line of String(chunk).split("\n")) {
+      if (!line) continue;
+      tail.push(line);
+      if (tail.length > 60) tail.shift();
+      if (!ready && echo) console.log(`  [qiao] ${line}`);
+      else if (ready && stream === "stderr" && ++lateErrors <= 20) console.error(`  [qiao:stderr] ${line}`);
+    }
+  };
+  child.stdout.on("data", onLine("stdout"));
+  child.stderr.on("data", onLine("stderr"));
+  const url = `http://${HOST}:${port}`;
+  const deadline = Date.now() + startTimeoutMs;
+  while (true) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`Qiao exited (${child.exitCode ?? child.signalCode}) before answering; last lines:\n${tail.join("\n")}`);
+    }
+    if (Date.now() > deadline) throw new Error(`Qiao did not answer within ${startTimeoutMs / 1000} s; log: ${logFile}`);
+    try {
+      const r = await fetch(`${url}/api/status`, { signal: AbortSignal.timeout(5_000) });
+      await r.arrayBuffer();
+      if (r.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(500);
+  }
+  ready = true;
+  let serverPid = null;
+  for (let i = 0; i < 50 && !serverPid; i++) (serverPid = findServerPid(child.pid)) || (await sleep(100));
+  if (!serverPid) throw new Error(`could not find the server.ts process under pid ${child.pid}`);
+  return { child, port, url, dataDir, logFile, serverPid, tail, lateErrors: () => lateErrors };
+}
+
+/** A tiny client for Qiao's /api: login as root once, then cookie + New-Api-User on every call. */
+export class QiaoApi {
+  constructor(url) {
+    this.url = url;
+    this.cookie = "";
+    this.userId = 0;
+  }
+
+  async call(method, p, body) {
+    const headers = { "content-type": "application/json" };
+    if (this.cookie) headers.cookie = this.cookie;
+    if (this.userId) headers["new-api-user"] = String(this.userId);
+    const r = await fetch(this.url + p, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await r.text();
+    let json;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new Error(`${method} ${p}: HTTP ${r.status}, not JSON: ${text.slice(0, 200)}`);
+    }
+    if (!r.ok || json.success !== true) throw new Error(`${method} ${p}: HTTP ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
+    return { data: json.data, res: r };
+  }
+
+  async login(username = "root", password = "123456") {
+    const { data, res } = await this.call("POST", "/api/user/login", { username, password });
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("qiao_session="));
+    if (!cookie) throw new Error("login answered without a qiao_session cookie");
+    this.cookie = cookie.split(";")[0];
+    this.userId = data.id;
+    return data;
+  }
+
+  self() {
+    return this.call("GET", "/api/user/self").then((r) => r.data);
+  }
+
+  /** Consume rows in the log (type 2), via the admin list's `total`. */
+  async consumeLogTotal() {
+    const { data } = await this.call("GET", "/api/log/?p=0&page_size=1&type=2");
+    return data.total;
+  }
+
+  async allLogTotal() {
+    const { data } = await this.call("GET", "/api/log/?p=0&page_size=1");
+    return data.total;
+  }
+}
+
+/**
+ * Seeds Qiao through the real API: root login, a large quota for root, an OpenAI (type 1) channel
+ * on the mock upstream, an unlimited token. Then waits (bounded) until a relay call succeeds.
+ */
+export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } = {}) {
+  const api = new QiaoApi(qiao.url);
+  const me = await api.login();
+  await api.call("PUT", "/api/user/", { id: me.id, quota });
+  await api.call("POST", "/api/channel/", {
+    name: "bench-mock",
+    type: 1,
+    key: "sk-bench-upstream",
+    base_url: upstreamUrl,
+    models: MODEL,
+    group: "default",
+  });
+  const { data: token } = await api.call("POST", "/api/token/", {
+    name: "bench",
+    remain_quota: 0,
+    unlimited_quota: true,
+    expired_time: -1,
+  });
+  const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
+  if (!/^sk-[A-Za-z0-9]{48}$/.test(key)) throw new Error(`unexpected token key shape: ${key.slice(0, 8)}…`);
+  // The relay's routing table may lag the write by a moment: retry a real call, bounded.
+  const deadline = Date.now() + 30_000;
+  let last = "";
+  while (Date.now() < deadline) {
+    const r = await relayOnce(qiao.url, key, false);
+    if (r.ok) break;
+    last = r.detail;
+    await sleep(500);
+  }
+  if (Date.now() >= deadline) throw new Error(`relay never succeeded after seeding: ${last}`);
+  const s = await relayOnce(qiao.url, key, true);
+  if (!s.ok) throw new Error(`streaming relay call failed after seeding: ${s.detail}`);
+  return { api, key, userId: me.id };
+}
+
+export const requestBody = (stream) =>
+  JSON.stringify({
+    model: MODEL,
+    messages: [{ role: "user", content: "Say hello in five words." }],
+    max_tokens: 16,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+
+/** One relay call with checks on the answer's shape. */
+export async function relayOnce(url, key, stream) {
+  try {
+    const r = await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: requestBody(stream),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await r.text();
+    const ok = r.ok && (stream ? text.includes("data: [DONE]") && text.includes("mock") : text.includes('"choices"'));
+    return { ok, detail: `HTTP ${r.status} ${text.slice(0, 200)}` };
+  } catch (e) {
+    return { ok: false, detail: String(e) };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generator
+
+export function hasWrk() {
+  return spawnSync("wrk", ["--version"], { stdio: "ignore" }).error === undefined;
+}
+
+/**
+ * wrk script: POST body, and a per-thread count of bad answers (non-2xx, or a body that is not a
+ * complete completion / stream), summed in done(); prints one JSON line.
+ */
+function wrkScript(dir, key, stream) {
+  const file = path.join(dir, `wrk-${stream ? "stream" : "json"}-${key ? "auth" : "anon"}.lua`);
+  const lua = `
+wrk.method = "POST"
+wrk.body = ${JSON.stringify(requestBody(stream))}
+wrk.headers["Content-Type"] = "application/json"
+${key ? `wrk.headers["Authorization"] = "Bearer ${key}"` : ""}
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) bad = 0; firstbad = "" end
+function response(status, headers, body)
+  local good = status >= 200 and status < 300 and body ~= nil and
+    ${stream ? `string.find(body, "data: [DONE]", 1, true) ~= nil` : `string.find(body, '"choices"', 1, true) ~= nil`}
+  if not good then
+    bad = bad + 1
+    if firstbad == "" then firstbad = tostring(status) .. " " .. string.sub(body or "", 1, 200) end
+  end
+end
+local function esc(s) return (string.gsub(s, '[%c"\\\\]', " ")) end
+function done(summary, latency, requests)
+  local b, fb = 0, ""
+  for _, t in ipairs(threads) do
+    b = b + t:get("bad")
+    if fb == "" then fb = t:get("firstbad") end
+  end
+  local e = summary.errors
+  io.write(string.format('BENCHJSON {"requests":%d,"duration_us":%d,"bad":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"mean_us":%f,"first_bad":"%s"}\\n',
+    summary.requests, summary.duration, b, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99), latency.mean, esc(fb)))
+end
+`;
+  writeFileSync(file, lua);
+  return file;
+}
+
+/**
+ * Runs the load generator for `seconds` at `connections` against url/v1/chat/completions.
+ * Returns { rps, p50, p99 (ms), requests, errors, detail }.
+ */
+export async function load({ url, key, stream, connections, seconds, threads = 1, dir, tool = "wrk" }) {
+  if (tool === "autocannon") return loadAutocannon({ url, key, stream, connections, seconds });
+  const script = wrkScript(dir, key, stream);
+  const args = ["-t", String(Math.min(threads, connections)), "-c", String(connections), "-d", `${seconds}s`, "--timeout", "10s", "-s", script, `${url}/v1/chat/completions`];
+  const child = startChild("wrk", "wrk", args);
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c) => (out += c));
+  child.stderr.on("data", (c) => (err += c));
+  const killer = setTimeout(() => child.kill("SIGKILL"), (seconds + 30) * 1000);
+  const code = await new Promise((r) => child.on("exit", (c, s) => r(c ?? s)));
+  clearTimeout(killer);
+  const line = out.split("\n").find((l) => l.startsWith("BENCHJSON "));
+  if (code !== 0 || !line) throw new Error(`wrk failed (${code}):\n${out}\n${err}`);
+  const j = JSON.parse(line.slice("BENCHJSON ".length));
+  const socketErrors = j.connect + j.read + j.write + j.timeout;
+  return {
+    requests: j.requests,
+    rps: j.requests / (j.duration_us / 1e6),
+    p50: j.p50_us / 1000,
+    p99: j.p99_us / 1000,
+    // `bad` already covers non-2xx (wrk's `status` counts only >= 400, so it is a subset).
+    errors: j.bad + socketErrors,
+    detail: j.bad + socketErrors ? `bad=${j.bad} connect=${j.connect} read=${j.read} write=${j.write} timeout=${j.timeout} first: ${j.first_bad}` : "",
+  };
+}
+
+async function loadAutocannon({ url, key, stream, connections, seconds }) {
+  const { default: autocannon } = await import("autocannon");
+  const r = await autocannon({
+    url: `${url}/v1/chat/completions`,
+    method: "POST",
+    connections,
+    duration: seconds,
+    timeout: 10,
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: requestBody(stream),
+  });
+  const errors = r.non2xx + r.errors + r.timeouts;
+  return {
+    requests: r.requests.total,
+    rps: r.requests.total / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors,
+    detail: errors ? `non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}` : "",
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+export function table(headers, rows) {
+  const w = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? "").length)));
+  const line = (cells) => "| " + cells.map((c, i) => String(c ?? "").padStart(w[i])).join(" | ") + " |";
+  return [line(headers), "|" + w.map((n) => "-".repeat(n + 2)).join("|") + "|", ...rows.map(line)].join("\n");
+}
+
+export const fmt = (n, d = 1) => (n === null || n === undefined || Number.isNaN(n) ? "—" : Number(n).toFixed(d));

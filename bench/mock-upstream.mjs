@@ -1,0 +1,62 @@
+// A minimal, fast OpenAI-compatible upstream for the relay benchmark (127.0.0.1 only).
+//   node bench/mock-upstream.mjs [port]      (or PORT=…; 0 / absent = any free port)
+// POST /v1/chat/completions: a fixed small completion with `usage`; with `stream: true` a short
+// SSE stream (role chunk, 5 content chunks, finish chunk, a usage chunk when
+// `stream_options.include_usage`, then [DONE]). No artificial delay. Prints `READY <port>`.
+import http from "node:http";
+
+const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
+const MODEL = "gpt-4o-mini";
+const CREATED = 1_700_000_000;
+const PIECES = ["Hello", " from", " the", " mock", " upstream."];
+const USAGE = { prompt_tokens: 12, completion_tokens: PIECES.length, total_tokens: 12 + PIECES.length };
+
+const completion = Buffer.from(
+  JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: CREATED,
+    model: MODEL,
+    choices: [{ index: 0, message: { role: "assistant", content: PIECES.join("") }, logprobs: null, finish_reason: "stop" }],
+    usage: USAGE,
+  }),
+);
+
+const chunk = (choices, extra = {}) =>
+  `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: CREATED, model: MODEL, choices, ...extra })}\n\n`;
+const STREAM_HEAD = [
+  chunk([{ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: null }]),
+  ...PIECES.map((p) => chunk([{ index: 0, delta: { content: p }, logprobs: null, finish_reason: null }])),
+  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]),
+];
+const USAGE_CHUNK = chunk([], { usage: USAGE });
+const DONE = "data: [DONE]\n\n";
+
+function send(res, status, body) {
+  res.writeHead(status, { "content-type": "application/json", "content-length": body.length });
+  res.end(body);
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method !== "POST" || !req.url?.startsWith("/v1/chat/completions")) {
+    return send(res, 404, Buffer.from('{"error":{"message":"not found","type":"invalid_request_error"}}'));
+  }
+  const parts = [];
+  req.on("data", (c) => parts.push(c));
+  req.on("end", () => {
+    let body;
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString("utf8"));
+    } catch {
+      return send(res, 400, Buffer.from('{"error":{"message":"bad json","type":"invalid_request_error"}}'));
+    }
+    if (body?.stream !== true) return send(res, 200, completion);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const c of STREAM_HEAD) res.write(c);
+    if (body.stream_options?.include_usage === true) res.write(USAGE_CHUNK);
+    res.end(DONE);
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(port, "127.0.0.1", () => console.log(`READY ${server.address().port}`));
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(0));

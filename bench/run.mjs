@@ -1,0 +1,144 @@
+// Relay throughput/latency benchmark: upstream direct vs the floor vs Qiao.
+//   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50]
+//                      [--tool wrk|autocannon] [--threads 1] [--start-timeout 1200]
+// Starts the mock upstream, the floor and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR),
+// seeds Qiao through its /api, then for each target × mode × concurrency runs the load generator
+// and prints one table. Any non-2xx answer or socket error fails the run (exit 1). Afterwards it
+// checks that Qiao billed the traffic: the user's quota went down and consume log rows exist.
+import os from "node:os";
+import {
+  fmt,
+  hasWrk,
+  load,
+  parseArgs,
+  rssOf,
+  runMain,
+  seedQiao,
+  sleep,
+  startFloor,
+  startMockUpstream,
+  startQiao,
+  table,
+  tempDir,
+} from "./lib.mjs";
+
+const args = parseArgs();
+const quick = args.quick === true;
+const duration = Number(args.duration ?? (quick ? 5 : 30));
+const warmup = Number(args.warmup ?? (quick ? 2 : 5));
+const connections = String(args.connections ?? "1,50").split(",").map(Number);
+const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
+const threads = Number(args.threads ?? 1);
+const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
+if (!(duration > 0) || !(warmup >= 0) || connections.some((c) => !(c >= 1))) {
+  console.error("usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--tool wrk|autocannon]");
+  process.exit(2);
+}
+
+runMain(async () => {
+  console.log(
+    `[bench] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
+      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")}`,
+  );
+  const work = tempDir("qiao-bench-work-");
+  const upstream = await startMockUpstream();
+  const floor = await startFloor(upstream.url);
+  console.log(`[bench] mock upstream ${upstream.url}, floor ${floor.url}; starting Qiao (builds first if sources changed)…`);
+  const t0 = Date.now();
+  const qiao = await startQiao({ startTimeoutMs });
+  console.log(`[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid}, DATA_DIR ${qiao.dataDir}`);
+  const { api, key } = await seedQiao(qiao, upstream.url);
+  await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
+  const before = await api.self();
+  const logsBefore = await api.consumeLogTotal();
+  const rssIdle = rssOf(qiao.serverPid);
+  console.log(`[bench] seeded (channel → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
+
+  const targets = [
+    { name: "upstream", url: upstream.url, key: "" },
+    { name: "floor", url: floor.url, key: "" },
+    { name: "qiao", url: qiao.url, key },
+  ];
+  const rows = [];
+  const failures = [];
+  let qiaoRequests = 0; // completed answers from Qiao, warm-ups included
+  let qiaoInflightSlack = 0; // requests cut off when a run stopped (may or may not be billed)
+
+  for (const target of targets) {
+    for (const stream of [false, true]) {
+      const mode = stream ? "stream" : "json";
+      if (warmup > 0) {
+        const c = Math.max(...connections);
+        const w = await load({ url: target.url, key: target.key, stream, connections: c, seconds: warmup, threads, dir: work, tool });
+        if (target.name === "qiao") (qiaoRequests += w.requests), (qiaoInflightSlack += c);
+        if (w.errors) failures.push(`${target.name} ${mode} warm-up c=${c}: ${w.errors} errors (${w.detail})`);
+      }
+      for (const c of connections) {
+        const rss0 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+        const r = await load({ url: target.url, key: target.key, stream, connections: c, seconds: duration, threads, dir: work, tool });
+        const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+        if (target.name === "qiao") (qiaoRequests += r.requests), (qiaoInflightSlack += c);
+        if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
+        rows.push({ target: target.name, mode, c, ...r, rss0, rss1 });
+        console.log(
+          `[bench] ${target.name.padEnd(8)} ${mode.padEnd(6)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
+            (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : ""),
+        );
+        await sleep(1000);
+      }
+    }
+  }
+
+  // Billing: wait (bounded) until the ledger has written everything, i.e. the counts stop moving.
+  let after = await api.self();
+  let logsAfter = await api.consumeLogTotal();
+  for (let i = 0, stable = 0; i < 30 && stable < 3; i++) {
+    await sleep(500);
+    const [s, l] = [await api.self(), await api.consumeLogTotal()];
+    stable = s.used_quota === after.used_quota && l === logsAfter && l - logsBefore >= qiaoRequests ? stable + 1 : 0;
+    (after = s), (logsAfter = l);
+  }
+  const rssEnd = rssOf(qiao.serverPid);
+
+  const floorOf = (r) => rows.find((f) => f.target === "floor" && f.mode === r.mode && f.c === r.c);
+  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao RSS start→end (MB)"];
+  const body = rows.map((r) => {
+    const f = r.target === "qiao" ? floorOf(r) : null;
+    return [
+      r.target,
+      r.mode,
+      r.c,
+      fmt(r.rps, 0),
+      fmt(r.p50, 2),
+      fmt(r.p99, 2),
+      r.errors,
+      f ? fmt(r.rps / f.rps, 2) : "",
+      f ? (r.p50 - f.p50 >= 0 ? "+" : "") + fmt(r.p50 - f.p50, 2) : "",
+      r.rss0 ? `${fmt(r.rss0.rss)}→${fmt(r.rss1.rss)}` : "",
+    ];
+  });
+  console.log(`\n${table(headers, body)}\n`);
+  console.log(`Qiao RSS (server.ts pid ${qiao.serverPid}): idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, peak (VmHWM) ${fmt(rssEnd.hwm)} MB`);
+
+  const logDelta = logsAfter - logsBefore;
+  const quotaDelta = before.quota - after.quota;
+  const usedDelta = after.used_quota - before.used_quota;
+  console.log(
+    `Qiao billing: ${qiaoRequests} requests completed (warm-ups included; up to ${qiaoInflightSlack} more were cut off when runs stopped)\n` +
+      `  consume log rows: ${logsBefore} → ${logsAfter} (+${logDelta})\n` +
+      `  root quota: ${before.quota} → ${after.quota} (−${quotaDelta}); used_quota +${usedDelta}; request_count ${before.request_count} → ${after.request_count} (+${after.request_count - before.request_count})` +
+      (logDelta > 0 ? `; ≈${fmt(usedDelta / logDelta, 2)} quota units/request` : ""),
+  );
+  if (!(quotaDelta > 0)) failures.push(`billing: root's quota did not go down (${before.quota} → ${after.quota})`);
+  if (logDelta < qiaoRequests || logDelta > qiaoRequests + qiaoInflightSlack) {
+    failures.push(`billing: ${logDelta} consume log rows for ${qiaoRequests} completed requests (expected ${qiaoRequests}…${qiaoRequests + qiaoInflightSlack})`);
+  }
+  if (qiao.lateErrors() > 0) console.log(`note: Qiao wrote ${qiao.lateErrors()} line(s) to stderr during the run (see above)`);
+
+  if (failures.length) {
+    console.error(`\n[bench] FAILED — ${failures.length} problem(s):\n  ${failures.join("\n  ")}`);
+    return 1;
+  }
+  console.log("\n[bench] OK: no errors, billing and logging verified.");
+  return 0;
+});

@@ -1,0 +1,57 @@
+"use client";
+// The console frame of spec §2: top bar, side menu (for logged-in users), content, footer.
+import { AppShell } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { usePathname } from "next/navigation";
+import { useEffect, type ReactNode } from "react";
+import { DefaultPasswordAlert } from "@/components/shell/default-password-alert";
+import { SideMenu } from "@/components/shell/side-menu";
+import { SiteFooter } from "@/components/shell/site-footer";
+import { TopBar } from "@/components/shell/top-bar";
+import { useAppStart } from "@/components/shell/use-app-start";
+import { useDocumentTitle } from "@/components/shell/use-document-title";
+import { useSidebarState } from "@/components/shell/use-sidebar-state";
+import { useStoredUser } from "@/lib/client/hooks";
+
+const HEADER_HEIGHT = 56;
+
+export function ConsoleShell({ children }: { children: ReactNode }) {
+  useAppStart();
+  const user = useStoredUser();
+  const pathname = usePathname();
+  useDocumentTitle(pathname);
+  const [mobileOpened, { toggle: toggleMobile, close: closeMobile }] = useDisclosure(false);
+  const [desktopOpened, toggleDesktop] = useSidebarState();
+  const showMenu = !!user;
+
+  useEffect(() => closeMobile(), [pathname, closeMobile]);
+
+  return (
+    <AppShell
+      header={{ height: HEADER_HEIGHT }}
+      navbar={
+        showMenu
+          ? { width: 200, breakpoint: "sm", collapsed: { mobile: !mobileOpened, desktop: !desktopOpened } }
+          : undefined
+      }
+      padding="md"
+    >
+      <AppShell.Header>
+        <TopBar
+          menu={showMenu ? { mobileOpened, desktopOpened, toggleMobile, toggleDesktop } : null}
+          user={user}
+        />
+      </AppShell.Header>
+      {showMenu && (
+        <AppShell.Navbar aria-label="侧边菜单">
+          <SideMenu role={user.role} pathname={pathname} />
+        </AppShell.Navbar>
+      )}
+      <AppShell.Main style={{ display: "flex", flexDirection: "column" }}>
+        <DefaultPasswordAlert user={user} />
+        <div style={{ flex: 1, minWidth: 0 }}>{children}</div>
+        <SiteFooter />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

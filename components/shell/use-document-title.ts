@@ -1,0 +1,11 @@
+"use client";
+// The browser tab shows the configured system name, as in the original console.
+import { useEffect } from "react";
+import { useSiteStatus } from "@/lib/client/hooks";
+
+export function useDocumentTitle(pathname: string) {
+  const name = useSiteStatus()?.system_name;
+  useEffect(() => {
+    if (name) document.title = name;
+  }, [name, pathname]);
+}

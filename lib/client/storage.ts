@@ -1,0 +1,139 @@
+// Local-storage keys of spec §3, written the way the original console writes them, plus a tiny
+// change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
+import type { SiteStatus, StoredUser } from "@/lib/client/types";
+
+export const STORAGE_KEYS = {
+  user: "user",
+  status: "status",
+  chats: "chats",
+  chatLink: "chat_link",
+  chatLink2: "chat_link2",
+  pageSize: "page-size",
+  idSort: "id-sort",
+  defaultCollapseSidebar: "default_collapse_sidebar",
+  enableDataExport: "enable_data_export",
+  enableDrawing: "enable_drawing",
+  enableTask: "enable_task",
+  mjNotifyEnabled: "mj_notify_enabled",
+  footerHtml: "footer_html",
+  aff: "aff",
+} as const;
+
+const listeners = new Set<() => void>();
+
+function storage(): Storage | null {
+  try {
+    return typeof window === "undefined" ? null : window.localStorage;
+  } catch {
+    return null; // storage disabled by the browser
+  }
+}
+
+function notify() {
+  for (const listener of listeners) listener();
+}
+
+/** Subscribe to changes of any key written here or in another tab. */
+export function subscribeStorage(listener: () => void): () => void {
+  listeners.add(listener);
+  const onStorage = () => listener();
+  window.addEventListener("storage", onStorage);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener("storage", onStorage);
+  };
+}
+
+export function readRaw(key: string): string | null {
+  return storage()?.getItem(key) ?? null;
+}
+
+function write(key: string, value: string | null) {
+  const s = storage();
+  if (!s) return;
+  if (value === null) s.removeItem(key);
+  else s.setItem(key, value);
+}
+
+function parseJson<T>(raw: string | null): T | null {
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return null;
+  }
+}
+
+// ---- user -------------------------------------------------------------------------------------
+
+export function readUser(): StoredUser | null {
+  const user = parseJson<StoredUser>(readRaw(STORAGE_KEYS.user));
+  return user && typeof user.id === "number" ? user : null;
+}
+
+export function writeUser(user: StoredUser) {
+  write(STORAGE_KEYS.user, JSON.stringify(user));
+  notify();
+}
+
+export function clearUser() {
+  write(STORAGE_KEYS.user, null);
+  notify();
+}
+
+// ---- status -----------------------------------------------------------------------------------
+
+export function readStatus(): SiteStatus | null {
+  return parseJson<SiteStatus>(readRaw(STORAGE_KEYS.status));
+}
+
+/** Stores the status object and the individual keys derived from it (spec §3). */
+export function writeStatus(status: SiteStatus) {
+  write(STORAGE_KEYS.status, JSON.stringify(status));
+  const chats = typeof status.chats === "string" ? status.chats : JSON.stringify(status.chats ?? []);
+  write(STORAGE_KEYS.chats, chats);
+  write(STORAGE_KEYS.chatLink, status.chat_link ? status.chat_link : null);
+  write(STORAGE_KEYS.chatLink2, status.chat_link2 ? status.chat_link2 : null);
+  write(STORAGE_KEYS.defaultCollapseSidebar, String(!!status.default_collapse_sidebar));
+  write(STORAGE_KEYS.enableDataExport, String(!!status.enable_data_export));
+  write(STORAGE_KEYS.enableDrawing, String(!!status.enable_drawing));
+  write(STORAGE_KEYS.enableTask, String(!!status.enable_task));
+  write(STORAGE_KEYS.mjNotifyEnabled, String(!!status.mj_notify_enabled));
+  write(STORAGE_KEYS.footerHtml, status.footer_html ? status.footer_html : null);
+  notify();
+}
+
+export function readFooterHtml(): string {
+  return readRaw(STORAGE_KEYS.footerHtml) ?? "";
+}
+
+// ---- list preferences (page-size, id-sort) ----------------------------------------------------
+
+export const PAGE_SIZES = [10, 20, 50, 100] as const;
+
+export function readPageSize(fallback = 10): number {
+  const n = Number(readRaw(STORAGE_KEYS.pageSize));
+  return (PAGE_SIZES as readonly number[]).includes(n) ? n : fallback;
+}
+
+export function writePageSize(size: number) {
+  write(STORAGE_KEYS.pageSize, String(size));
+}
+
+export function readIdSort(): boolean {
+  return readRaw(STORAGE_KEYS.idSort) === "true";
+}
+
+export function writeIdSort(on: boolean) {
+  write(STORAGE_KEYS.idSort, String(on));
+}
+
+// ---- invite code ------------------------------------------------------------------------------
+
+export function readAff(): string {
+  return readRaw(STORAGE_KEYS.aff) ?? "";
+}
+
+export function writeAff(code: string) {
+  if (code) write(STORAGE_KEYS.aff, code);
+}

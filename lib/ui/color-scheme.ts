@@ -1,0 +1,3 @@
+// Local-storage key of the remembered light/dark choice, shared by ColorSchemeScript (server
+// layout) and the Mantine color scheme manager (client).
+export const COLOR_SCHEME_KEY = "qiao-color-scheme";

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { buildMenu, isActivePath, parseChats } from "@/lib/ui/menu";
+
+const labels = (role: number, flags = {}) => buildMenu(role, flags).map((e) => e.label);
+
+describe("buildMenu", () => {
+  it("hides admin entries and disabled features from an ordinary user", () => {
+    expect(labels(1)).toEqual(["操练场", "模型价格", "令牌", "钱包", "日志", "设置"]);
+  });
+  it("shows channel, redemption and user management to admins, in the spec order", () => {
+    expect(labels(10)).toEqual(["操练场", "模型价格", "渠道", "令牌", "兑换码", "钱包", "用户管理", "日志", "设置"]);
+    expect(labels(100)).toContain("用户管理");
+  });
+  it("shows the dashboard, drawing and task entries only when the server enables them", () => {
+    expect(labels(1, { enable_data_export: true, enable_drawing: true, enable_task: true })).toEqual([
+      "操练场", "模型价格", "令牌", "钱包", "日志", "数据看板", "绘图", "异步任务", "设置",
+    ]);
+    expect(labels(1, { enable_drawing: true })).toContain("绘图");
+    expect(labels(1, { enable_drawing: true })).not.toContain("异步任务");
+  });
+  it("lists configured chats as sub-items of 聊天", () => {
+    const menu = buildMenu(1, { chats: [{ "ChatGPT Next": "https://a/{key}" }, { Lobe: "https://b" }] });
+    const chat = menu.find((e) => e.key === "chat");
+    expect(chat?.children).toEqual([
+      { key: "chat0", label: "ChatGPT Next", href: "/chat/0" },
+      { key: "chat1", label: "Lobe", href: "/chat/1" },
+    ]);
+    expect(menu.map((e) => e.label).indexOf("聊天")).toBe(2);
+  });
+  it("accepts the chats option as a JSON string and omits 聊天 when there are none", () => {
+    expect(buildMenu(1, { chats: '[{"A":"https://a"}]' }).find((e) => e.key === "chat")?.children).toHaveLength(1);
+    expect(labels(1, { chats: [] })).not.toContain("聊天");
+  });
+});
+
+describe("parseChats", () => {
+  it("reports unparsable chat data", () => {
+    expect(parseChats("{not json").error).toBe(true);
+    expect(parseChats('{"a":"b"}').error).toBe(true);
+    expect(parseChats(undefined)).toEqual({ links: [], error: false });
+  });
+});
+
+describe("isActivePath", () => {
+  it("matches the page and its sub-pages only", () => {
+    expect(isActivePath("/channel", "/channel")).toBe(true);
+    expect(isActivePath("/channel/edit/3", "/channel")).toBe(true);
+    expect(isActivePath("/channels", "/channel")).toBe(false);
+  });
+});

@@ -1,0 +1,58 @@
+// Which console pages need a session and which role tier (spec §2 route table, §6). Pure, so
+// proxy.ts stays a thin adapter and the table is unit-tested. Paths not listed here are either
+// public pages or unknown paths, which must reach the not-found page rather than a login redirect.
+import { ROLE } from "@/lib/auth/roles";
+
+export type PageAccess = "public" | "user" | "admin" | "root";
+
+/** Pages needing a session; `prefix` also covers sub-paths such as /chat/0 or /channel/edit/3. */
+const GUARDED: { path: string; access: Exclude<PageAccess, "public">; prefix?: boolean }[] = [
+  { path: "/token", access: "user" },
+  { path: "/playground", access: "user" },
+  { path: "/topup", access: "user" },
+  { path: "/log", access: "user" },
+  { path: "/detail", access: "user" },
+  { path: "/midjourney", access: "user" },
+  { path: "/task", access: "user" },
+  { path: "/setting", access: "user" },
+  { path: "/chat", access: "user", prefix: true },
+  { path: "/chat2link", access: "user" },
+  { path: "/channel", access: "admin", prefix: true },
+  { path: "/redemption", access: "admin", prefix: true },
+  { path: "/user", access: "admin" },
+  { path: "/user/edit", access: "admin", prefix: true },
+];
+
+/** Settings tabs only a super admin may open. */
+const ROOT_SETTING_TABS = new Set(["operation", "system", "other"]);
+
+export function pageAccess(pathname: string): PageAccess {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;
+  for (const rule of GUARDED) {
+    if (path === rule.path || (rule.prefix && path.startsWith(`${rule.path}/`))) return rule.access;
+  }
+  return "public";
+}
+
+export type GuardDecision = { action: "next" } | { action: "redirect"; to: string };
+
+/**
+ * The proxy's decision for one page request. `session` is the decoded cookie (null when absent
+ * or invalid); `hadCookie` tells an expired or tampered cookie from no cookie at all.
+ */
+export function guardPage(
+  pathname: string,
+  searchParams: URLSearchParams,
+  session: { role: number } | null,
+  hadCookie: boolean,
+): GuardDecision {
+  const access = pageAccess(pathname);
+  if (access === "public") return { action: "next" };
+  if (!session) return { action: "redirect", to: hadCookie ? "/login?expired=true" : "/login" };
+  if (access === "admin" && session.role < ROLE.admin) return { action: "redirect", to: "/" };
+  if (pathname.replace(/\/+$/, "") === "/setting" && session.role < ROLE.root) {
+    const tab = searchParams.get("tab");
+    if (tab && ROOT_SETTING_TABS.has(tab)) return { action: "redirect", to: "/setting" };
+  }
+  return { action: "next" };
+}

@@ -1,0 +1,57 @@
+// Page guard, expired sessions and the not-found page.
+import { expect, test } from "@playwright/test";
+import { E2E_BASE_URL, ROOT_STATE } from "./env";
+import { forgedSessionCookie, shot } from "./support";
+
+test.describe("logged out", () => {
+  test("a console page sends the visitor to /login", async ({ page }) => {
+    await page.goto("/token");
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByRole("heading", { name: "用户登录" })).toBeVisible();
+    await expect(page.getByTestId("expired-notice")).toHaveCount(0);
+  });
+
+  test("public pages stay open", async ({ page }) => {
+    await page.goto("/about");
+    await expect(page).toHaveURL(/\/about$/);
+    await expect(page.getByRole("heading", { name: "关于" })).toBeVisible();
+  });
+
+  test("an unknown path shows the not-found page, not a login redirect", async ({ page }) => {
+    const res = await page.goto("/no/such/page");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByText("页面不存在")).toBeVisible();
+    await expect(page.getByText("请检查你的浏览器地址是否正确")).toBeVisible();
+    await shot(page, "not-found");
+  });
+
+  test("the expired notice on /login?expired=true", async ({ page }) => {
+    await page.goto("/login?expired=true");
+    await expect(page.getByTestId("expired-notice")).toHaveText("未登录或登录已过期，请重新登录！");
+  });
+});
+
+test.describe("expired session", () => {
+  test.use({ storageState: ROOT_STATE });
+
+  test("an API 401 clears the stored user and lands on /login?expired=true", async ({ page, context }) => {
+    await page.goto("/token");
+    await expect(page.getByRole("heading", { name: "令牌管理" })).toBeVisible();
+    // The session ends behind the console's back: the cookie still looks valid to the page guard,
+    // but the server no longer knows this session.
+    await context.clearCookies();
+    await context.addCookies([{ name: "qiao_session", value: await forgedSessionCookie(), url: E2E_BASE_URL, httpOnly: true }]);
+    await page.goto("/token");
+    await expect(page).toHaveURL(/\/login\?expired=true$/);
+    await expect(page.getByTestId("expired-notice")).toHaveText("未登录或登录已过期，请重新登录！");
+    expect(await page.evaluate(() => localStorage.getItem("user"))).toBeNull();
+    await expect(page.getByRole("link", { name: "登录", exact: true })).toBeVisible();
+  });
+
+  test("a tampered or expired cookie is sent to /login?expired=true by the guard", async ({ page, context }) => {
+    await context.addCookies([{ name: "qiao_session", value: "not-a-jwt", url: E2E_BASE_URL, httpOnly: true }]);
+    await page.goto("/log");
+    await expect(page).toHaveURL(/\/login\?expired=true$/);
+    await expect(page.getByTestId("expired-notice")).toBeVisible();
+  });
+});
