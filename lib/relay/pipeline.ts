@@ -133,6 +133,29 @@ function clientWantsUsage(json: Record<string, unknown> | null): boolean {
   return !!so && typeof so === "object" && (so as Record<string, unknown>).include_usage === true;
 }
 
+type Priced = { result: ReturnType<typeof resolvePricing>; content: string };
+/** Pricing per (group, model), per options snapshot: options objects are replaced on every change. */
+const pricingMemo = new WeakMap<OptionValues, Map<string, Priced>>();
+
+function priceFor(options: OptionValues, model: string, group: string): Priced {
+  let memo = pricingMemo.get(options);
+  if (!memo) pricingMemo.set(options, (memo = new Map()));
+  const key = `${group}\0${model}`;
+  let hit = memo.get(key);
+  if (!hit) {
+    const result = resolvePricing(model, pricingOptions(options), group);
+    const p = result.ok ? result.pricing : null;
+    const content = !p
+      ? ""
+      : p.kind === "price"
+        ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
+        : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`;
+    if (memo.size > 10_000) memo.clear();
+    memo.set(key, (hit = { result, content }));
+  }
+  return hit;
+}
+
 function pricingOptions(o: OptionValues) {
   return {
     modelRatio: o.ModelRatio as Record<string, number>,
@@ -151,6 +174,8 @@ type CallContext = {
   caller: RelayCaller;
   body: ParsedBody;
   pricing: Pricing;
+  /** The log row's content line for this pricing. */
+  logContent: string;
   options: OptionValues;
   promptTokens: number;
   reservation: Reservation;
@@ -185,7 +210,7 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
   }
 
   const options = await getOptions();
-  const priced = resolvePricing(body.model, pricingOptions(options), caller.group);
+  const { result: priced, content: logContent } = priceFor(options, body.model, caller.group);
   if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
   const pricing = priced.pricing;
 
@@ -211,7 +236,7 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
     throw error;
   }
 
-  const ctx: CallContext = { req, requestId, mode, caller, body, pricing, options, promptTokens, reservation, startedAt, tried: [] };
+  const ctx: CallContext = { req, requestId, mode, caller, body, pricing, logContent, options, promptTokens, reservation, startedAt, tried: [] };
   try {
     return await attemptChannels(ctx, table);
   } catch (error) {
@@ -309,20 +334,18 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   const { upstream, upstreamModel } = built;
   const headers: Record<string, string> = { ...upstream.headers };
   if (ctx.body.stream && !headers.accept) headers.accept = "text/event-stream";
-  const upstreamAbort = new AbortController();
-  const onClientGone = () => upstreamAbort.abort();
-  ctx.req.signal.addEventListener("abort", onClientGone, { once: true });
+  // The client's own signal aborts the upstream call when the client goes away; a stream that
+  // must end early (timeout) destroys the upstream body instead.
   let res: Dispatcher.ResponseData;
   try {
     res = await undiciRequest(upstream.url, {
       method: upstream.method,
       headers,
       body: upstream.body,
-      signal: upstreamAbort.signal,
+      signal: ctx.req.signal,
       dispatcher: upstreamAgent(),
     });
   } catch (error) {
-    ctx.req.signal.removeEventListener("abort", onClientGone);
     const { message, code } = describeUpstreamNetworkError(error);
     return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.signal.aborted } };
   }
@@ -330,17 +353,10 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   const isSse = /text\/event-stream/i.test(String(res.headers["content-type"] ?? ""));
   if (res.statusCode < 200 || res.statusCode >= 300) {
     const text = await res.body.text().catch(() => "");
-    ctx.req.signal.removeEventListener("abort", onClientGone);
     return { failure: failureOf(ctx, channel, res.statusCode, parseUpstreamError(res.statusCode, text)) };
   }
-  if (ctx.body.stream || isSse) {
-    return { response: streamResponse(ctx, channel, upstream, upstreamModel, res, upstreamAbort, onClientGone) };
-  }
-  try {
-    return await wholeResponse(ctx, channel, upstream, upstreamModel, res);
-  } finally {
-    ctx.req.signal.removeEventListener("abort", onClientGone);
-  }
+  if (ctx.body.stream || isSse) return { response: streamResponse(ctx, channel, upstream, upstreamModel, res) };
+  return wholeResponse(ctx, channel, upstream, upstreamModel, res);
 }
 
 /** Maps the status, decides about retrying, and auto-disables a dead channel. */
@@ -399,8 +415,6 @@ function streamResponse(
   upstream: UpstreamRequest,
   upstreamModel: string,
   res: Dispatcher.ResponseData,
-  upstreamAbort: AbortController,
-  onClientGone: () => void,
 ): RelayResponse {
   const relay = new OpenAIStreamRelay({
     mode: ctx.mode === "completions" ? "completions" : "chat",
@@ -410,7 +424,7 @@ function streamResponse(
     requestId: ctx.requestId,
     mapEvent: upstream.response?.streamEvent?.bind(upstream.response),
   });
-  const body = relayStream(ctx, channel, upstreamModel, res, relay, upstreamAbort, onClientGone);
+  const body = relayStream(ctx, channel, upstreamModel, res, relay);
   return { status: 200, headers: { ...SSE_HEADERS, ...CORS_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
@@ -423,8 +437,6 @@ async function* relayStream(
   upstreamModel: string,
   res: Dispatcher.ResponseData,
   relay: OpenAIStreamRelay,
-  upstreamAbort: AbortController,
-  onClientGone: () => void,
 ): AsyncGenerator<Uint8Array> {
   const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   const silentLimit = env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0;
@@ -450,7 +462,7 @@ async function* relayStream(
         continue;
       }
       if (got === SILENT) {
-        upstreamAbort.abort();
+        res.body.destroy();
         const tail = relay.abort("timeout");
         if (tail) yield tail;
         break;
@@ -474,11 +486,12 @@ async function* relayStream(
       if (tail) yield tail;
     }
   } finally {
-    ctx.req.signal.removeEventListener("abort", onClientGone);
     if (ctx.req.signal.aborted) clientGone = true;
-    // Disconnect policy: stop the upstream at once and bill the prompt plus what was generated
-    // up to that moment (the upstream's usage if it had already sent it, else a local count).
-    if (!relay.done || clientGone) upstreamAbort.abort();
+    // Disconnect policy: stop the upstream at once (the client's signal already aborted the
+    // request; destroying the body also covers early ends) and bill the prompt plus what was
+    // generated up to that moment (the upstream's usage if it had already sent it, else a local
+    // count).
+    if (!relay.done || clientGone) res.body.destroy();
     iterator.return?.().catch(() => undefined);
     const usage = clampUsage(relay.usage, { fallback: { prompt_tokens: ctx.promptTokens } }).usage;
     const quota = quotaForTokens(ctx.pricing, usage);
@@ -503,19 +516,15 @@ async function settle(
 ) {
   const ledger = await getLedger();
   const useTime = Math.max(0, Math.round((Date.now() - ctx.startedAt) / 1000));
-  const other: Record<string, unknown> = {
-    ...quota.breakdown,
-    frt: extra?.frt ?? Date.now() - ctx.startedAt,
-    admin_info: { use_channel: ctx.tried.map(String) },
-    request_path: ctx.req.path,
-  };
-  if (extra) for (const [k, v] of Object.entries(extra)) if (v !== undefined && k !== "frt") other[k] = v;
+  const other: Record<string, unknown> = Object.assign(quota.breakdown, extra);
+  other.frt ??= Date.now() - ctx.startedAt;
+  other.admin_info = { use_channel: ctx.tried.map(String) };
+  other.request_path = ctx.req.path;
   if (upstreamModel !== ctx.body.model) {
     other.is_model_mapped = true;
     other.upstream_model_name = upstreamModel;
   }
-  const p = ctx.pricing;
-  const content = p.kind === "price" ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}` : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`;
+  const content = ctx.logContent;
   const tokenName = ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`;
   const log = ctx.options.LogConsumeEnabled
     ? {
