@@ -3,11 +3,9 @@
 // against the real `npm start` server). Prints one closing line: "N passed, N failed".
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
-const require = createRequire(import.meta.url);
 const out = path.join(root, "test-results");
 mkdirSync(out, { recursive: true });
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
@@ -24,7 +22,7 @@ let code = 0;
 
 if (!only || only === "unit") {
   const file = path.join(out, "vitest.json");
-  code |= run(require.resolve("vitest/vitest.mjs"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
+  code |= run(path.join(root, "node_modules/vitest/vitest.mjs"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
   if (existsSync(file)) {
     const r = JSON.parse(readFileSync(file, "utf8"));
     passed += r.numPassedTests ?? 0;
@@ -35,7 +33,7 @@ if (!only || only === "unit") {
 if (!only || only === "e2e") {
   const file = path.join(out, "playwright.json");
   const pwEnv = { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: file };
-  const r = spawnSync(process.execPath, [require.resolve("@playwright/test/cli"), "test", "--reporter=list,json"], { cwd: root, env: pwEnv, stdio: "inherit" });
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/@playwright/test/cli.js"), "test", "--reporter=list,json"], { cwd: root, env: pwEnv, stdio: "inherit" });
   code |= r.status ?? 1;
   if (existsSync(file)) {
     const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
