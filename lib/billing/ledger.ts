@@ -11,8 +11,9 @@
 // `amount - consumed` exactly once (a conditional state change guards it). A hold whose instance
 // died stops being refreshed and is closed the same way by recoverHolds() at the next start.
 import { randomBytes } from "node:crypto";
-import { dbKind, type Db, type DbKind } from "@/lib/db";
-import { insertLogRows } from "@/lib/logs/insert";
+import type { Db, DbKind } from "@/lib/db";
+import type { DirectWriter, Statement } from "@/lib/db/direct";
+import { logInsertStatements, quoteIdent } from "@/lib/logs/insert";
 import { nowSeconds } from "@/lib/db/num";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
@@ -130,8 +131,9 @@ export class QuotaLedger {
 
   constructor(
     private db: Db,
+    /** Usage batches go straight to the driver; Prisma handles the rare lease writes. */
+    private writer: DirectWriter,
     private options: LedgerOptions = DEFAULT_LEDGER_OPTIONS,
-    private kind: DbKind = dbKind,
   ) {}
 
   start() {
@@ -324,22 +326,17 @@ export class QuotaLedger {
         buckets.set(key, b);
       }
     }
-    await this.db.$transaction(async (tx) => {
-      for (const [hold, amount] of consumed) {
-        if (hold.id && amount) await tx.$executeRaw`UPDATE quota_holds SET consumed = consumed + ${amount}, updated_at = ${now} WHERE id = ${hold.id}`;
-      }
-      for (const [id, u] of users) await tx.$executeRaw`UPDATE users SET used_quota = used_quota + ${u.quota}, request_count = request_count + ${u.count} WHERE id = ${id}`;
-      for (const [id, q] of tokens) await tx.$executeRaw`UPDATE tokens SET used_quota = used_quota + ${q}, accessed_time = ${now} WHERE id = ${id}`;
-      for (const [id, q] of channels) await tx.$executeRaw`UPDATE channels SET used_quota = used_quota + ${q} WHERE id = ${id}`;
-      if (logs.length) await insertLogRows(tx, this.kind, logs);
-      for (const b of buckets.values()) {
-        await tx.quotaData.upsert({
-          where: { user_id_model_name_created_at: { user_id: b.user_id, model_name: b.model_name, created_at: b.created_at } },
-          create: b,
-          update: { token_used: { increment: b.token_used }, count: { increment: b.count }, quota: { increment: b.quota } },
-        });
-      }
-    }, TX);
+    const k = this.writer.kind;
+    const statements: Statement[] = [];
+    for (const [hold, amount] of consumed) {
+      if (hold.id && amount) statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, hold.id] });
+    }
+    for (const [id, u] of users) statements.push({ sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?", params: [u.quota, u.count, id] });
+    for (const [id, q] of tokens) statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
+    for (const [id, q] of channels) statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
+    statements.push(...logInsertStatements(k, logs));
+    for (const b of buckets.values()) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
+    if (statements.length) await this.writer.transaction(statements);
   }
 
   private async tick() {
@@ -381,6 +378,7 @@ export class QuotaLedger {
       hold.inflight = 0;
       await this.closeIfIdle(hold, true);
     }
+    await this.writer.close();
   }
 
   /** For tests and metrics. */
@@ -390,6 +388,16 @@ export class QuotaLedger {
 }
 
 class NoFunds extends Error {}
+
+/** Adds to an hourly usage bucket, creating it on first use. */
+function quotaDataUpsert(kind: DbKind): string {
+  const q = (n: string) => quoteIdent(kind, n);
+  const cols = ["user_id", "username", "model_name", "created_at", "token_used", "count", "quota"].map(q).join(", ");
+  const head = `INSERT INTO ${q("quota_data")} (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?)`;
+  const sums = ["token_used", "count", "quota"];
+  if (kind === "mysql") return `${head} ON DUPLICATE KEY UPDATE ${sums.map((c) => `${q(c)} = ${q(c)} + VALUES(${q(c)})`).join(", ")}`;
+  return `${head} ON CONFLICT (${q("user_id")}, ${q("model_name")}, ${q("created_at")}) DO UPDATE SET ${sums.map((c) => `${q(c)} = ${q("quota_data")}.${q(c)} + excluded.${q(c)}`).join(", ")}`;
+}
 
 /**
  * Ledger transactions are short, but under a burst many wait for a pooled connection; Prisma's

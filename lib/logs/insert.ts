@@ -1,7 +1,7 @@
-// Inserts many log rows with a few multi-row INSERT statements. Prisma's createMany compiles a new
-// query plan for every row count (slow on the relay's flush path, and each plan stays cached), so
-// the relay's batches go through raw SQL instead. The column list is the LogRow type's.
-import type { Db, DbKind } from "@/lib/db";
+// Multi-row INSERT statements for the relay's batched log rows, run through the direct writer
+// (lib/db/direct.ts). The column list is the LogRow type's.
+import type { DbKind } from "@/lib/db";
+import type { Statement } from "@/lib/db/direct";
 import type { LogRow } from "@/lib/billing/ledger";
 
 const COLUMNS = [
@@ -27,35 +27,29 @@ const COLUMNS = [
 /** Rows per statement: well under every database's parameter limit (SQLite 32 766, PG 65 535). */
 const ROWS_PER_STATEMENT = 500;
 
-const quote = (kind: DbKind, name: string) => (kind === "mysql" ? `\`${name}\`` : `"${name}"`);
+export const quoteIdent = (kind: DbKind, name: string) => (kind === "mysql" ? `\`${name}\`` : `"${name}"`);
 
-const statementCache = new Map<string, string>();
+const sqlCache = new Map<string, string>();
 
 function insertSql(kind: DbKind, rows: number): string {
   const key = `${kind}:${rows}`;
-  let sql = statementCache.get(key);
+  let sql = sqlCache.get(key);
   if (!sql) {
-    const cols = COLUMNS.map((c) => quote(kind, c)).join(", ");
-    let n = 0;
-    const values = Array.from({ length: rows }, () => `(${COLUMNS.map(() => (kind === "postgresql" ? `$${++n}` : "?")).join(", ")})`).join(", ");
-    sql = `INSERT INTO ${quote(kind, "logs")} (${cols}) VALUES ${values}`;
-    if (statementCache.size > 64) statementCache.clear();
-    statementCache.set(key, sql);
+    const row = `(${COLUMNS.map(() => "?").join(", ")})`;
+    sql = `INSERT INTO ${quoteIdent(kind, "logs")} (${COLUMNS.map((c) => quoteIdent(kind, c)).join(", ")}) VALUES ${Array(rows).fill(row).join(", ")}`;
+    if (sqlCache.size > 64) sqlCache.clear();
+    sqlCache.set(key, sql);
   }
   return sql;
 }
 
-export async function insertLogRows(db: Pick<Db, "$executeRawUnsafe">, kind: DbKind, rows: readonly LogRow[]): Promise<void> {
+export function logInsertStatements(kind: DbKind, rows: readonly LogRow[]): Statement[] {
+  const out: Statement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
     const params: unknown[] = [];
-    for (const row of chunk) {
-      for (const c of COLUMNS) {
-        const v = row[c];
-        // better-sqlite3 binds no booleans.
-        params.push(typeof v === "boolean" && kind === "sqlite" ? (v ? 1 : 0) : v);
-      }
-    }
-    await db.$executeRawUnsafe(insertSql(kind, chunk.length), ...params);
+    for (const row of chunk) for (const c of COLUMNS) params.push(row[c]);
+    out.push({ sql: insertSql(kind, chunk.length), params });
   }
+  return out;
 }

@@ -34,10 +34,17 @@ export function isRelayPath(path: string): boolean {
   );
 }
 
+/** Preflight answer. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
   "access-control-allow-headers": "*",
   "access-control-expose-headers": "*",
   "access-control-max-age": "86400",
+});
+
+/** What an actual cross-origin response needs (the rest belongs to the preflight). */
+export const CORS_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "*",
 });

@@ -2,7 +2,7 @@
 // and the OpenAI-style billing dashboard some clients show (subscription and usage).
 import { getOptions } from "@/lib/options";
 import { authenticateKey } from "@/lib/relay/auth";
-import { CORS_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
 import { getDb } from "@/lib/db";
@@ -12,7 +12,7 @@ const MODEL_CREATED = 1626777600;
 
 const json = (status: number, body: unknown, requestId: string): RelayResponse => ({
   status,
-  headers: { "content-type": "application/json", ...CORS_HEADERS, "x-oneapi-request-id": requestId },
+  headers: { "content-type": "application/json", "x-oneapi-request-id": requestId },
   body: JSON.stringify(body),
 });
 

@@ -17,7 +17,7 @@ import { clampUsage, estimateReserve, quotaForImages, quotaForSpeech, quotaForTo
 import { setChannelStatus } from "@/lib/channels/routing";
 import { markTokenStatus } from "@/lib/tokens/relay";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
-import { CORS_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { CORS_HEADERS, CORS_RESPONSE_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { getLedger, upstreamAgent } from "@/lib/relay/runtime";
 import { noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
@@ -63,7 +63,7 @@ export const LOG_TYPE_ERROR = 5;
 /** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
 const NOT_IMPLEMENTED = /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
 
-const JSON_HEADERS = { "content-type": "application/json", ...CORS_HEADERS };
+const JSON_HEADERS = { "content-type": "application/json" };
 
 function errorResponse(status: number, message: string, type: string, code: string | number | null, requestId: string): RelayResponse {
   const { body } = openAIError(status, message, type, code, null, requestId);
@@ -75,9 +75,16 @@ function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
 }
 
 export async function handleRelay(req: RelayRequest): Promise<RelayResponse> {
+  if (req.method === "OPTIONS") return { status: 204, headers: { ...CORS_HEADERS }, body: null };
+  const out = await answer(req);
+  // CORS headers only for browsers (they always send Origin cross-site): API clients skip the bytes.
+  if (req.headers.get("origin") !== null) Object.assign(out.headers, CORS_RESPONSE_HEADERS);
+  return out;
+}
+
+async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
   try {
-    if (req.method === "OPTIONS") return { status: 204, headers: { ...CORS_HEADERS }, body: null };
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
     if (req.method === "GET" && (path === "/v1/models" || path.startsWith("/v1/models/"))) {
       return await serveModels(req, path, requestId);
@@ -334,15 +341,17 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   const { upstream, upstreamModel } = built;
   const headers: Record<string, string> = { ...upstream.headers };
   if (ctx.body.stream && !headers.accept) headers.accept = "text/event-stream";
-  // The client's own signal aborts the upstream call when the client goes away; a stream that
-  // must end early (timeout) destroys the upstream body instead.
+  // For streams the client's own signal aborts the upstream call when the client goes away; a
+  // stream that must end early (timeout) destroys the upstream body instead.
   let res: Dispatcher.ResponseData;
   try {
     res = await undiciRequest(upstream.url, {
       method: upstream.method,
       headers,
       body: upstream.body,
-      signal: ctx.req.signal,
+      // Streams stop the upstream when the client leaves; a whole answer runs to completion
+      // (it is billed either way, and skipping the signal saves per-request listener work).
+      signal: ctx.body.stream ? ctx.req.signal : undefined,
       dispatcher: upstreamAgent(),
     });
   } catch (error) {
@@ -400,7 +409,7 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
     quota = quotaForTokens(ctx.pricing, usage);
   }
   await settle(ctx, channel, upstreamModel, usage, quota, false, { upstream_usage: extracted.sawUpstreamUsage });
-  const headers: Record<string, string> = { ...CORS_HEADERS, "x-oneapi-request-id": ctx.requestId };
+  const headers: Record<string, string> = { "x-oneapi-request-id": ctx.requestId };
   for (const h of PASS_HEADERS) {
     const v = res.headers[h];
     if (typeof v === "string") headers[h] = v;
@@ -425,7 +434,7 @@ function streamResponse(
     mapEvent: upstream.response?.streamEvent?.bind(upstream.response),
   });
   const body = relayStream(ctx, channel, upstreamModel, res, relay);
-  return { status: 200, headers: { ...SSE_HEADERS, ...CORS_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
+  return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
 const PING = Symbol("ping");

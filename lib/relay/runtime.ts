@@ -1,8 +1,9 @@
 // Process-wide relay machinery: the quota ledger, the upstream HTTP agent and the recovery of
 // holds left by a crashed instance. One of each per process (globalThis), started on first use.
 import { Agent } from "undici";
-import { getDb, type Db } from "@/lib/db";
-import { env, isMaster } from "@/lib/env";
+import { dbKind, getDb, type Db } from "@/lib/db";
+import { openDirectWriter } from "@/lib/db/direct";
+import { env, isMaster, sqlitePath } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { startRelayState } from "@/lib/relay/state";
 
@@ -17,7 +18,8 @@ export function getLedger(): Promise<QuotaLedger> {
     startRelayState();
     runtime.ledger = getDb().then(async (db) => {
       await startRecovery(db);
-      const ledger = new QuotaLedger(db, ledgerOptions());
+      const writer = await openDirectWriter(dbKind, dbKind === "sqlite" ? sqlitePath : env.SQL_DSN);
+      const ledger = new QuotaLedger(db, writer, ledgerOptions());
       ledger.start();
       return ledger;
     });

@@ -15,6 +15,7 @@ import { hashTokenKey } from "@/lib/tokens/keys";
 
 export type KeyEntry = {
   id: number;
+  keyHash: string;
   userId: number;
   name: string;
   status: number;
@@ -55,7 +56,8 @@ export type RoutingTable = {
 };
 
 type State = {
-  keys: Map<string, KeyEntry | null>;
+  /** Raw key → entry (only live tokens; unknown keys go to keyMisses by hash). */
+  keys: Map<string, KeyEntry>;
   keyMisses: Map<string, number>;
   users: Map<number, UserEntry | null>;
   routing: RoutingTable | null;
@@ -80,6 +82,7 @@ const state: State = (g.__qiaoRelayState ??= {
 /** A key that is not in the database is remembered this long, so bad keys cannot flood the DB. */
 const MISS_TTL_MS = 30_000;
 const MAX_MISSES = 10_000;
+const MAX_KEYS = 100_000;
 
 function onEvent(event: CacheEvent) {
   switch (event.kind) {
@@ -88,8 +91,8 @@ function onEvent(event: CacheEvent) {
       state.generation++;
       break;
     case "token":
-      if (event.keyHash) state.keys.delete(event.keyHash);
-      else if (event.id !== undefined) for (const [h, e] of state.keys) if (e?.id === event.id) state.keys.delete(h);
+      for (const [k, e] of state.keys) if (e && (e.keyHash === event.keyHash || e.id === event.id)) state.keys.delete(k);
+      if (event.keyHash) state.keyMisses.delete(event.keyHash);
       break;
     case "user":
       state.users.delete(event.id);
@@ -114,11 +117,14 @@ export function startRelayState() {
   }
 }
 
-/** Looks a 48-character key up by its hash; null when no live token has it. */
+/**
+ * The live token of a 48-character key, or null. Cached by the key itself, so a hit costs no
+ * hashing; the database is asked by hash.
+ */
 export async function keyEntry(key48: string): Promise<KeyEntry | null> {
-  const hash = hashTokenKey(key48);
-  const cached = state.keys.get(hash);
+  const cached = state.keys.get(key48);
   if (cached !== undefined) return cached;
+  const hash = hashTokenKey(key48);
   const missAt = state.keyMisses.get(hash);
   if (missAt !== undefined && Date.now() - missAt < MISS_TTL_MS) return null;
   const row = await findTokenByKey(key48);
@@ -133,6 +139,7 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
   const ips = row.allow_ips.trim() ? parseCidrList(row.allow_ips).cidrs : null;
   const entry: KeyEntry = {
     id: row.id,
+    keyHash: hash,
     userId: row.user_id,
     name: row.name,
     status: row.status,
@@ -143,14 +150,11 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     allowIps: ips && ips.length ? ips : null,
     group: row.group,
   };
-  state.keys.set(hash, entry);
+  if (state.keys.size >= MAX_KEYS) state.keys.clear();
+  state.keys.set(key48, entry);
   return entry;
 }
 
-/** Forgets one key's entry (after the relay itself changed the token, e.g. marked it exhausted). */
-export function forgetKey(key48: string) {
-  state.keys.delete(hashTokenKey(key48));
-}
 
 export async function userEntry(id: number): Promise<UserEntry | null> {
   const cached = state.users.get(id);

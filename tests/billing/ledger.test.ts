@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeHold, QuotaLedger, QuotaShortfall, recoverHolds, type UsageRecord, DEFAULT_LEDGER_OPTIONS } from "@/lib/billing/ledger";
 import { openDb, type Db, type DbKind } from "@/lib/db";
+import { openDirectWriter } from "@/lib/db/direct";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 
 const record = (userId: number, tokenId: number, log = true): UsageRecord => ({
@@ -41,7 +42,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("lets 50 concurrent requests spend a balance that covers 5, and never below zero", async () => {
       const { userId, tokenId } = await seed(t.db, 500n, null);
-      const ledger = new QuotaLedger(t.db, OPTIONS, kind);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => ledger.reserve({ userId, tokenId }, 100n, 500n)));
       const ok = results.filter((r) => r.status === "fulfilled");
       const failed = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
@@ -64,8 +65,8 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       it("two instances racing for one balance still never overdraw", async () => {
         const { userId } = await seed(t.db, 500n, null);
         const second = await openDb(kind, t.dsn);
-        const a = new QuotaLedger(t.db, OPTIONS, kind);
-        const b = new QuotaLedger(second, OPTIONS, kind);
+        const a = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+        const b = new QuotaLedger(second, await openDirectWriter(kind, t.dsn), OPTIONS);
         const results = await Promise.allSettled(
           Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).reserve({ userId, tokenId: 0 }, 100n, 500n)),
         );
@@ -80,7 +81,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("leases ahead when the balance is ample and returns the unused part exactly", async () => {
       const { userId, tokenId } = await seed(t.db, 1_000_000n, 1_000_000n);
-      const ledger = new QuotaLedger(t.db, OPTIONS, kind);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       let charged = 0n;
       for (let i = 0; i < 40; i++) {
         const r = await ledger.reserve({ userId, tokenId }, 100n, 1_000_000n);
@@ -99,7 +100,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("stops at the token's remaining quota and says so", async () => {
       const { userId, tokenId } = await seed(t.db, 10_000n, 250n);
-      const ledger = new QuotaLedger(t.db, OPTIONS, kind);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       await ledger.reserve({ userId, tokenId }, 100n, 10_000n);
       await ledger.reserve({ userId, tokenId }, 100n, 10_000n);
       await expect(ledger.reserve({ userId, tokenId }, 100n, 10_000n)).rejects.toMatchObject({ who: "token" });
@@ -109,7 +110,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("charges usage beyond the reservation only as far as the balance goes", async () => {
       const { userId } = await seed(t.db, 150n, null);
-      const ledger = new QuotaLedger(t.db, OPTIONS, kind);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       const r = await ledger.reserve({ userId, tokenId: 0 }, 100n, 150n);
       const charged = await ledger.settle(r, 400n, record(userId, 0));
       expect(charged).toBe(150n);
@@ -121,7 +122,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("settles a reservation only once", async () => {
       const { userId } = await seed(t.db, 1000n, null);
-      const ledger = new QuotaLedger(t.db, OPTIONS, kind);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       const r = await ledger.reserve({ userId, tokenId: 0 }, 100n, 1000n);
       await ledger.settle(r, 60n, record(userId, 0));
       expect(await ledger.settle(r, 60n, record(userId, 0))).toBe(0n);
@@ -131,7 +132,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("recovers a crashed instance's holds exactly once", async () => {
       const { userId, tokenId } = await seed(t.db, 5000n, 5000n);
-      const crashed = new QuotaLedger(t.db, OPTIONS, kind);
+      const crashed = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       const r = await crashed.reserve({ userId, tokenId }, 300n, 5000n);
       await crashed.settle(r, 120n, record(userId, tokenId));
       await crashed.flush();
