@@ -114,10 +114,11 @@ export const DEFAULT_LEDGER_OPTIONS: LedgerOptions = {
 /** How much to take from the balance for a hold that needs `need` more. */
 export function holdChunk(need: bigint, balanceHint: bigint): bigint {
   // Lease ahead only when the balance covers at least 100 such requests, and then at most an
-  // eighth of it, so other instances can still reserve.
+  // eighth of it, so other instances can still reserve, and at most 500 requests' worth, so a
+  // busy key costs one balance write per 500 requests, not one per request.
   if (balanceHint < need * 100n) return need;
   const chunk = balanceHint / 8n;
-  const cap = need * 50n;
+  const cap = need * 500n;
   return chunk < need ? need : chunk > cap ? cap : chunk;
 }
 
@@ -286,7 +287,7 @@ export class QuotaLedger {
       })
       .catch((error) => {
         // Put the work back; the next tick retries it. Holds keep the money safe meanwhile.
-        console.error("[ledger] flush failed, will retry:", error);
+        this.reportFlushFailure(error);
         this.pending = records.concat(this.pending);
         for (const [hold, amount] of consumed) this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + amount);
       })
@@ -294,6 +295,28 @@ export class QuotaLedger {
         this.flushing = null;
       });
     return this.flushing;
+  }
+
+  private busySince = 0;
+  private busyCount = 0;
+
+  /**
+   * SQLite admits one writer at a time, and several processes (relay workers, the console) share
+   * the file: a batch that finds it locked simply waits for the next tick. That is routine, so it
+   * is summarised once a minute instead of logged each time; anything else is logged as it comes.
+   */
+  private reportFlushFailure(error: unknown) {
+    if ((error as { code?: unknown })?.code === "SQLITE_BUSY") {
+      const now = Date.now();
+      if (now - this.busySince >= 60_000) {
+        if (this.busyCount) console.warn(`[ledger] database busy: ${this.busyCount} batch(es) in the last minute waited for the next flush`);
+        this.busySince = now;
+        this.busyCount = 0;
+      }
+      this.busyCount++;
+      return;
+    }
+    console.error("[ledger] flush failed, will retry:", error);
   }
 
   private async write(records: UsageRecord[], consumed: Map<Hold, bigint>) {

@@ -24,8 +24,12 @@ const COLUMNS = [
   "other",
 ] as const satisfies ReadonlyArray<keyof LogRow>;
 
-/** Rows per statement: well under every database's parameter limit (SQLite 32 766, PG 65 535). */
-const ROWS_PER_STATEMENT = 500;
+/**
+ * Rows per statement, largest first: a batch is cut into these sizes only, so each database
+ * prepares a handful of statements once instead of a new one for every batch size. 500 rows stay
+ * well under every database's parameter limit (SQLite 32 766, PG 65 535).
+ */
+const CHUNK_SIZES = [500, 100, 20, 5, 1];
 
 export const quoteIdent = (kind: DbKind, name: string) => (kind === "mysql" ? `\`${name}\`` : `"${name}"`);
 
@@ -45,11 +49,16 @@ function insertSql(kind: DbKind, rows: number): string {
 
 export function logInsertStatements(kind: DbKind, rows: readonly LogRow[]): Statement[] {
   const out: Statement[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-    const params: unknown[] = [];
-    for (const row of chunk) for (const c of COLUMNS) params.push(row[c]);
-    out.push({ sql: insertSql(kind, chunk.length), params });
+  let i = 0;
+  for (const size of CHUNK_SIZES) {
+    for (; rows.length - i >= size; i += size) {
+      const params: unknown[] = [];
+      for (let r = i; r < i + size; r++) {
+        const row = rows[r]!;
+        for (const c of COLUMNS) params.push(row[c]);
+      }
+      out.push({ sql: insertSql(kind, size), params });
+    }
   }
   return out;
 }

@@ -37,7 +37,7 @@ import type { UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
 import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
-import { countRequestPromptTokens, countTtsCharacters } from "@/lib/relay/tokens";
+import { countRequestPromptTokens, countTtsCharacters, estimateTokensFromBytes } from "@/lib/relay/tokens";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { readMultipartField } from "@/lib/relay/multipart";
 import type { RelayMode, Usage } from "@/lib/relay/types";
@@ -184,7 +184,8 @@ type CallContext = {
   /** The log row's content line for this pricing. */
   logContent: string;
   options: OptionValues;
-  promptTokens: number;
+  /** Prompt tokens counted locally; computed on first read (only when the upstream reports none). */
+  readonly promptTokens: number;
   reservation: Reservation;
   startedAt: number;
   tried: number[];
@@ -221,8 +222,7 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
   if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
   const pricing = priced.pricing;
 
-  const promptTokens = estimatePrompt(mode, body, req);
-  const reserveAmount = reserveFor(mode, pricing, body, promptTokens, options);
+  const reserveAmount = reserveFor(mode, pricing, body, reserveTokens(mode, body, req), options);
   const ledger = await getLedger();
   let reservation: Reservation;
   try {
@@ -243,7 +243,23 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
     throw error;
   }
 
-  const ctx: CallContext = { req, requestId, mode, caller, body, pricing, logContent, options, promptTokens, reservation, startedAt, tried: [] };
+  let promptTokens: number | undefined;
+  const ctx: CallContext = {
+    req,
+    requestId,
+    mode,
+    caller,
+    body,
+    pricing,
+    logContent,
+    options,
+    get promptTokens() {
+      return (promptTokens ??= countPrompt(mode, body, req));
+    },
+    reservation,
+    startedAt,
+    tried: [],
+  };
   try {
     return await attemptChannels(ctx, table);
   } catch (error) {
@@ -252,12 +268,26 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
   }
 }
 
-/** Prompt tokens counted locally: the reserve estimate, and the bill when the upstream is silent. */
-function estimatePrompt(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
+/** Prompt tokens counted locally: the bill when the upstream reports no usage. */
+function countPrompt(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
   if (mode === "speech") return countTtsCharacters(String(body.json?.input ?? ""));
   if (mode === "transcriptions" || mode === "translations" || mode === "images") return 0;
   if (!body.json) return Math.ceil(req.body.length / 4);
   return countRequestPromptTokens(mode, body.json, body.model);
+}
+
+/** Bodies up to this size are estimated from their bytes; larger ones (images inlined as base64,
+ * long documents) are tokenized, where a byte count would overstate them. */
+const BYTE_ESTIMATE_LIMIT = 16 * 1024;
+
+/**
+ * Prompt tokens for the reservation. The reservation is settled against the upstream's usage, so
+ * it only has to be a fair estimate, and small bodies skip the tokenizer (estimateTokensFromBytes).
+ */
+function reserveTokens(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
+  if (mode === "speech" || req.body.length > BYTE_ESTIMATE_LIMIT || !body.json) return countPrompt(mode, body, req);
+  if (mode === "images" || mode === "transcriptions" || mode === "translations") return 0;
+  return estimateTokensFromBytes(req.body);
 }
 
 function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptTokens: number, options: OptionValues): number {
@@ -288,7 +318,7 @@ async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeo
   const tried = new Set<number>();
   let last: Failure | null = null;
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
-    if (ctx.req.signal.aborted) break;
+    if (attempt > 0 && ctx.req.signal.aborted) break;
     const channel =
       ctx.caller.pinnedChannelId !== null
         ? attempt === 0
@@ -379,6 +409,20 @@ function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: numb
   return { status, error: { ...error, status }, retriable };
 }
 
+// Getters, not values: the local prompt count runs only if the upstream's usage is missing or absurd.
+const usageContext = (ctx: CallContext, model: string, responseFormat: string | undefined) => ({
+  model,
+  responseFormat,
+  get promptTokens() {
+    return ctx.promptTokens;
+  },
+});
+const promptFallback = (ctx: CallContext) => ({
+  get prompt_tokens() {
+    return ctx.promptTokens;
+  },
+});
+
 const PASS_HEADERS = ["content-type", "x-request-id", "openai-processing-ms", "openai-model", "openai-organization"];
 
 async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: UpstreamRequest, upstreamModel: string, res: Dispatcher.ResponseData): Promise<{ response: RelayResponse } | { failure: Failure }> {
@@ -387,14 +431,14 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
   const responseFormat = ctx.mode === "transcriptions" || ctx.mode === "translations" ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format") : undefined;
   let body: Uint8Array | string = raw;
   let outType = contentType;
-  let extracted = extractResponseUsage(ctx.mode, raw, { model: upstreamModel, promptTokens: ctx.promptTokens, responseFormat });
+  let extracted = extractResponseUsage(ctx.mode, raw, usageContext(ctx, upstreamModel, responseFormat));
   // Some vendors answer 200 with an error object: treat it as the failure it is.
   if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
   if (upstream.response && extracted.json !== null) {
     const converted = upstream.response.json(extracted.json);
     body = converted.body;
     outType = converted.contentType;
-    extracted = extractResponseUsage(ctx.mode, converted.body, { model: upstreamModel, promptTokens: ctx.promptTokens, responseFormat });
+    extracted = extractResponseUsage(ctx.mode, converted.body, usageContext(ctx, upstreamModel, responseFormat));
   }
   let quota: QuotaResult;
   let usage = extracted.usage;
@@ -405,10 +449,18 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
   } else if (ctx.mode === "speech") {
     quota = quotaForSpeech(ctx.pricing, ctx.promptTokens);
   } else {
-    usage = clampUsage(usage, { fallback: { prompt_tokens: ctx.promptTokens } }).usage;
+    usage = clampUsage(usage, { fallback: promptFallback(ctx) }).usage;
     quota = quotaForTokens(ctx.pricing, usage);
   }
-  await settle(ctx, channel, upstreamModel, usage, quota, false, { upstream_usage: extracted.sawUpstreamUsage });
+  // Settled right after the answer is written, not before: the client does not wait for the
+  // bookkeeping. The reservation already covers the request, so nothing rides on the order.
+  const sawUpstreamUsage = extracted.sawUpstreamUsage;
+  setImmediate(() => {
+    settle(ctx, channel, upstreamModel, usage, quota, false, { upstream_usage: sawUpstreamUsage }).catch((error) => {
+      console.error(`[relay] ${ctx.requestId} settle failed:`, error);
+      return settleFailure(ctx);
+    });
+  });
   const headers: Record<string, string> = { "x-oneapi-request-id": ctx.requestId };
   for (const h of PASS_HEADERS) {
     const v = res.headers[h];
@@ -429,7 +481,9 @@ function streamResponse(
     mode: ctx.mode === "completions" ? "completions" : "chat",
     model: upstreamModel,
     clientIncludeUsage: clientWantsUsage(ctx.body.json),
-    promptTokens: ctx.promptTokens,
+    get promptTokens() {
+      return ctx.promptTokens;
+    },
     requestId: ctx.requestId,
     mapEvent: upstream.response?.streamEvent?.bind(upstream.response),
   });
@@ -437,8 +491,76 @@ function streamResponse(
   return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
-const PING = Symbol("ping");
-const SILENT = Symbol("silent");
+const TICK = Symbol("tick");
+
+/**
+ * One timer at a time per stream (not one per chunk): it wakes the loop below to send
+ * a keep-alive comment after STREAM_KEEPALIVE seconds without output, or to end the stream after
+ * STREAMING_TIMEOUT seconds without upstream data.
+ */
+class StreamClock {
+  lastData = Date.now();
+  lastSent = Date.now();
+  private timer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
+  private pending: Promise<typeof TICK> | null = null;
+
+  constructor(
+    private readonly pingEvery: number,
+    private readonly silentLimit: number,
+  ) {}
+
+  get enabled() {
+    return this.pingEvery > 0 || this.silentLimit > 0;
+  }
+
+  /** Resolves at the next moment a ping or the silence limit may be due. */
+  tick(): Promise<typeof TICK> {
+    if (this.pending) return this.pending;
+    this.pending = new Promise((resolve) => (this.wake = () => resolve(TICK)));
+    const now = Date.now();
+    const dueIn = Math.max(
+      0,
+      Math.min(
+        this.pingEvery > 0 ? this.lastSent + this.pingEvery - now : Infinity,
+        this.silentLimit > 0 ? this.lastData + this.silentLimit - now : Infinity,
+      ),
+    );
+    this.timer = setTimeout(() => this.fire(), dueIn);
+    return this.pending;
+  }
+
+  private fire() {
+    const wake = this.wake;
+    this.pending = null;
+    this.wake = null;
+    wake?.();
+  }
+
+  get silent() {
+    return this.silentLimit > 0 && Date.now() - this.lastData >= this.silentLimit;
+  }
+
+  get pingDue() {
+    return this.pingEvery > 0 && Date.now() - this.lastSent >= this.pingEvery;
+  }
+
+  stop() {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** Reads what is left of an upstream answer after [DONE], so its connection can be reused. */
+async function drainUpstream(iterator: AsyncIterator<Uint8Array>, body: Dispatcher.ResponseData["body"]) {
+  const guard = setTimeout(() => body.destroy(), 5_000);
+  try {
+    while (!(await iterator.next()).done);
+  } catch {
+    // destroyed by the guard, or the connection broke: nothing is owed to anyone.
+  } finally {
+    clearTimeout(guard);
+  }
+}
 
 async function* relayStream(
   ctx: CallContext,
@@ -448,43 +570,41 @@ async function* relayStream(
   relay: OpenAIStreamRelay,
 ): AsyncGenerator<Uint8Array> {
   const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  const silentLimit = env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0;
-  const pingEvery = env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0;
+  const clock = new StreamClock(env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0, env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0);
   let clientGone = false;
-  let lastData = Date.now();
+  let upstream: "open" | "ended" | "stopped" = "open";
   let next: Promise<IteratorResult<Uint8Array>> | null = null;
   try {
     for (;;) {
       next ??= iterator.next();
-      const waits: Array<Promise<IteratorResult<Uint8Array> | typeof PING | typeof SILENT>> = [next];
-      const timers: NodeJS.Timeout[] = [];
-      if (pingEvery) waits.push(new Promise((r) => timers.push(setTimeout(() => r(PING), pingEvery))));
-      if (silentLimit) waits.push(new Promise((r) => timers.push(setTimeout(() => r(SILENT), Math.max(0, silentLimit - (Date.now() - lastData))))));
-      let got: IteratorResult<Uint8Array> | typeof PING | typeof SILENT;
-      try {
-        got = waits.length === 1 ? await next : await Promise.race(waits);
-      } finally {
-        for (const t of timers) clearTimeout(t);
-      }
-      if (got === PING) {
-        yield SSE_PING;
+      const got = clock.enabled ? await Promise.race([next, clock.tick()]) : await next;
+      if (got === TICK) {
+        if (clock.silent) {
+          upstream = "stopped";
+          res.body.destroy();
+          const tail = relay.abort("timeout");
+          if (tail) yield tail;
+          break;
+        }
+        if (clock.pingDue) {
+          clock.lastSent = Date.now();
+          yield SSE_PING;
+        }
         continue;
-      }
-      if (got === SILENT) {
-        res.body.destroy();
-        const tail = relay.abort("timeout");
-        if (tail) yield tail;
-        break;
       }
       next = null;
       if (got.done) {
+        upstream = "ended";
         const tail = relay.finish();
         if (tail) yield tail;
         break;
       }
-      lastData = Date.now();
+      clock.lastData = Date.now();
       const out = relay.transform(got.value);
-      if (out) yield out;
+      if (out) {
+        clock.lastSent = clock.lastData;
+        yield out;
+      }
       if (relay.done) break;
     }
   } catch {
@@ -495,21 +615,32 @@ async function* relayStream(
       if (tail) yield tail;
     }
   } finally {
+    clock.stop();
     if (ctx.req.signal.aborted) clientGone = true;
     // Disconnect policy: stop the upstream at once (the client's signal already aborted the
     // request; destroying the body also covers early ends) and bill the prompt plus what was
     // generated up to that moment (the upstream's usage if it had already sent it, else a local
-    // count).
-    if (!relay.done || clientGone) res.body.destroy();
-    iterator.return?.().catch(() => undefined);
-    const usage = clampUsage(relay.usage, { fallback: { prompt_tokens: ctx.promptTokens } }).usage;
+    // count). A finished stream's upstream is read to its end in the background instead, which
+    // keeps the connection for the next request.
+    if (upstream === "open") {
+      if (relay.done && !clientGone) void drainUpstream(iterator, res.body);
+      else {
+        res.body.destroy();
+        iterator.return?.().catch(() => undefined);
+      }
+    }
+    const usage = clampUsage(relay.usage, { fallback: promptFallback(ctx) }).usage;
     const quota = quotaForTokens(ctx.pricing, usage);
     const frt = relay.firstTokenAt ?? relay.firstByteAt;
-    await settle(ctx, channel, upstreamModel, usage, quota, true, {
+    // Not awaited: the response ends now; the bookkeeping follows in the same turn.
+    settle(ctx, channel, upstreamModel, usage, quota, true, {
       frt: frt ? frt - ctx.startedAt : -1000,
       client_gone: clientGone || undefined,
       stream_end: relay.endReason ?? undefined,
       upstream_usage: relay.sawUpstreamUsage,
+    }).catch((error) => {
+      console.error(`[relay] ${ctx.requestId} settle failed:`, error);
+      return settleFailure(ctx);
     });
   }
 }

@@ -7,6 +7,7 @@ import {
   countToolsTokens,
   countTtsCharacters,
   encodingForModel,
+  estimateTokensFromBytes,
   IMAGE_TOKENS_DEFAULT,
   IMAGE_TOKENS_LOW,
   preloadTokenizers,
@@ -108,5 +109,25 @@ describe("tokens", () => {
     expect(countTtsCharacters("👋🏽!")).toBe(3);
     expect(countRequestPromptTokens("speech", { input: "你好, world" }, "tts-1")).toBe(9);
     expect(countRequestPromptTokens("speech", { input: "hello world" }, "gpt-4o-mini-tts")).toBe(2);
+  });
+
+  it("estimates small request bodies from their bytes close to (and mostly above) the real count", async () => {
+    await preloadTokenizers();
+    const enc = new TextEncoder();
+    const bodies = [
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "Say hello in five words." }], max_tokens: 16 },
+      { model: "gpt-4o-mini", messages: [{ role: "system", content: "You are a careful assistant." }, { role: "user", content: "Explain the difference between TCP and UDP in two short paragraphs, with one example each." }] },
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "请用三句话介绍一下长城的历史，以及它为什么如此有名。" }] },
+      { model: "gpt-4o-mini", messages: [{ role: "user", content: "function add(a, b) { return a + b; } // what does this do?" }] },
+    ];
+    for (const body of bodies) {
+      const estimate = estimateTokensFromBytes(enc.encode(JSON.stringify(body)));
+      const real = countRequestPromptTokens("chat", body, body.model);
+      expect(estimate, JSON.stringify(body)).toBeGreaterThanOrEqual(real);
+      expect(estimate, JSON.stringify(body)).toBeLessThanOrEqual(real * 3 + 20);
+    }
+    expect(estimateTokensFromBytes(new Uint8Array())).toBe(0);
+    expect(estimateTokensFromBytes(enc.encode("abcd"))).toBe(1);
+    expect(estimateTokensFromBytes(enc.encode("长城"))).toBe(2);
   });
 });

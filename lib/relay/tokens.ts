@@ -2,7 +2,8 @@
 // and as the fallback when an upstream reports no usage. Upstream-reported usage always wins.
 //
 // Encoders are loaded lazily, once per process (each costs ~100–300 ms and some MB the first
-// time): `preloadTokenizers()` at server start avoids paying that on the first request.
+// time). Relay workers load them on first need rather than at start, to keep idle memory low;
+// `preloadTokenizers()` loads both now.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { RelayMode } from "./types";
@@ -46,6 +47,23 @@ function counterFor(name: EncodingName): Counter {
   }
   counters[name] = c;
   return c;
+}
+
+/**
+ * A tokenizer-free estimate from UTF-8 bytes: every 4 ASCII bytes count as a token and every
+ * non-ASCII character (a UTF-8 lead byte) as one, which is what BPE tokenizers average on ordinary
+ * English and CJK text. Used for reservations of small request bodies, where the JSON syntax
+ * around the text makes it err on the high side.
+ */
+export function estimateTokensFromBytes(bytes: Uint8Array): number {
+  let ascii = 0;
+  let wide = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b < 0x80) ascii++;
+    else if (b >= 0xc0) wide++;
+  }
+  return wide + Math.ceil(ascii / 4);
 }
 
 /** Load both encoders now (call once at server start). */
