@@ -183,20 +183,38 @@ const cmdline = (pid) => {
   }
 };
 
-/** The pid of the process running server.ts under `scripts/start.mjs` (which spawns it). */
+/** The pid of the primary server.ts process under `scripts/start.mjs` (which spawns it). */
 export function findServerPid(startPid) {
   return descendants(startPid).find((p) => /server\.ts\b/.test(cmdline(p))) ?? null;
 }
 
-/** VmRSS and VmHWM of a pid, in MB (null when unreadable). */
-export function rssOf(pid) {
+function statusOf(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? NaN);
     return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
   } catch {
-    return { rss: null, hwm: null };
+    return null;
   }
+}
+
+/**
+ * Memory of a process and all its descendants, in MB: `npm start` is a primary, a console (Next)
+ * and the relay workers, and all of them count. `rss` sums current VmRSS; `hwm` sums each
+ * process's own peak (VmHWM), an upper bound of the true combined peak. null when unreadable.
+ */
+export function rssOf(pid) {
+  let rss = 0;
+  let hwm = 0;
+  let processes = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    const s = statusOf(p);
+    if (!s) continue;
+    rss += s.rss;
+    hwm += s.hwm;
+    processes++;
+  }
+  return processes ? { rss, hwm, processes } : { rss: null, hwm: null, processes: 0 };
 }
 
 /**

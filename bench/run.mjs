@@ -46,7 +46,7 @@ runMain(async () => {
   console.log(`[bench] mock upstream ${upstream.url}, floor ${floor.url}; starting Qiao (builds first if sources changed)…`);
   const t0 = Date.now();
   const qiao = await startQiao({ startTimeoutMs });
-  console.log(`[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid}, DATA_DIR ${qiao.dataDir}`);
+  console.log(`[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`);
   const { api, key } = await seedQiao(qiao, upstream.url);
   await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
   const before = await api.self();
@@ -101,7 +101,7 @@ runMain(async () => {
   const rssEnd = rssOf(qiao.serverPid);
 
   const floorOf = (r) => rows.find((f) => f.target === "floor" && f.mode === r.mode && f.c === r.c);
-  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao RSS start→end (MB)"];
+  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao RSS start→end (MB, all processes)"];
   const body = rows.map((r) => {
     const f = r.target === "qiao" ? floorOf(r) : null;
     return [
@@ -118,7 +118,10 @@ runMain(async () => {
     ];
   });
   console.log(`\n${table(headers, body)}\n`);
-  console.log(`Qiao RSS (server.ts pid ${qiao.serverPid}): idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, peak (VmHWM) ${fmt(rssEnd.hwm)} MB`);
+  console.log(
+    `Qiao RSS (all ${rssEnd.processes} processes of server.ts pid ${qiao.serverPid}: primary, console, relay workers): ` +
+      `idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, sum of per-process peaks (VmHWM) ${fmt(rssEnd.hwm)} MB`,
+  );
 
   const logDelta = logsAfter - logsBefore;
   const quotaDelta = before.quota - after.quota;

@@ -1,4 +1,4 @@
-// RSS soak: Qiao at c=50, non-stream, for N minutes; RSS of the server.ts process every 10 s.
+// RSS soak: Qiao at c=50, non-stream, for N minutes; RSS of all server.ts processes every 10 s.
 //   node bench/soak.mjs [--minutes 5] [--connections 50] [--interval 10] [--warmup 10]
 //                       [--tool wrk|autocannon] [--start-timeout 1200]
 // Prints the RSS series and least-squares slopes (MB/min) over the whole run and over its second
@@ -54,7 +54,7 @@ runMain(async () => {
     const t = (Date.now() - t0) / 1000;
     const { rss, hwm } = rssOf(qiao.serverPid);
     series.push([t, rss, hwm]);
-    console.log(`[soak] t=${fmt(t, 0).padStart(4)} s  RSS ${fmt(rss)} MB  (peak ${fmt(hwm)} MB)`);
+    console.log(`[soak] t=${fmt(t, 0).padStart(4)} s  RSS ${fmt(rss)} MB, all processes  (sum of peaks ${fmt(hwm)} MB)`);
   };
   sample();
   const timer = setInterval(sample, intervalS * 1000);

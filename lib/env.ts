@@ -1,6 +1,7 @@
 // The only module that reads process.env. Everything else imports `env` from here.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -52,6 +53,8 @@ const schema = z.object({
   LOGIN_FAILURE_LIMIT: int(5),
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
   SECURE_COOKIES: bool(false),
+  /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
+  RELAY_WORKERS: int(0),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -95,6 +98,12 @@ export function sessionSecret(): string {
     }
   }
   return g.__qiaoSessionSecret!;
+}
+
+/** How many relay workers `npm start` runs (RELAY_WORKERS, or one per core up to 8). */
+export function relayWorkerCount(): number {
+  if (env.RELAY_WORKERS > 0) return env.RELAY_WORKERS;
+  return Math.max(1, Math.min(8, os.availableParallelism()));
 }
 
 /** Secret for encrypting stored keys; defaults to the session secret. */

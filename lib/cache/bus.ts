@@ -1,6 +1,7 @@
 // Cache invalidation events. Writers publish after a committed change; in-memory caches (relay
-// keys, users, channels, options) subscribe. Listeners in this process run synchronously; with
-// REDIS_CONN_STRING the event also reaches the other instances (lib/cache/redis-bus.ts).
+// keys, users, channels, options) subscribe. Listeners in this process run synchronously; remote
+// publishers carry the event to the other processes of this instance (lib/server/ipc.ts). Other
+// instances see a change within SYNC_FREQUENCY, when every cache is reloaded.
 
 export type CacheEvent =
   | { kind: "channels" }
@@ -8,22 +9,24 @@ export type CacheEvent =
   | { kind: "user"; id: number }
   | { kind: "options" };
 
-type Listener = (event: CacheEvent) => void;
+/** `remote`: the event was published by another process (lib/server/ipc.ts), not this one. */
+type Listener = (event: CacheEvent, remote: boolean) => void;
+type Publisher = (event: CacheEvent) => void;
 
-type BusState = { listeners: Set<Listener>; remote?: (event: CacheEvent) => void };
+type BusState = { listeners: Set<Listener>; remotes: Set<Publisher> };
 const g = globalThis as { __qiaoCacheBus?: BusState };
-const state = (g.__qiaoCacheBus ??= { listeners: new Set() });
+const state = (g.__qiaoCacheBus ??= { listeners: new Set(), remotes: new Set() });
 
 export function onInvalidation(listener: Listener): () => void {
   state.listeners.add(listener);
   return () => state.listeners.delete(listener);
 }
 
-/** Delivers an event to this process's listeners only (used for events arriving from Redis). */
-export function deliverLocally(event: CacheEvent) {
+/** Delivers an event to this process's listeners only (`remote` when it came from elsewhere). */
+export function deliverLocally(event: CacheEvent, remote: boolean) {
   for (const l of state.listeners) {
     try {
-      l(event);
+      l(event, remote);
     } catch (error) {
       console.error("[cache] invalidation listener failed:", error);
     }
@@ -31,11 +34,18 @@ export function deliverLocally(event: CacheEvent) {
 }
 
 export function publishInvalidation(event: CacheEvent) {
-  deliverLocally(event);
-  state.remote?.(event);
+  deliverLocally(event, false);
+  for (const remote of state.remotes) {
+    try {
+      remote(event);
+    } catch (error) {
+      console.error("[cache] forwarding an invalidation failed:", error);
+    }
+  }
 }
 
-/** Installs the cross-instance publisher (Redis). */
-export function setRemotePublisher(publish: ((event: CacheEvent) => void) | undefined) {
-  state.remote = publish;
+/** Adds a publisher that carries events beyond this process; returns its removal. */
+export function addRemotePublisher(publish: Publisher): () => void {
+  state.remotes.add(publish);
+  return () => state.remotes.delete(publish);
 }

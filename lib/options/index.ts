@@ -7,6 +7,7 @@
 import { badRequest } from "@/lib/api/errors";
 import { getDb, type Db } from "@/lib/db";
 import { env } from "@/lib/env";
+import { onInvalidation, publishInvalidation } from "@/lib/cache/bus";
 import {
   crossKeyError,
   defaultOptionValues,
@@ -50,6 +51,11 @@ export class OptionsCache {
       });
     }
     return this.loading;
+  }
+
+  /** A reload that starts after now: a read already under way may predate a write just made. */
+  reloadAfterWrite(): Promise<Snapshot> {
+    return this.loading ? this.loading.catch(() => undefined).then(() => this.reload()) : this.reload();
   }
 
   private async readAll(): Promise<Snapshot> {
@@ -109,6 +115,7 @@ export class OptionsCache {
       values: { ...snapshot.values, [optionKey]: parsed.value },
       raw: { ...snapshot.raw, [optionKey]: parsed.raw },
     });
+    publishInvalidation({ kind: "options" });
     if (actor) {
       const shown = isSecretOption(optionKey) ? "(secret)" : JSON.stringify(parsed.raw.slice(0, 80));
       console.info(`[options] user ${actor.id} set ${optionKey} = ${shown}`);
@@ -129,7 +136,14 @@ type OptionsGlobal = { __qiaoOptions?: OptionsCache; __qiaoOptionsTimer?: Return
 /** The process-wide cache, with its refresh timer started on first use. */
 export function optionsCache(): OptionsCache {
   const g = globalThis as OptionsGlobal;
-  if (!g.__qiaoOptions) g.__qiaoOptions = new OptionsCache();
+  if (!g.__qiaoOptions) {
+    const cache = (g.__qiaoOptions = new OptionsCache());
+    // Another process of this instance saved an option: read the table again now. (This
+    // process's own writes are already in the cache.)
+    onInvalidation((event, remote) => {
+      if (event.kind === "options" && remote) cache.reloadAfterWrite().catch((error) => console.error("[options] reload failed:", error));
+    });
+  }
   if (!g.__qiaoOptionsTimer && env.SYNC_FREQUENCY > 0) {
     const cache = g.__qiaoOptions;
     g.__qiaoOptionsTimer = setInterval(() => {

@@ -38,3 +38,58 @@ test("the relay on the npm start server answers in OpenAI's shapes", async ({ pl
   expect(preflight.headers()["access-control-allow-origin"]).toBe("*");
   await api.dispose();
 });
+
+// `npm start` runs the console (Next) and the relay workers as separate processes: a change made
+// through the console must reach every relay worker at once, not after SYNC_FREQUENCY (60 s).
+test("console changes reach the relay workers at once", async ({ playwright, baseURL }) => {
+  const { startOpenAIMock } = await import("../mocks/openai-upstream");
+  const upstream = await startOpenAIMock();
+  const api = await playwright.request.newContext({ baseURL });
+  try {
+    const login = await api.post("/api/user/login", { data: { username: "root", password: "123456" } });
+    expect(login.status()).toBe(200);
+    const as = { "New-Api-User": "1" };
+    const call = async (method: string, url: string, data?: unknown) => {
+      const r = await api.fetch(url, { method, headers: as, data });
+      const body = await r.json();
+      expect(body.success, `${method} ${url}: ${body.message}`).toBe(true);
+      return body.data;
+    };
+    const model = `e2e-ipc-${Date.now()}`;
+    await call("POST", "/api/channel/", { name: model, type: 1, key: "sk-up", base_url: upstream.url, models: model, group: "default" });
+    const channels = await call("GET", `/api/channel/search?keyword=${model}`);
+    const channel = (channels.items ?? channels)[0];
+    const token = await call("POST", "/api/token/", { name: model, remain_quota: 0, unlimited_quota: true, expired_time: -1 });
+    await call("PUT", "/api/option/", { key: "ModelRatio", value: JSON.stringify({ [model]: 1 }) });
+    const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
+    // Several calls: the connections are spread over the relay workers, and each must know.
+    const relayStatuses = async () => {
+      const out: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const client = await playwright.request.newContext({ baseURL });
+        const r = await client.post("/v1/chat/completions", { headers: { authorization: `Bearer ${key}` }, data: { model, messages: [{ role: "user", content: "hi" }] } });
+        out.push(r.status());
+        await client.dispose();
+      }
+      return out;
+    };
+    expect(await relayStatuses()).toEqual([200, 200, 200, 200, 200, 200]);
+
+    await call("PUT", "/api/channel/", { id: channel.id, status: 2 });
+    expect(await relayStatuses()).toEqual([503, 503, 503, 503, 503, 503]);
+
+    await call("PUT", "/api/channel/", { id: channel.id, status: 1 });
+    await call("PUT", "/api/option/", { key: "ModelPrice", value: JSON.stringify({ [model]: 0.002 }) });
+    expect(await relayStatuses()).toEqual([200, 200, 200, 200, 200, 200]);
+    // Billed per call at the new price (0.002 × 500 000 quota per unit), in every worker.
+    await expect
+      .poll(async () => {
+        const logs = await call("GET", `/api/log/self/?p=0&page_size=50&model_name=${model}`);
+        return (logs.items ?? logs).filter((l: { quota: number }) => l.quota === 1000).length;
+      })
+      .toBe(6);
+  } finally {
+    await api.dispose();
+    await upstream.close();
+  }
+});

@@ -1,0 +1,31 @@
+// The console process of `npm start`: Next (pages, /api, next-auth) on a Unix socket that only
+// the relay workers talk to. It opens the database first (migrations, root account) and says
+// so, because the relay workers must not start on a database that is still being migrated.
+import { existsSync, unlinkSync } from "node:fs";
+import http from "node:http";
+import next from "next";
+import { getDb } from "@/lib/db";
+import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
+
+export async function runConsole(socketPath: string) {
+  bridgeCacheBusToParent();
+  await getDb();
+  toParent({ qiao: "db-ready" });
+  const app = next({ dev: false, dir: process.cwd() });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      console.error("[console] request failed:", error);
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  if (existsSync(socketPath)) unlinkSync(socketPath);
+  await new Promise<void>((resolve, reject) => server.listen(socketPath, resolve).once("error", reject));
+  toParent({ qiao: "console-ready", socket: socketPath });
+  const stop = () => server.close(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}

@@ -1,0 +1,117 @@
+// The primary process of `npm start`. It serves nothing itself: it starts the console process
+// (Next) and, once the database is ready, RELAY_WORKERS relay workers that share PORT through
+// node:cluster; it passes cache invalidations between them, restarts any that die, and stops
+// them all on SIGTERM/SIGINT (workers first write pending usage and return unused holds).
+import cluster, { type Worker } from "node:cluster";
+import { fork, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { env, relayWorkerCount, sessionSecret } from "@/lib/env";
+import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
+
+type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
+
+export function runPrimary(entry: string) {
+  // Every process must sign sessions and encrypt keys alike: settle the secret once, here.
+  const childEnv = { ...process.env, SESSION_SECRET: sessionSecret() };
+  const socketPath = path.join(os.tmpdir(), `qiao-console-${process.pid}.sock`);
+  const workers = new Set<Child>();
+  let consoleChild: Child | null = null;
+  let consoleSocket: string | null = null;
+  let stopping = false;
+  let announced = false;
+  const count = relayWorkerCount();
+
+  const relay = (from: Child | null, m: ServerMessage) => {
+    for (const c of [consoleChild, ...workers]) if (c && c !== from) c.send(m);
+  };
+
+  const onMessage = (from: Child) => (m: unknown) => {
+    if (!isServerMessage(m)) return;
+    switch (m.qiao) {
+      case "cache":
+        relay(from, m);
+        break;
+      case "db-ready":
+        if (workers.size === 0) for (let i = 0; i < count; i++) startWorker();
+        break;
+      case "console-ready":
+        consoleSocket = m.socket;
+        for (const w of workers) w.send(m);
+        break;
+      case "listening":
+        if (!announced) {
+          announced = true;
+          console.log(`[qiao] console and relay on http://localhost:${env.PORT} (${count} relay worker${count > 1 ? "s" : ""})`);
+        }
+        break;
+    }
+  };
+
+  const wrapWorker = (w: Worker): Child => ({
+    send: (m) => w.isConnected() && w.send(m, undefined, () => undefined),
+    kill: (signal) => w.process.kill(signal),
+    exited: new Promise((r) => w.once("exit", () => r())),
+  });
+  const wrapProcess = (p: ChildProcess): Child => ({
+    send: (m) => p.connected && p.send(m, undefined, undefined, () => undefined),
+    kill: (signal) => p.kill(signal),
+    exited: new Promise((r) => p.once("exit", () => r())),
+  });
+
+  const restartDelay = new Map<string, number>();
+  const again = (name: string, start: () => void) => {
+    if (stopping) return;
+    const delay = Math.min(30_000, (restartDelay.get(name) ?? 500) * 2);
+    restartDelay.set(name, delay);
+    setTimeout(start, delay).unref();
+  };
+
+  cluster.setupPrimary({ exec: entry, execArgv: process.execArgv });
+  function startWorker() {
+    const w = cluster.fork(childEnv);
+    const child = wrapWorker(w);
+    workers.add(child);
+    w.on("message", onMessage(child));
+    w.once("online", () => consoleSocket && child.send({ qiao: "console-ready", socket: consoleSocket }));
+    w.once("exit", (code, signal) => {
+      workers.delete(child);
+      if (!stopping) {
+        console.error(`[qiao] relay worker exited (${code ?? signal}); starting another`);
+        again("worker", startWorker);
+      }
+    });
+  }
+
+  function startConsole() {
+    const p = fork(entry, [], { env: { ...childEnv, QIAO_ROLE: "console", QIAO_CONSOLE_SOCKET: socketPath }, execArgv: process.execArgv });
+    const child = wrapProcess(p);
+    consoleChild = child;
+    p.on("message", onMessage(child));
+    p.once("exit", (code, signal) => {
+      if (consoleChild === child) consoleChild = null;
+      consoleSocket = null;
+      for (const w of workers) w.send({ qiao: "console-down" });
+      if (!stopping) {
+        console.error(`[qiao] console process exited (${code ?? signal}); starting another`);
+        again("console", startConsole);
+      }
+    });
+  }
+
+  startConsole();
+
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    const all = [consoleChild, ...workers].filter((c): c is Child => c !== null);
+    for (const c of all) c.kill("SIGTERM");
+    const force = setTimeout(() => {
+      for (const c of all) c.kill("SIGKILL");
+    }, 12_000);
+    force.unref();
+    void Promise.all(all.map((c) => c.exited)).then(() => process.exit(0));
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}

@@ -1,0 +1,57 @@
+// A relay worker of `npm start`: relay paths straight from the core (lib/relay) over Node's
+// http; every other path goes to the console process. Next is never loaded here, so the hot
+// path shares its heap, its event loop and its garbage collector with nothing else.
+import http from "node:http";
+import { env } from "@/lib/env";
+import { getDb } from "@/lib/db";
+import { clientIpOf } from "@/lib/net/client-ip";
+import { isRelayPath } from "@/lib/relay/http";
+import { serveRelayNode } from "@/lib/relay/node";
+import { getLedger, shutdownRelay } from "@/lib/relay/runtime";
+import { ConsoleProxy } from "@/lib/server/proxy";
+import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
+
+export async function runRelayWorker() {
+  let stop: () => void = () => process.exit(0);
+  bridgeCacheBusToParent(() => stop());
+  const proxy = new ConsoleProxy();
+  process.on("message", (m: unknown) => {
+    if (!isServerMessage(m)) return;
+    if (m.qiao === "console-ready") proxy.setTarget(m.socket);
+    else if (m.qiao === "console-down") proxy.clearTarget();
+  });
+  // The tokenizers (~90 MB) are not preloaded: a worker loads them the first time it has to count
+  // tokens itself (an upstream without usage, or a request body over 16 KiB).
+  await getDb();
+  await getLedger();
+
+  const server = http.createServer((req, res) => {
+    const xff = req.headers["x-forwarded-for"];
+    const clientIp = clientIpOf(req.socket.remoteAddress, Array.isArray(xff) ? xff.join(",") : (xff ?? null));
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    if (isRelayPath(q < 0 ? url : url.slice(0, q))) {
+      serveRelayNode(req, res, clientIp).catch((error) => {
+        console.error("[relay] request failed:", error);
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return;
+    }
+    void proxy.forward(req, res, clientIp);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(env.PORT, env.HOST, () => toParent({ qiao: "listening" }));
+
+  // Stop taking requests, let streams finish, then write pending usage and return unused holds.
+  let stopping = false;
+  stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(() => void shutdownRelay().finally(() => process.exit(0)));
+    server.closeIdleConnections();
+    setTimeout(() => void shutdownRelay().finally(() => process.exit(0)), 10_000).unref();
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
