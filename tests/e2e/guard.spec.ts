@@ -37,11 +37,16 @@ test.describe("expired session", () => {
   test("an API 401 clears the stored user and lands on /login?expired=true", async ({ page, context }) => {
     await page.goto("/token");
     await expect(page.getByRole("heading", { name: "令牌管理" })).toBeVisible();
+    // Leave the page first: a request it makes after the cookie swap would get the 401 and
+    // navigate on its own, aborting the navigation below.
+    await page.goto("about:blank");
     // The session ends behind the console's back: the cookie still looks valid to the page guard,
     // but the server no longer knows this session.
     await context.clearCookies();
     await context.addCookies([{ name: "qiao_session", value: await forgedSessionCookie(), url: E2E_BASE_URL, httpOnly: true }]);
-    await page.goto("/token");
+    // The page's own 401 handling navigates away, possibly before "load": wait only for the
+    // response, or that navigation aborts this one.
+    await page.goto("/token", { waitUntil: "commit" });
     await expect(page).toHaveURL(/\/login\?expired=true$/);
     await expect(page.getByTestId("expired-notice")).toHaveText("未登录或登录已过期，请重新登录！");
     expect(await page.evaluate(() => localStorage.getItem("user"))).toBeNull();
