@@ -154,7 +154,7 @@ export async function startFloor(upstreamUrl) {
 // Qiao
 
 /** Descendant pids of `pid` (from /proc/<pid>/stat ppid links). */
-function descendants(pid) {
+export function descendants(pid) {
   const parent = new Map();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
@@ -183,9 +183,9 @@ const cmdline = (pid) => {
   }
 };
 
-/** The pid of the primary server.ts process under `scripts/start.mjs` (which spawns it). */
+/** The pid of the primary server process (server.ts as built, .next/qiao/server.mjs) under `scripts/start.mjs`. */
 export function findServerPid(startPid) {
-  return descendants(startPid).find((p) => /server\.ts\b/.test(cmdline(p))) ?? null;
+  return descendants(startPid).find((p) => /server\.(ts|mjs)\b/.test(cmdline(p))) ?? null;
 }
 
 function statusOf(pid) {

@@ -1,0 +1,87 @@
+// CPU per request: where the box's CPU time goes while Qiao relays under load.
+//   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json|stream|both] [--tool wrk]
+// Starts the mock upstream, the floor and Qiao (as bench/run.mjs does), loads each, and prints
+// the CPU microseconds per completed request of every process involved (from /proc/<pid>/stat:
+// user + system time), so a change to the relay can be judged by its own cost rather than by
+// req/s on a CPU shared with the load generator and the upstream.
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { descendants, fmt, hasWrk, load, parseArgs, runMain, seedQiao, sleep, startFloor, startMockUpstream, startQiao, table, tempDir } from "./lib.mjs";
+
+const args = parseArgs();
+const seconds = Number(args.seconds ?? 10);
+const connections = Number(args.connections ?? 50);
+const modes = args.mode === "json" ? [false] : args.mode === "stream" ? [true] : [false, true];
+const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
+const TICK = 100; // USER_HZ on Linux
+
+/** user+system CPU seconds of one process (its own threads; not its children). */
+function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return NaN;
+  }
+}
+
+function label(pid) {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+    const env = readFileSync(`/proc/${pid}/environ`, "utf8");
+    if (/QIAO_ROLE=console/.test(env)) return "qiao console";
+    if (/server\.(ts|mjs)/.test(cmd) && /NODE_UNIQUE_ID=/.test(env)) return "qiao relay worker";
+    if (/server\.(ts|mjs)/.test(cmd)) return "qiao primary";
+    if (/floor\.mjs/.test(cmd)) return "floor";
+    if (/mock-upstream\.mjs/.test(cmd)) return "mock upstream";
+    if (/scripts\/start\.mjs/.test(cmd)) return "start.mjs";
+    return cmd.slice(0, 40);
+  } catch {
+    return `pid ${pid}`;
+  }
+}
+
+/** Runs the load while watching the CPU of `pids` (and wrk, found after it starts). */
+async function measure(pids, target) {
+  const before = new Map(pids.map((p) => [p, cpuOf(p)]));
+  const total0 = os.cpus().reduce((s, c) => s + c.times.user + c.times.sys + c.times.idle + c.times.irq + c.times.nice, 0);
+  const idle0 = os.cpus().reduce((s, c) => s + c.times.idle, 0);
+  const r = await load({ ...target, connections, seconds, dir: work, tool });
+  const total1 = os.cpus().reduce((s, c) => s + c.times.user + c.times.sys + c.times.idle + c.times.irq + c.times.nice, 0);
+  const idle1 = os.cpus().reduce((s, c) => s + c.times.idle, 0);
+  if (r.errors) throw new Error(`${r.errors} errors: ${r.detail}`);
+  const rows = [];
+  let sum = 0;
+  for (const p of pids) {
+    const used = cpuOf(p) - before.get(p);
+    if (!(used > 0)) continue;
+    sum += used;
+    rows.push([label(p), p, fmt((used / r.requests) * 1e6, 1)]);
+  }
+  const busy = (total1 - total0 - (idle1 - idle0)) / 1000; // ms → s
+  return { r, rows, sum, busy };
+}
+
+const work = tempDir("qiao-cpu-");
+
+runMain(async () => {
+  console.log(`[cpu] node ${process.version}, ${os.cpus().length} cpu(s); ${seconds} s at c=${connections}`);
+  const upstream = await startMockUpstream();
+  const floor = await startFloor(upstream.url);
+  const qiao = await startQiao({ echo: false });
+  const { key } = await seedQiao(qiao, upstream.url);
+  await sleep(500);
+  const targets = [
+    { name: "floor", url: floor.url, key: null, pids: [floor.child.pid, upstream.child.pid] },
+    { name: "qiao", url: qiao.url, key, pids: [qiao.serverPid, ...descendants(qiao.serverPid), upstream.child.pid] },
+  ];
+  for (const stream of modes) {
+    for (const t of targets) {
+      await load({ url: t.url, key: t.key, stream, connections, seconds: 2, dir: work, tool }); // warm-up
+      const { r, rows, sum, busy } = await measure(t.pids, { url: t.url, key: t.key, stream });
+      console.log(`\n${t.name} ${stream ? "stream" : "json"} c=${connections}: ${fmt(r.rps, 0)} req/s; whole box ${fmt((busy / r.requests) * 1e6, 1)} µs/request (all processes, wrk included)`);
+      console.log(table(["process", "pid", "CPU µs/request"], [...rows, ["sum of the above", "", fmt((sum / r.requests) * 1e6, 1)]]));
+    }
+  }
+});
