@@ -6,7 +6,7 @@
 // req/s on a CPU shared with the load generator and the upstream.
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { descendants, fmt, hasWrk, load, parseArgs, runMain, seedQiao, sleep, startFloor, startMockUpstream, startQiao, table, tempDir } from "./lib.mjs";
+import { cmdline, descendants, fmt, hasWrk, load, parseArgs, runMain, seedQiao, sleep, startFloor, startMockUpstream, startQiao, table, tempDir } from "./lib.mjs";
 
 const args = parseArgs();
 const seconds = Number(args.seconds ?? 10);
@@ -28,7 +28,7 @@ function cpuOf(pid) {
 
 function label(pid) {
   try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+    const cmd = cmdline(pid);
     const env = readFileSync(`/proc/${pid}/environ`, "utf8");
     if (/QIAO_ROLE=console/.test(env)) return "qiao console";
     if (/server\.(ts|mjs)/.test(cmd) && /NODE_UNIQUE_ID=/.test(env)) return "qiao relay worker";
@@ -42,14 +42,15 @@ function label(pid) {
   }
 }
 
-/** Runs the load while watching the CPU of `pids` (and wrk, found after it starts). */
+/** CPU seconds the whole box spent busy (all cores, every process) since boot. */
+const boxBusy = () => os.cpus().reduce((s, c) => s + c.times.user + c.times.sys + c.times.irq + c.times.nice, 0) / 1000;
+
+/** Runs the load while watching the CPU of `pids` and of the whole box. */
 async function measure(pids, target) {
   const before = new Map(pids.map((p) => [p, cpuOf(p)]));
-  const total0 = os.cpus().reduce((s, c) => s + c.times.user + c.times.sys + c.times.idle + c.times.irq + c.times.nice, 0);
-  const idle0 = os.cpus().reduce((s, c) => s + c.times.idle, 0);
+  const busy0 = boxBusy();
   const r = await load({ ...target, connections, seconds, dir: work, tool });
-  const total1 = os.cpus().reduce((s, c) => s + c.times.user + c.times.sys + c.times.idle + c.times.irq + c.times.nice, 0);
-  const idle1 = os.cpus().reduce((s, c) => s + c.times.idle, 0);
+  const busy = boxBusy() - busy0;
   if (r.errors) throw new Error(`${r.errors} errors: ${r.detail}`);
   const rows = [];
   let sum = 0;
@@ -59,7 +60,6 @@ async function measure(pids, target) {
     sum += used;
     rows.push([label(p), p, fmt((used / r.requests) * 1e6, 1)]);
   }
-  const busy = (total1 - total0 - (idle1 - idle0)) / 1000; // ms → s
   return { r, rows, sum, busy };
 }
 

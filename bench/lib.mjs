@@ -175,7 +175,7 @@ export function descendants(pid) {
   return out;
 }
 
-const cmdline = (pid) => {
+export const cmdline = (pid) => {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
   } catch {
