@@ -10,6 +10,11 @@
 // memory and written in batches (logs, counters, `consumed`); closing a hold returns
 // `amount - consumed` exactly once (a conditional state change guards it). A hold whose instance
 // died stops being refreshed and is closed the same way by recoverHolds() at the next start.
+//
+// Lock order: every transaction here touches rows in the same order — users, tokens, quota_holds,
+// channels, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
+// instances, or a lease racing a flush) can wait on each other but never deadlock. A conflict
+// the database reports anyway (PostgreSQL 40P01/40001, MySQL 1213/1205) is retried.
 import { randomBytes } from "node:crypto";
 import type { Db, DbKind } from "@/lib/db";
 import type { DirectWriter, Statement } from "@/lib/db/direct";
@@ -127,6 +132,8 @@ export class QuotaLedger {
   private pending: UsageRecord[] = [];
   private pendingConsumed = new Map<Hold, bigint>();
   private flushing: Promise<void> | null = null;
+  /** Holds taken out of use whose close waits for their usage to be written. */
+  private unclosed = new Set<Hold>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -191,26 +198,33 @@ export class QuotaLedger {
   }
 
   private async take(hold: Hold, size: bigint): Promise<boolean> {
-    const now = nowSeconds();
     const { userId, tokenId } = hold.owner;
     try {
-      await this.db.$transaction(async (tx) => {
-        if (tokenId) {
-          const t = await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
-          if (t !== 1) throw new NoFunds();
-        }
-        const u = await tx.$executeRaw`UPDATE users SET quota = quota - ${size} WHERE id = ${userId} AND quota >= ${size}`;
-        if (u !== 1) throw new NoFunds();
-        if (hold.id) {
-          const h = await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
-          if (h !== 1) throw new Error(`hold ${hold.id} closed under an open lease`);
-        } else {
+      const created = await retryConflicts(() =>
+        this.db.$transaction(async (tx) => {
+          const now = nowSeconds();
+          const u = await tx.$executeRaw`UPDATE users SET quota = quota - ${size} WHERE id = ${userId} AND quota >= ${size}`;
+          if (u !== 1) throw new NoFunds();
+          if (tokenId) {
+            const t = await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
+            if (t !== 1) throw new NoFunds();
+          }
+          if (hold.id) {
+            const h = await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
+            if (h !== 1) throw new Error(`hold ${hold.id} closed under an open lease`);
+            return null;
+          }
           const id = newHoldId();
           await tx.$executeRaw`INSERT INTO quota_holds (id, user_id, token_id, amount, consumed, created_at, updated_at, state) VALUES (${id}, ${userId}, ${tokenId}, ${size}, ${0n}, ${now}, ${now}, ${0})`;
-          hold.id = id;
-          hold.openedAt = Date.now();
-        }
-      }, TX);
+          return id;
+        }, TX),
+      );
+      // Only once committed: a transaction retried after a conflict must not see a hold id that
+      // was rolled back.
+      if (created) {
+        hold.id = created;
+        hold.openedAt = Date.now();
+      }
       return true;
     } catch (error) {
       if (error instanceof NoFunds) return false; // thrown and caught inside this module copy
@@ -234,14 +248,19 @@ export class QuotaLedger {
     reservation.settled = true;
     const hold = reservation.hold;
     if (actual < 0n) actual = 0n;
-    hold.available += reservation.amount - actual;
     let charged = actual;
-    if (hold.available < 0n) {
-      const short = -hold.available;
-      const got = await this.takeUpTo(hold, short);
-      hold.available += got;
-      charged -= short - got;
-      if (hold.available < 0n) hold.available = 0n;
+    const over = actual - reservation.amount;
+    if (over <= 0n) hold.available -= over;
+    else {
+      // This request's own excess: from what the hold has spare, claimed at once so that
+      // concurrent settles never count the same units, then from the balance as far as it goes.
+      const fromHold = hold.available > over ? over : hold.available > 0n ? hold.available : 0n;
+      hold.available -= fromHold;
+      const missing = over - fromHold;
+      if (missing > 0n) {
+        const got = await this.takeUpTo(hold, missing); // added to the hold and spent at once
+        charged -= missing - got;
+      }
     }
     hold.inflight--;
     hold.lastUsed = Date.now();
@@ -351,19 +370,23 @@ export class QuotaLedger {
     }
     const k = this.writer.kind;
     const statements: Statement[] = [];
-    for (const [hold, amount] of consumed) {
-      if (hold.id && amount) statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, hold.id] });
+    // The lock order of the header: users, tokens, quota_holds, channels, ids ascending.
+    for (const [id, u] of sortById(users)) statements.push({ sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?", params: [u.quota, u.count, id] });
+    for (const [id, q] of sortById(tokens)) statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
+    const holds = [...consumed].filter(([hold, amount]) => hold.id && amount).map(([hold, amount]) => [hold.id!, amount] as const);
+    for (const [id, amount] of holds.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, id] });
     }
-    for (const [id, u] of users) statements.push({ sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?", params: [u.quota, u.count, id] });
-    for (const [id, q] of tokens) statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
-    for (const [id, q] of channels) statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
+    for (const [id, q] of sortById(channels)) statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
     statements.push(...logInsertStatements(k, logs));
-    for (const b of buckets.values()) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
+    const sortedBuckets = [...buckets].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [, b] of sortedBuckets) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
     if (statements.length) await this.writer.transaction(statements);
   }
 
   private async tick() {
     await this.flush();
+    for (const hold of [...this.unclosed]) await this.finishClose(hold);
     const now = Date.now();
     const heartbeat: string[] = [];
     for (const hold of this.holds.values()) {
@@ -386,9 +409,28 @@ export class QuotaLedger {
     if (hold.inflight > 0 || hold.acquiring || hold.closing || (!force && hold.available > 0n)) return;
     hold.closing = true;
     if (this.holds.get(hold.key) === hold) this.holds.delete(hold.key);
+    await this.finishClose(hold);
+  }
+
+  /**
+   * Closes a hold that is out of use, once all its usage is written: closing refunds
+   * `amount - consumed`, so closing before a failed flush succeeds would refund usage not yet
+   * recorded. Until then (and if the close itself fails) it waits for the next tick.
+   */
+  private async finishClose(hold: Hold) {
     if (!hold.id) return;
     if (hold.unflushed > 0n) await this.flush();
-    await closeHold(this.db, hold.id);
+    if (hold.unflushed > 0n) {
+      this.unclosed.add(hold);
+      return;
+    }
+    try {
+      await closeHold(this.db, hold.id);
+      this.unclosed.delete(hold);
+    } catch (error) {
+      this.unclosed.add(hold);
+      console.error(`[ledger] closing hold ${hold.id} failed, will retry:`, error);
+    }
   }
 
   /** Writes everything and returns all unused quota; for shutdown. */
@@ -401,6 +443,8 @@ export class QuotaLedger {
       hold.inflight = 0;
       await this.closeIfIdle(hold, true);
     }
+    for (const hold of [...this.unclosed]) await this.finishClose(hold);
+    if (this.unclosed.size) console.error(`[ledger] ${this.unclosed.size} hold(s) left open; the next start settles them`);
     await this.writer.close();
   }
 
@@ -432,19 +476,63 @@ function newHoldId(): string {
   return `${Date.now().toString(36)}-${randomBytes(8).toString("hex")}`;
 }
 
-/** Closes a hold exactly once, returning `amount - consumed` to the user and the token. */
+/**
+ * Closes a hold exactly once, returning `amount - consumed` to the user and the token. The refund
+ * is written before the hold's state changes (the lock order), and the state change is conditional
+ * on the amounts read: if another closer or a flush got there first, the transaction rolls back
+ * and the hold is read again.
+ */
 export async function closeHold(db: Db, id: string): Promise<bigint> {
-  return db.$transaction(async (tx) => {
-    const closed = await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0`;
-    if (closed !== 1) return 0n;
-    const hold = await tx.quotaHold.findUniqueOrThrow({ where: { id }, select: { user_id: true, token_id: true, amount: true, consumed: true } });
+  for (;;) {
+    const hold = await db.quotaHold.findUnique({ where: { id }, select: { user_id: true, token_id: true, amount: true, consumed: true, state: true } });
+    if (!hold || hold.state !== 0) return 0n;
     const refund = hold.amount - hold.consumed;
-    if (refund > 0n) {
-      await tx.$executeRaw`UPDATE users SET quota = quota + ${refund} WHERE id = ${hold.user_id}`;
-      if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
+    const closed = await retryConflicts(() =>
+      db.$transaction(async (tx) => {
+        if (refund > 0n) {
+          await tx.$executeRaw`UPDATE users SET quota = quota + ${refund} WHERE id = ${hold.user_id}`;
+          if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
+        }
+        const n = await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0 AND amount = ${hold.amount} AND consumed = ${hold.consumed}`;
+        if (n !== 1) throw new HoldChanged(); // rolls the refund back; read the hold again
+      }, TX),
+    ).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof HoldChanged) return false;
+        throw error;
+      },
+    );
+    if (closed) return refund;
+  }
+}
+
+class HoldChanged extends Error {}
+
+const sortById = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0]);
+
+/** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
+export function isWriteConflict(error: unknown): boolean {
+  for (let e = error as Record<string, unknown> | undefined, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    const code = String(e.code ?? "");
+    if (code === "P2034" || code === "40P01" || code === "40001" || e.errno === 1213 || e.errno === 1205) return true;
+    if (/deadlock|TransactionWriteConflict|could not serialize/i.test(String(e.message ?? ""))) return true;
+    const meta = e.meta as Record<string, unknown> | undefined;
+    e = (meta?.driverAdapterError ?? e.cause) as Record<string, unknown> | undefined;
+  }
+  return false;
+}
+
+/** Runs `fn` again (up to 5 times, with a short random back-off) when it fails on a write conflict. */
+export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= 5 || !isWriteConflict(error)) throw error;
+      await new Promise((r) => setTimeout(r, attempt * (5 + Math.random() * 20)));
     }
-    return refund;
-  }, TX);
+  }
 }
 
 /** Closes holds left open by instances that died; returns how many it closed. */
