@@ -9,11 +9,31 @@ export interface RelayRequest {
   headers: { get(name: string): string | null };
   body: Uint8Array;
   clientIp: string;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  /** The client has gone away (its connection closed before the answer ended). */
+  readonly gone: boolean;
+  /** Calls `callback` once when the client goes away (at once if it has); returns an unsubscribe. */
+  onGone(callback: () => void): () => void;
 }
 
-export type RelayBody = Uint8Array | string | AsyncIterable<Uint8Array | string> | null;
+/** Where a streamed body writes: the client's connection, as the transport presents it. */
+export interface RelaySink {
+  /** False when the client is not taking bytes as fast as they come: wait for `onDrain`. */
+  write(chunk: Uint8Array): boolean;
+  end(): void;
+  /** Called once, the next time the client can take more. */
+  onDrain(callback: () => void): void;
+}
+
+/**
+ * A streamed body. The transport calls `start` once with its sink, and `cancel` if the client
+ * goes away before the body has ended.
+ */
+export interface RelayStreamBody {
+  start(sink: RelaySink): void;
+  cancel(): void;
+}
+
+export type RelayBody = Uint8Array | string | RelayStreamBody | null;
 
 export interface RelayResponse {
   status: number;

@@ -29,13 +29,11 @@ const headerGetter = (req: IncomingMessage) => ({
   },
 });
 
-/**
- * The client's abort signal, made on first use: whole answers never ask for it, so most requests
- * pay for neither the controller nor its listener.
- */
+const noop = () => undefined;
+
 class NodeRelayRequest implements RelayRequest {
-  private controller: AbortController | null = null;
-  private gone = false;
+  gone = false;
+  private goneCallbacks: (() => void)[] | null = null;
   constructor(
     readonly method: string,
     readonly path: string,
@@ -48,18 +46,24 @@ class NodeRelayRequest implements RelayRequest {
     res.once("close", () => {
       if (res.writableFinished) return;
       this.gone = true;
-      this.controller?.abort();
+      const callbacks = this.goneCallbacks;
+      this.goneCallbacks = null;
+      if (callbacks) for (const callback of callbacks) callback();
     });
   }
   get query(): URLSearchParams {
     return new URLSearchParams(this.rawQuery);
   }
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.gone) this.controller.abort();
+  onGone(callback: () => void): () => void {
+    if (this.gone) {
+      callback();
+      return noop;
     }
-    return this.controller.signal;
+    (this.goneCallbacks ??= []).push(callback);
+    return () => {
+      const i = this.goneCallbacks?.indexOf(callback) ?? -1;
+      if (i >= 0) this.goneCallbacks!.splice(i, 1);
+    };
   }
 }
 
@@ -74,10 +78,10 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
   } else {
     out = await handleRelay(new NodeRelayRequest(req.method ?? "GET", path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), body, clientIp, res));
   }
-  await writeResponse(res, out);
+  writeResponse(res, out);
 }
 
-async function writeResponse(res: ServerResponse, out: RelayResponse) {
+function writeResponse(res: ServerResponse, out: RelayResponse): void {
   const body = out.body;
   if (body === null || typeof body === "string" || body instanceof Uint8Array) {
     const buf = body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;
@@ -86,10 +90,15 @@ async function writeResponse(res: ServerResponse, out: RelayResponse) {
     res.end(buf);
     return;
   }
+  if (res.destroyed) {
+    body.cancel(); // the client left while the upstream was being asked
+    return;
+  }
   res.writeHead(out.status, out.headers);
   // Headers go out with the first chunk (one write, not two); if no chunk is ready by the end of
   // this turn of the event loop, they go out alone so the client knows the stream has started.
-  const early = setImmediate(() => res.flushHeaders());
+  let wrote = false;
+  let early: NodeJS.Immediate | null = null;
   // Chunks produced in one turn (an upstream read often holds several events, then the end)
   // leave in one write.
   let corked = false;
@@ -97,29 +106,27 @@ async function writeResponse(res: ServerResponse, out: RelayResponse) {
     corked = false;
     res.uncork();
   };
-  try {
-    for await (const chunk of body) {
-      if (res.destroyed) break;
+  res.once("close", () => {
+    if (!res.writableFinished) body.cancel();
+  });
+  body.start({
+    write(chunk) {
+      if (res.destroyed) return true;
+      wrote = true;
       if (!corked) {
         corked = true;
         res.cork();
         process.nextTick(uncork);
       }
-      if (!res.write(chunk)) {
-        if (corked) uncork();
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off("drain", done);
-            res.off("close", done);
-            resolve();
-          };
-          res.on("drain", done);
-          res.on("close", done);
-        });
-      }
-    }
-  } finally {
-    clearImmediate(early);
-    res.end();
-  }
+      return res.write(chunk);
+    },
+    end() {
+      if (early) clearImmediate(early);
+      res.end();
+    },
+    onDrain(callback) {
+      res.once("drain", callback);
+    },
+  });
+  if (!wrote && !res.writableEnded) early = setImmediate(() => wrote || res.flushHeaders());
 }

@@ -176,6 +176,28 @@ describe("OpenAIStreamRelay", () => {
     expect(relay.eventCounts).toEqual({ events: 4, malformed: 1 });
   });
 
+  it("forwards plain events as the same bytes and reads unparsed chunks only when their text is needed", () => {
+    const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "gpt-4o", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    // 20 000 chunks (~2.6 MB, far over what is held unparsed), no usage from the upstream; one
+    // chunk's text says "usage" and one says "error", which only makes them read at once.
+    const words = Array.from({ length: 20_000 }, (_, i) => (i === 500 ? '"usage"' : i === 501 ? '"error"' : ` w${i}`));
+    const src = words.map(chunk).join("") + "data: [DONE]\n\n";
+    const { relay, out } = run(src, { clientIncludeUsage: false }, [65_536]);
+    expect(out).toBe(src); // byte for byte, [DONE] included
+    expect(relay.deliveredText).toBe(words.join(""));
+    expect(relay.sawUpstreamUsage).toBe(false);
+    expect(relay.usage.completion_tokens).toBe(countTextTokens(words.join(""), "gpt-4o"));
+    expect(relay.eventCounts).toEqual({ events: 20_000, malformed: 0 });
+  });
+
+  it("forwards a chunk-shaped payload that is not JSON once content flows, and counts it as malformed", () => {
+    const up = payloads(fixture("openai-chat.chunks.txt"));
+    const text = `data: ${up[0]}\n\ndata: ${up[1]}\n\ndata: {"broken"\n\ndata: {not json}\n\ndata: [DONE]\n\n`;
+    const { relay, events } = run(text, {});
+    expect(events).toEqual([up[0], up[1], "{not json}", "[DONE]"]);
+    expect(relay.eventCounts).toEqual({ events: 2, malformed: 2 });
+  });
+
   it("completions mode reads choice text", () => {
     const chunk = (text: string, finish: string | null) =>
       `data: ${JSON.stringify({ id: "cmpl-1", object: "text_completion", created: 1, model: "gpt-3.5-turbo-instruct", choices: [{ text, index: 0, logprobs: null, finish_reason: finish }] })}\n\n`;

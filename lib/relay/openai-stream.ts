@@ -7,8 +7,12 @@
 //   synthesised from the local count;
 // - the client always gets exactly one `data: [DONE]`, also after upstream errors, breaks and
 //   idle timeouts, which are reported as an OpenAI error event first.
-// Event payloads are forwarded as the upstream's own JSON text (parsed once for bookkeeping,
-// never re-serialised).
+// Event payloads are forwarded as the upstream's own JSON text, never re-serialised. Plain
+// `data: {…}` events with LF line ends (what OpenAI-compatible upstreams send) are read straight
+// from the bytes and forwarded as the same bytes; once the first token has been seen, a chunk
+// that cannot hold usage or an error (no `"usage"` / `"error"` in it) is not even parsed until
+// something needs its text (a local token count when the upstream reports no usage), with the
+// held bytes bounded. Anything else goes through the full SSE reader.
 //
 // Usage from a plain Node server:
 //   const relay = new OpenAIStreamRelay({...});
@@ -60,15 +64,39 @@ export interface OpenAIStreamOptions {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** Unparsed chunks are read once the buffers they sit in reach this size. */
+const DEFER_LIMIT = 256 * 1024;
+/** An upstream that sends this much without finishing an event is cut off. */
+const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+const asBuffer = (chunk: Uint8Array | string): Buffer =>
+  typeof chunk === "string" ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+
 export class OpenAIStreamRelay {
   private readonly opts: OpenAIStreamOptions;
   private readonly now: () => number;
-  private readonly reader: SseReader;
+  /** The full SSE reader, made when first needed (plain streams never need it). */
+  private fullReader: SseReader | null = null;
+  /** Output not yet returned, in order: byte ranges of the input and text. */
+  private pieces: Array<Uint8Array | string> = [];
   private out = "";
   private finished = false;
   private emitted = false;
   private reason: StreamEndReason | null = null;
   private upstreamError: UpstreamError | null = null;
+
+  /** Reading plain events from the bytes; false once the full reader has taken over. */
+  private raw: boolean;
+  private rawStarted = false;
+  /** Bytes after the last complete event. */
+  private rawTail: Buffer | null = null;
+  /** Where the next `"usage"` / `"error"` is in the buffer being read (-1 none, -2 not looked). */
+  private nextUsage = -2;
+  private nextError = -2;
+  /** Forwarded chunks not yet parsed, and the bytes of the buffers they keep alive. */
+  private deferred: Buffer[] = [];
+  private deferredBytes = 0;
+  private deferredBuffer: Buffer | null = null;
 
   private content = "";
   private reasoning = "";
@@ -89,17 +117,22 @@ export class OpenAIStreamRelay {
   constructor(opts: OpenAIStreamOptions) {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
-    this.reader = new SseReader({
+    this.raw = !opts.mapEvent;
+  }
+
+  private get reader(): SseReader {
+    return (this.fullReader ??= new SseReader({
       onEvent: (e) => this.onEvent(e),
       onOverflow: () => this.fail("overflow", null),
-    });
+    }));
   }
 
   /** Feed upstream bytes; returns the bytes to write to the client now, or null. */
   transform(chunk: Uint8Array | string): Uint8Array | null {
     if (this.finished) return null;
     if (this.firstByte === null && chunk.length > 0) this.firstByte = this.now();
-    this.reader.feed(chunk);
+    if (this.raw) this.readRaw(asBuffer(chunk));
+    else this.reader.feed(chunk);
     return this.flush();
   }
 
@@ -109,7 +142,13 @@ export class OpenAIStreamRelay {
    */
   finish(): Uint8Array | null {
     if (this.finished) return null;
-    this.reader.end();
+    if (this.rawTail) {
+      // The last event had no blank line after it.
+      const tail = this.rawTail;
+      this.rawTail = null;
+      this.reader.feed(tail);
+    }
+    this.fullReader?.end();
     if (!this.finished) this.complete(this.reason ?? "eof");
     return this.flush();
   }
@@ -154,19 +193,27 @@ export class OpenAIStreamRelay {
   }
   /** Concatenated content deltas (choice text for completions). */
   get deliveredText(): string {
+    this.readDeferred();
     return this.content;
   }
   get reasoningText(): string {
+    this.readDeferred();
     return this.reasoning;
   }
   get toolCallCount(): number {
+    this.readDeferred();
     return this.toolCalls.size;
   }
   get finishReason(): string | null {
+    this.readDeferred();
     return this.finish_reason;
   }
-  /** Counts of upstream events parsed and of data payloads that were not JSON (dropped). */
+  /**
+   * Counts of upstream events parsed and of data payloads that were not JSON (dropped; one that
+   * looked like a chunk, `{…}`, after the first token was forwarded before it was read).
+   */
   get eventCounts(): { events: number; malformed: number } {
+    this.readDeferred();
     return { events: this.events, malformed: this.malformed };
   }
 
@@ -184,57 +231,163 @@ export class OpenAIStreamRelay {
   }
 
   private countCompletionLocally(): number {
+    this.readDeferred();
     const text = this.content + this.reasoning + this.toolText;
     return countTextTokens(text, this.opts.model) + TOOL_CALL_OVERHEAD_TOKENS * this.toolCalls.size;
   }
 
   private flush(): Uint8Array | null {
-    if (this.out === "") return null;
-    const bytes = encodeSse(this.out);
-    this.out = "";
+    const pieces = this.pieces;
+    if (this.out !== "") {
+      pieces.push(this.out);
+      this.out = "";
+    }
+    if (pieces.length === 0) return null;
+    this.pieces = [];
     this.emitted = true;
-    return bytes;
+    if (pieces.length === 1) return typeof pieces[0] === "string" ? encodeSse(pieces[0]) : pieces[0]!;
+    return Buffer.concat(pieces.map((p) => (typeof p === "string" ? encodeSse(p) : p)));
+  }
+
+  /** Plain events straight from the bytes; see the header. */
+  private readRaw(chunk: Buffer): void {
+    let buf = this.rawTail ? Buffer.concat([this.rawTail, chunk]) : chunk;
+    this.rawTail = null;
+    if (!this.rawStarted) {
+      if (buf.length < 3 && buf[0] === 0xef && (buf.length < 2 || buf[1] === 0xbb)) {
+        this.rawTail = buf; // maybe the start of a byte order mark
+        return;
+      }
+      this.rawStarted = true;
+      if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    }
+    // Searched as a one-byte string (a copy, but String.indexOf is far cheaper than a call per
+    // Buffer.indexOf); every byte the searches look for is ASCII, so offsets are byte offsets.
+    const text = buf.toString("latin1");
+    if (text.indexOf("\r") !== -1) {
+      // CR line ends: the full reader reads everything from here on.
+      this.raw = false;
+      this.reader.feed(buf);
+      return;
+    }
+    this.nextUsage = this.nextError = -2;
+    let start = 0;
+    let keptFrom = -1; // start of a run of events forwarded exactly as they came
+    for (let end = text.indexOf("\n\n", start); end !== -1 && !this.finished; end = text.indexOf("\n\n", start)) {
+      if (this.rawEvent(buf, text, start, end)) {
+        if (keptFrom < 0) keptFrom = start;
+      } else {
+        if (keptFrom >= 0) this.pieces.push(buf.subarray(keptFrom, start));
+        keptFrom = -1;
+        if (this.out !== "") {
+          this.pieces.push(this.out);
+          this.out = "";
+        }
+      }
+      start = end + 2;
+    }
+    if (keptFrom >= 0) this.pieces.push(buf.subarray(keptFrom, start));
+    if (this.finished || start === buf.length) return;
+    this.rawTail = buf.subarray(start);
+    if (this.rawTail.length > MAX_EVENT_BYTES) this.fail("overflow", null);
+  }
+
+  /** One event, `buf[start, end)` (`text` is `buf` as latin1); true when forwarded exactly as it came. */
+  private rawEvent(buf: Buffer, text: string, start: number, end: number): boolean {
+    if (end === start) return false; // a blank line too many
+    const p = start + 6;
+    if (end <= p || !text.startsWith("data: ", start) || text.indexOf("\n", p) !== end) {
+      // Comments, other fields, multi-line data: the full reader, this event alone.
+      this.reader.feed(buf.subarray(start, end + 2));
+      return false;
+    }
+    if (this.firstToken !== null && text.charCodeAt(p) === 0x7b && text.charCodeAt(end - 1) === 0x7d && !this.mayCarry(text, p, end)) {
+      this.defer(buf, p, end);
+      return true;
+    }
+    const data = buf.toString("utf8", p, end);
+    const json = this.payload(data, undefined);
+    if (json === data && this.out === "") return true;
+    if (json !== null) this.out += sseJson(json);
+    return false;
+  }
+
+  /** Whether `text[p, end)` mentions `"usage"` or `"error"` (a chunk that must be read now). */
+  private mayCarry(text: string, p: number, end: number): boolean {
+    if (this.nextUsage !== -1 && this.nextUsage < p) this.nextUsage = text.indexOf('"usage"', p);
+    if (this.nextUsage !== -1 && this.nextUsage < end) return true;
+    if (this.nextError !== -1 && this.nextError < p) this.nextError = text.indexOf('"error"', p);
+    return this.nextError !== -1 && this.nextError < end;
+  }
+
+  private defer(buf: Buffer, p: number, end: number): void {
+    this.deferred.push(buf.subarray(p, end));
+    if (buf !== this.deferredBuffer) {
+      this.deferredBuffer = buf;
+      this.deferredBytes += buf.length;
+      if (this.deferredBytes > DEFER_LIMIT) this.readDeferred();
+    }
+  }
+
+  /** Reads the forwarded, unparsed chunks for their bookkeeping. */
+  private readDeferred(): void {
+    const list = this.deferred;
+    if (list.length === 0) return;
+    this.deferred = [];
+    this.deferredBytes = 0;
+    this.deferredBuffer = null;
+    for (const b of list) this.payload(b.toString("utf8"), undefined);
   }
 
   private onEvent(e: SseEvent): void {
     if (this.finished) return;
+    if (e.data.indexOf("\n") === -1) {
+      const text = this.payload(e.data, e.event);
+      if (text !== null) this.out += sseJson(text);
+      return;
+    }
     for (const data of splitDataLines(e.data)) {
       if (this.finished) return;
-      this.onData(data, e.event);
+      const text = this.payload(data, e.event);
+      if (text !== null) this.out += sseJson(text);
     }
   }
 
-  private onData(raw: string, eventName: string | undefined): void {
+  /**
+   * Bookkeeping for one data payload. Returns the JSON text to forward for it (its own, or the
+   * mapped one), or null when nothing is forwarded (dropped, or it ended the stream).
+   */
+  private payload(raw: string, eventName: string | undefined): string | null {
     const data = raw.trim();
-    if (data === "") return;
+    if (data === "") return null;
     if (data === "[DONE]") {
       this.complete("done");
-      return;
+      return null;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
     } catch {
       this.malformed++;
-      return;
+      return null;
     }
     this.events++;
     let text = data;
     if (this.opts.mapEvent) {
       const mapped = this.opts.mapEvent(parsed);
-      if (!mapped) return;
+      if (!mapped) return null;
       parsed = mapped;
       text = JSON.stringify(mapped);
     }
     if (!isObj(parsed)) {
       this.malformed++;
-      return;
+      return null;
     }
     const chunk = parsed;
     if (eventName === "error" || (chunk.error !== undefined && chunk.error !== null && chunk.choices === undefined)) {
       const err = errorFromJson(500, eventName === "error" && chunk.error === undefined ? { error: chunk } : chunk);
       this.fail("upstream_error", err ?? { status: 500, message: "upstream returned an error", type: UPSTREAM_ERROR_TYPE, code: null, param: null });
-      return;
+      return null;
     }
     if (this.chunkId === "" && typeof chunk.id === "string") this.chunkId = chunk.id;
     if (this.chunkCreated === 0 && typeof chunk.created === "number") this.chunkCreated = chunk.created;
@@ -250,10 +403,10 @@ export class OpenAIStreamRelay {
         // Moonshot (and some clones) put the usage inside the last choice.
         if (isObj(choice.usage) && this.captureUsage(choice.usage)) usageHere = true;
       }
-      if (choices.length === 0 && usageHere && !this.opts.clientIncludeUsage) return; // usage-only chunk nobody asked for
+      if (choices.length === 0 && usageHere && !this.opts.clientIncludeUsage) return null; // usage-only chunk nobody asked for
     }
     if (usageHere) this.usageForwarded = true;
-    this.out += sseJson(text);
+    return text;
   }
 
   private captureUsage(raw: Obj): boolean {

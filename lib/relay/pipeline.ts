@@ -7,8 +7,6 @@
 // Adapters (lib/relay/providers) only build upstream requests; this module owns timeouts,
 // retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
 // steady state: keys, users, channels and options come from memory (lib/relay/state, options).
-import { request as undiciRequest } from "undici";
-import type { Dispatcher } from "undici";
 import { env } from "@/lib/env";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
@@ -17,7 +15,8 @@ import { clampUsage, estimateReserve, quotaForImages, quotaForSpeech, quotaForTo
 import { setChannelStatus } from "@/lib/channels/routing";
 import { markTokenStatus } from "@/lib/tokens/relay";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
-import { CORS_HEADERS, CORS_RESPONSE_HEADERS, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { CORS_HEADERS, CORS_RESPONSE_HEADERS, type RelayRequest, type RelayResponse, type RelaySink, type RelayStreamBody } from "@/lib/relay/http";
+import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
 import { getLedger, upstreamAgent } from "@/lib/relay/runtime";
 import { noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
@@ -318,7 +317,7 @@ async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeo
   const tried = new Set<number>();
   let last: Failure | null = null;
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
-    if (attempt > 0 && ctx.req.signal.aborted) break;
+    if (attempt > 0 && ctx.req.gone) break;
     const channel =
       ctx.caller.pinnedChannelId !== null
         ? attempt === 0
@@ -371,32 +370,32 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   const { upstream, upstreamModel } = built;
   const headers: Record<string, string> = { ...upstream.headers };
   if (ctx.body.stream && !headers.accept) headers.accept = "text/event-stream";
-  // For streams the client's own signal aborts the upstream call when the client goes away; a
-  // stream that must end early (timeout) destroys the upstream body instead.
-  let res: Dispatcher.ResponseData;
+  const exchange = UpstreamExchange.send(upstreamAgent(), { method: upstream.method, url: upstream.url, headers, body: upstream.body });
+  // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
+  // answer runs to completion (it is billed either way, and skips the listener work).
+  const unsubscribe = ctx.body.stream ? ctx.req.onGone(() => exchange.abort(new Error("client disconnected"))) : null;
   try {
-    res = await undiciRequest(upstream.url, {
-      method: upstream.method,
-      headers,
-      body: upstream.body,
-      // Streams stop the upstream when the client leaves; a whole answer runs to completion
-      // (it is billed either way, and skipping the signal saves per-request listener work).
-      signal: ctx.body.stream ? ctx.req.signal : undefined,
-      dispatcher: upstreamAgent(),
-    });
+    await exchange.response;
   } catch (error) {
     const { message, code } = describeUpstreamNetworkError(error);
-    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.signal.aborted } };
+    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone } };
+  } finally {
+    unsubscribe?.();
   }
 
-  const isSse = /text\/event-stream/i.test(String(res.headers["content-type"] ?? ""));
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    const text = await res.body.text().catch(() => "");
-    return { failure: failureOf(ctx, channel, res.statusCode, parseUpstreamError(res.statusCode, text)) };
+  const isSse = /text\/event-stream/i.test(String(exchange.headers["content-type"] ?? ""));
+  if (exchange.status < 200 || exchange.status >= 300) {
+    const text = await exchange.text(ERROR_BODY_LIMIT);
+    return { failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text)) };
   }
-  if (ctx.body.stream || isSse) return { response: streamResponse(ctx, channel, upstream, upstreamModel, res) };
-  return wholeResponse(ctx, channel, upstream, upstreamModel, res);
+  if (ctx.body.stream || isSse) return { response: streamResponse(ctx, channel, upstream, upstreamModel, exchange) };
+  return wholeResponse(ctx, channel, upstream, upstreamModel, exchange);
 }
+
+/** An error answer is read up to this size (its message is all we keep). */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+/** A whole (non-streamed) answer larger than this is refused: base64 images and audio fit well. */
+const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 
 /** Maps the status, decides about retrying, and auto-disables a dead channel. */
 function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, error: UpstreamError): Failure {
@@ -405,7 +404,7 @@ function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: numb
     const reason = `状态码 ${upstreamStatus}：${error.message}`.slice(0, 500);
     void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
   }
-  const retriable = !ctx.req.signal.aborted && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
+  const retriable = !ctx.req.gone && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
   return { status, error: { ...error, status }, retriable };
 }
 
@@ -425,9 +424,15 @@ const promptFallback = (ctx: CallContext) => ({
 
 const PASS_HEADERS = ["content-type", "x-request-id", "openai-processing-ms", "openai-model", "openai-organization"];
 
-async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: UpstreamRequest, upstreamModel: string, res: Dispatcher.ResponseData): Promise<{ response: RelayResponse } | { failure: Failure }> {
-  const raw = new Uint8Array(await res.body.arrayBuffer());
-  const contentType = String(res.headers["content-type"] ?? "application/json");
+async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: UpstreamRequest, upstreamModel: string, exchange: UpstreamExchange): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  let raw: Buffer;
+  try {
+    raw = await exchange.bytes(WHOLE_BODY_LIMIT);
+  } catch (error) {
+    const { message, code } = describeUpstreamNetworkError(error);
+    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone } };
+  }
+  const contentType = String(exchange.headers["content-type"] ?? "application/json");
   const responseFormat = ctx.mode === "transcriptions" || ctx.mode === "translations" ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format") : undefined;
   let body: Uint8Array | string = raw;
   let outType = contentType;
@@ -463,7 +468,7 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
   });
   const headers: Record<string, string> = { "x-oneapi-request-id": ctx.requestId };
   for (const h of PASS_HEADERS) {
-    const v = res.headers[h];
+    const v = exchange.headers[h];
     if (typeof v === "string") headers[h] = v;
   }
   headers["content-type"] = outType;
@@ -475,7 +480,7 @@ function streamResponse(
   channel: RouteChannel,
   upstream: UpstreamRequest,
   upstreamModel: string,
-  res: Dispatcher.ResponseData,
+  exchange: UpstreamExchange,
 ): RelayResponse {
   const relay = new OpenAIStreamRelay({
     mode: ctx.mode === "completions" ? "completions" : "chat",
@@ -487,155 +492,162 @@ function streamResponse(
     requestId: ctx.requestId,
     mapEvent: upstream.response?.streamEvent?.bind(upstream.response),
   });
-  const body = relayStream(ctx, channel, upstreamModel, res, relay);
+  const body = new RelayedStream(ctx, channel, upstreamModel, exchange, relay);
   return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
-const TICK = Symbol("tick");
+/** After [DONE] the rest of the upstream's answer is read for this long, to keep its connection. */
+const DRAIN_AFTER_DONE_MS = 5_000;
 
 /**
- * One timer at a time per stream (not one per chunk): it wakes the loop below to send
- * a keep-alive comment after STREAM_KEEPALIVE seconds without output, or to end the stream after
- * STREAMING_TIMEOUT seconds without upstream data.
+ * One interval for all open streams, not a timer per stream: it sends keep-alive comments, ends
+ * silent streams and stops drains that take too long. Its period is a fifth of the shortest of
+ * those limits (50 ms to 1 s), which is how late any of them may act; it stops while no stream
+ * is open.
  */
-class StreamClock {
-  lastData = Date.now();
-  lastSent = Date.now();
+class StreamSweeper {
+  private readonly streams = new Set<RelayedStream>();
   private timer: NodeJS.Timeout | null = null;
-  private wake: (() => void) | null = null;
-  private pending: Promise<typeof TICK> | null = null;
+  readonly pingEvery = env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0;
+  readonly silentLimit = env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0;
+  private readonly period = Math.min(1_000, Math.max(50, Math.min(this.pingEvery || Infinity, this.silentLimit || Infinity, DRAIN_AFTER_DONE_MS) / 5));
+
+  add(stream: RelayedStream): void {
+    this.streams.add(stream);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(), this.period);
+      this.timer.unref();
+    }
+  }
+
+  delete(stream: RelayedStream): void {
+    this.streams.delete(stream);
+  }
+
+  private sweep(): void {
+    if (this.streams.size === 0) {
+      clearInterval(this.timer!);
+      this.timer = null;
+      return;
+    }
+    const now = Date.now();
+    for (const stream of this.streams) stream.tick(now);
+  }
+}
+
+let sweeper: StreamSweeper | null = null;
+
+class RelayedStream implements RelayStreamBody, UpstreamSink {
+  private sink: RelaySink | null = null;
+  private finished = false;
+  private clientGone = false;
+  private upstreamOpen = true;
+  private drainUntil = 0;
+  private lastData = 0;
+  private lastSent = 0;
+  private readonly sweeper = (sweeper ??= new StreamSweeper());
 
   constructor(
-    private readonly pingEvery: number,
-    private readonly silentLimit: number,
+    private readonly ctx: CallContext,
+    private readonly channel: RouteChannel,
+    private readonly upstreamModel: string,
+    private readonly exchange: UpstreamExchange,
+    private readonly relay: OpenAIStreamRelay,
   ) {}
 
-  get enabled() {
-    return this.pingEvery > 0 || this.silentLimit > 0;
+  start(sink: RelaySink): void {
+    this.sink = sink;
+    this.lastData = this.lastSent = Date.now();
+    this.sweeper.add(this);
+    this.exchange.pipe(this);
   }
 
-  /** Resolves at the next moment a ping or the silence limit may be due. */
-  tick(): Promise<typeof TICK> {
-    if (this.pending) return this.pending;
-    this.pending = new Promise((resolve) => (this.wake = () => resolve(TICK)));
-    const now = Date.now();
-    const dueIn = Math.max(
-      0,
-      Math.min(
-        this.pingEvery > 0 ? this.lastSent + this.pingEvery - now : Infinity,
-        this.silentLimit > 0 ? this.lastData + this.silentLimit - now : Infinity,
-      ),
-    );
-    this.timer = setTimeout(() => this.fire(), dueIn);
-    return this.pending;
+  /** The client went away. */
+  cancel(): void {
+    if (this.finished) return;
+    this.clientGone = true;
+    this.finish();
   }
 
-  private fire() {
-    const wake = this.wake;
-    this.pending = null;
-    this.wake = null;
-    wake?.();
-  }
-
-  get silent() {
-    return this.silentLimit > 0 && Date.now() - this.lastData >= this.silentLimit;
-  }
-
-  get pingDue() {
-    return this.pingEvery > 0 && Date.now() - this.lastSent >= this.pingEvery;
-  }
-
-  stop() {
-    if (this.timer) clearTimeout(this.timer);
-  }
-}
-
-/** Reads what is left of an upstream answer after [DONE], so its connection can be reused. */
-async function drainUpstream(iterator: AsyncIterator<Uint8Array>, body: Dispatcher.ResponseData["body"]) {
-  const guard = setTimeout(() => body.destroy(), 5_000);
-  try {
-    while (!(await iterator.next()).done);
-  } catch {
-    // destroyed by the guard, or the connection broke: nothing is owed to anyone.
-  } finally {
-    clearTimeout(guard);
-  }
-}
-
-async function* relayStream(
-  ctx: CallContext,
-  channel: RouteChannel,
-  upstreamModel: string,
-  res: Dispatcher.ResponseData,
-  relay: OpenAIStreamRelay,
-): AsyncGenerator<Uint8Array> {
-  const iterator = (res.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  const clock = new StreamClock(env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0, env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0);
-  let clientGone = false;
-  let upstream: "open" | "ended" | "stopped" = "open";
-  let next: Promise<IteratorResult<Uint8Array>> | null = null;
-  try {
-    for (;;) {
-      next ??= iterator.next();
-      const got = clock.enabled ? await Promise.race([next, clock.tick()]) : await next;
-      if (got === TICK) {
-        if (clock.silent) {
-          upstream = "stopped";
-          res.body.destroy();
-          const tail = relay.abort("timeout");
-          if (tail) yield tail;
-          break;
-        }
-        if (clock.pingDue) {
-          clock.lastSent = Date.now();
-          yield SSE_PING;
-        }
-        continue;
-      }
-      next = null;
-      if (got.done) {
-        upstream = "ended";
-        const tail = relay.finish();
-        if (tail) yield tail;
-        break;
-      }
-      clock.lastData = Date.now();
-      const out = relay.transform(got.value);
-      if (out) {
-        clock.lastSent = clock.lastData;
-        yield out;
-      }
-      if (relay.done) break;
+  /** Called by the sweeper now and then: keep-alive, silence limit, drain limit. */
+  tick(now: number): void {
+    if (this.finished) {
+      if (this.upstreamOpen && now >= this.drainUntil) this.exchange.abort(new Error("upstream still sending after [DONE]"));
+      return;
     }
-  } catch {
-    // The upstream connection broke (or the client left, which aborted it).
-    if (ctx.req.signal.aborted) clientGone = true;
+    const { silentLimit, pingEvery } = this.sweeper;
+    if (silentLimit > 0 && now - this.lastData >= silentLimit) {
+      this.write(this.relay.abort("timeout"));
+      this.finish();
+    } else if (pingEvery > 0 && now - this.lastSent >= pingEvery) {
+      this.lastSent = now;
+      this.sink!.write(SSE_PING);
+    }
+  }
+
+  // --- UpstreamSink ----------------------------------------------------------------------------
+
+  data(chunk: Buffer): boolean {
+    if (this.finished) return true; // the rest after [DONE], read to keep the connection
+    this.lastData = Date.now();
+    const out = this.relay.transform(chunk);
+    let more = true;
+    if (out) {
+      this.lastSent = this.lastData;
+      more = this.sink!.write(out);
+    }
+    if (this.relay.done) {
+      this.finish();
+      return true;
+    }
+    if (!more) this.sink!.onDrain(() => this.exchange.resume());
+    return more;
+  }
+
+  end(): void {
+    this.upstreamClosed();
+    if (this.finished) return;
+    this.write(this.relay.finish());
+    this.finish();
+  }
+
+  error(): void {
+    this.upstreamClosed();
+    if (this.finished) return;
+    // The upstream connection broke (or its body timed out).
+    this.write(this.relay.abort("interrupted"));
+    this.finish();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private upstreamClosed(): void {
+    this.upstreamOpen = false;
+    if (this.finished) this.sweeper.delete(this);
+  }
+
+  private write(bytes: Uint8Array | null): void {
+    if (bytes && !this.clientGone) this.sink!.write(bytes);
+  }
+
+  /** Ends the client's stream (unless it is gone), settles the upstream side, bills. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (this.upstreamOpen && this.relay.endReason === "done" && !this.clientGone) this.drainUntil = Date.now() + DRAIN_AFTER_DONE_MS;
     else {
-      const tail = relay.abort("interrupted");
-      if (tail) yield tail;
+      this.sweeper.delete(this);
+      if (this.upstreamOpen) this.exchange.abort(new Error(this.clientGone ? "client disconnected" : `stream ended (${this.relay.endReason})`));
     }
-  } finally {
-    clock.stop();
-    if (ctx.req.signal.aborted) clientGone = true;
-    // Disconnect policy: stop the upstream at once (the client's signal already aborted the
-    // request; destroying the body also covers early ends) and bill the prompt plus what was
-    // generated up to that moment (the upstream's usage if it had already sent it, else a local
-    // count). A finished stream's upstream is read to its end in the background instead, which
-    // keeps the connection for the next request.
-    if (upstream === "open") {
-      if (relay.done && !clientGone) void drainUpstream(iterator, res.body);
-      else {
-        res.body.destroy();
-        iterator.return?.().catch(() => undefined);
-      }
-    }
+    if (!this.clientGone) this.sink!.end();
+    const { ctx, relay } = this;
     const usage = clampUsage(relay.usage, { fallback: promptFallback(ctx) }).usage;
     const quota = quotaForTokens(ctx.pricing, usage);
     const frt = relay.firstTokenAt ?? relay.firstByteAt;
-    // Not awaited: the response ends now; the bookkeeping follows in the same turn.
-    settle(ctx, channel, upstreamModel, usage, quota, true, {
+    // Not awaited: the response has ended; the bookkeeping follows in the same turn.
+    settle(ctx, this.channel, this.upstreamModel, usage, quota, true, {
       frt: frt ? frt - ctx.startedAt : -1000,
-      client_gone: clientGone || undefined,
+      client_gone: this.clientGone || undefined,
       stream_end: relay.endReason ?? undefined,
       upstream_usage: relay.sawUpstreamUsage,
     }).catch((error) => {

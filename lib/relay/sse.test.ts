@@ -53,6 +53,31 @@ describe("SseReader", () => {
     expect(read(["data: {\ndata: \"a\": 1\ndata: }\n\ndata: last"]).events.map((e) => e.data)).toEqual(['{\n"a": 1\n}', "last"]);
   });
 
+  it("reads plain data events directly and hands every other block to the full parser, in order", () => {
+    const mixed = 'data: {"a":1}\n\n\n\ndata:{"b":2}\n\nid: 7\ndata: x\n\n: note\n\ndata: y\ndata: z\n\nevent: ping\ndata: {}\n\ndata\n\ndata: last';
+    for (const size of [1, 3, 7, 1000]) {
+      const chunks: string[] = [];
+      for (let i = 0; i < mixed.length; i += size) chunks.push(mixed.slice(i, i + size));
+      const { events, comments } = read(chunks);
+      expect(events.map((e) => [e.event, e.data])).toEqual([
+        [undefined, '{"a":1}'],
+        [undefined, '{"b":2}'],
+        [undefined, "x"],
+        [undefined, "y\nz"],
+        ["ping", "{}"],
+        [undefined, ""],
+        [undefined, "last"],
+      ]);
+      expect(events[2]!.id).toBe("7");
+      expect(comments).toEqual(["note"]);
+    }
+  });
+
+  it("switches to the full parser for good when a CR line end appears mid-stream", () => {
+    const { events } = read(['data: {"a":1}\n\ndata: {"b"', ':2}\r\n\r\ndata: {"c":3}\n\n']);
+    expect(events.map((e) => e.data)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+
   it("stops on an upstream that never completes an event", () => {
     const { events, overflow } = read(["data: " + "x".repeat(2000)], { maxBufferChars: 1000 });
     expect(overflow).toBe(true);

@@ -4,8 +4,6 @@ import { MAX_BODY_BYTES } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
 import { requestIp } from "@/lib/net/client-ip";
 
-const encoder = new TextEncoder();
-
 export async function relayWebRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const length = Number(request.headers.get("content-length") ?? 0);
@@ -20,21 +18,55 @@ export async function relayWebRequest(request: Request): Promise<Response> {
     headers: request.headers,
     body,
     clientIp: requestIp(request.headers),
-    signal: request.signal,
+    get gone() {
+      return request.signal.aborted;
+    },
+    onGone(callback) {
+      const signal = request.signal;
+      if (signal.aborted) {
+        callback();
+        return () => undefined;
+      }
+      signal.addEventListener("abort", callback, { once: true });
+      return () => signal.removeEventListener("abort", callback);
+    },
   });
   const b = out.body;
   if (b === null || typeof b === "string" || b instanceof Uint8Array) {
     return new Response(b as BodyInit | null, { status: out.status, headers: out.headers });
   }
-  const iterator = b[Symbol.asyncIterator]();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { value, done } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let onDrain: (() => void) | null = null;
+  let open = true;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        const resume = onDrain;
+        onDrain = null;
+        resume?.();
+      },
+      cancel() {
+        open = false;
+        b.cancel();
+      },
     },
-    async cancel() {
-      await iterator.return?.();
+    { highWaterMark: 16 },
+  );
+  b.start({
+    write(chunk) {
+      if (!open) return true;
+      controller.enqueue(chunk);
+      return (controller.desiredSize ?? 1) > 0;
+    },
+    end() {
+      if (open) controller.close();
+      open = false;
+    },
+    onDrain(callback) {
+      onDrain = callback;
     },
   });
   return new Response(stream, { status: out.status, headers: out.headers });
