@@ -1,11 +1,33 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { extractResponseUsage, extractTranscriptText } from "./openai-response";
+import { extractResponseUsage, extractTranscriptText, quickUsage } from "./openai-response";
 import { countTextTokens } from "./tokens";
 import { normalizeUsage } from "./usage";
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");
+
+describe("quickUsage", () => {
+  it("reads the answer's own usage object without parsing the answer, or gives up", () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, prompt_tokens_details: { cached_tokens: 2 } };
+    const answer = (content: string, extra = {}) => JSON.stringify({ id: "x", choices: [{ index: 0, message: { role: "assistant", content } }], usage, ...extra });
+    expect(quickUsage(answer("hi"))).toEqual(normalizeUsage(usage));
+    // "usage" inside the content is escaped, so never taken for the answer's own; braces inside strings do not count.
+    expect(quickUsage(answer('{"usage":{"prompt_tokens":999}}', { system_fingerprint: "fp_}{" }))).toEqual(normalizeUsage(usage));
+    expect(quickUsage(JSON.stringify({ choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } }))).toBeNull();
+    expect(quickUsage('{"choices":[],"usage" : {"prompt_tokens":1}}')).toBeNull(); // unusual spacing: the full parse handles it
+    expect(quickUsage('{"error":{"message":"x"},"usage":{"prompt_tokens":1,"total_tokens":1}}')).toBeNull();
+    expect(quickUsage('{"choices":[]}')).toBeNull();
+    expect(quickUsage('{"usage":{"prompt_tokens":1')).toBeNull(); // cut off
+  });
+
+  it("gives extractResponseUsage the same result as a full parse, and the parsed body on demand", () => {
+    const text = fixture("openai-chat.json");
+    const r = extractResponseUsage("chat", new TextEncoder().encode(text), { model: "gpt-4o", promptTokens: 5 });
+    expect(r.usage).toEqual(normalizeUsage((JSON.parse(text) as { usage: unknown }).usage));
+    expect(r.json).toEqual(JSON.parse(text));
+  });
+});
 
 describe("extractResponseUsage", () => {
   it("takes the upstream usage of a chat completion, with cached tokens", () => {

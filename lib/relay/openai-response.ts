@@ -92,6 +92,45 @@ export function extractTranscriptText(body: string, format: string | undefined):
   return body;
 }
 
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The usage of a whole answer without parsing the answer: the last `"usage":{…}` (outside any
+ * string: inside one its quotes would be escaped), parsed alone. Null when there is none, when the
+ * answer mentions `"error"` (a 200 that is really an error must be read whole), or when the usage
+ * reports no tokens; the caller then parses everything. `text` may be the bytes as latin1: the
+ * usage object is ASCII.
+ */
+export function quickUsage(text: string): Usage | null {
+  if (text.indexOf('"error"') !== -1) return null;
+  const at = text.lastIndexOf('"usage":');
+  if (at <= 0 || text.charCodeAt(at - 1) === 0x5c) return null;
+  let i = at + 8;
+  while (text.charCodeAt(i) === 0x20) i++;
+  if (text.charCodeAt(i) !== 0x7b) return null;
+  let depth = 0;
+  let inString = false;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (inString) {
+      if (c === 0x5c) j++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) {
+      const u = normalizeUsage(parseOrNull(text.slice(i, j + 1)));
+      return hasTokens(u) ? u : null;
+    }
+  }
+  return null;
+}
+
 /**
  * What to bill for a non-stream response. `body` is the upstream's raw bytes or text.
  *
@@ -104,6 +143,22 @@ export function extractTranscriptText(body: string, format: string | undefined):
  * | speech                      | n/a (audio bytes) | prompt = characters |
  */
 export function extractResponseUsage(mode: RelayMode, body: Uint8Array | string, ctx: ResponseUsageContext): ResponseUsage {
+  if (mode === "chat" || mode === "completions" || mode === "embeddings" || mode === "moderations" || mode === "rerank") {
+    // The usual answer: its usage read on its own, the rest parsed only if someone asks.
+    const usage = quickUsage(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"));
+    if (usage) {
+      let json: unknown;
+      return {
+        usage,
+        sawUpstreamUsage: true,
+        error: null,
+        get json() {
+          if (json === undefined) json = parseOrNull(typeof body === "string" ? body : decoder.decode(body));
+          return json;
+        },
+      };
+    }
+  }
   const text = typeof body === "string" ? body : decoder.decode(body);
   if (mode === "speech") return { usage: simpleUsage(ctx.promptTokens, 0), sawUpstreamUsage: false, error: null, json: null };
 
@@ -131,6 +186,10 @@ export function extractResponseUsage(mode: RelayMode, body: Uint8Array | string,
   } catch {
     json = null;
   }
+  return usageFromJson(mode, json, ctx);
+}
+
+function usageFromJson(mode: RelayMode, json: unknown, ctx: ResponseUsageContext): ResponseUsage {
   if (isObj(json) && json.error !== undefined && json.error !== null && json.choices === undefined && json.data === undefined) {
     const err = errorFromJson(200, json);
     if (err) return { usage: simpleUsage(0, 0), sawUpstreamUsage: false, error: err, json };
