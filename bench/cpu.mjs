@@ -1,6 +1,6 @@
 // CPU per request: where the box's CPU time goes while Qiao relays under load.
 //   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json|stream|both] [--tool wrk]
-// Starts the mock upstream, the floor and Qiao (as bench/run.mjs does), loads each, and prints
+// Starts the mock upstream, both floors and Qiao (as bench/run.mjs does), loads each, and prints
 // the CPU microseconds per completed request of every process involved (from /proc/<pid>/stat:
 // user + system time), so a change to the relay can be judged by its own cost rather than by
 // req/s on a CPU shared with the load generator and the upstream.
@@ -34,6 +34,7 @@ function label(pid) {
     if (/server\.(ts|mjs)/.test(cmd) && /NODE_UNIQUE_ID=/.test(env)) return "qiao relay worker";
     if (/server\.(ts|mjs)/.test(cmd)) return "qiao primary";
     if (/floor\.mjs/.test(cmd)) return "floor";
+    if (/floor-dispatch\.mjs/.test(cmd)) return "floor-dispatch";
     if (/mock-upstream\.mjs/.test(cmd)) return "mock upstream";
     if (/scripts\/start\.mjs/.test(cmd)) return "start.mjs";
     return cmd.slice(0, 40);
@@ -69,11 +70,13 @@ runMain(async () => {
   console.log(`[cpu] node ${process.version}, ${os.cpus().length} cpu(s); ${seconds} s at c=${connections}`);
   const upstream = await startMockUpstream();
   const floor = await startFloor(upstream.url);
+  const floorDispatch = await startFloor(upstream.url, "floor-dispatch");
   const qiao = await startQiao({ echo: false });
   const { key } = await seedQiao(qiao, upstream.url);
   await sleep(500);
   const targets = [
     { name: "floor", url: floor.url, key: null, pids: [floor.child.pid, upstream.child.pid] },
+    { name: "floor-dispatch", url: floorDispatch.url, key: null, pids: [floorDispatch.child.pid, upstream.child.pid] },
     { name: "qiao", url: qiao.url, key, pids: [qiao.serverPid, ...descendants(qiao.serverPid), upstream.child.pid] },
   ];
   for (const stream of modes) {

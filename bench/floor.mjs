@@ -1,9 +1,10 @@
-// The floor: the least a Node relay can do. Bare node:http + undici, no auth, no parsing —
-// forward the body, stream the answer back with the upstream's status and content-type.
+// The floor: the bare Node relay the relay issue measures Qiao against ("≥ 0.8 of the floor").
+// node:http + undici's documented `request()`, no auth, no parsing: forward the body, stream the
+// answer back with the upstream's status and content-type.
 //   node bench/floor.mjs <port> <upstream-origin>     e.g. 0 http://127.0.0.1:9000
-// Prints `READY <port>`. Qiao is measured against this ("≥ 0.8 of the floor").
-// (Event listeners + pipe rather than async iteration + stream.pipeline: measurably faster here,
-// and the floor should be the fastest reasonable relay, not a strawman.)
+// Prints `READY <port>`. (Event listeners + pipe rather than async iteration + stream.pipeline:
+// measurably faster here.) floor-dispatch.mjs is the same relay on undici's lower-level dispatch
+// API, which is faster still and which Qiao uses; run.mjs reports Qiao against both.
 import http from "node:http";
 import { Agent, request } from "undici";
 

@@ -144,9 +144,10 @@ export async function startMockUpstream() {
   return { child, port, url: `http://${HOST}:${port}` };
 }
 
-export async function startFloor(upstreamUrl) {
-  const child = startChild("floor", process.execPath, [path.join(ROOT, "bench/floor.mjs"), "0", upstreamUrl]);
-  const port = await waitReady("floor", child);
+/** `variant`: "floor" (undici.request + pipe) or "floor-dispatch" (undici's dispatch API). */
+export async function startFloor(upstreamUrl, variant = "floor") {
+  const child = startChild(variant, process.execPath, [path.join(ROOT, `bench/${variant}.mjs`), "0", upstreamUrl]);
+  const port = await waitReady(variant, child);
   return { child, port, url: `http://${HOST}:${port}` };
 }
 

@@ -1,10 +1,12 @@
-// Relay throughput/latency benchmark: upstream direct vs the floor vs Qiao.
-//   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50]
+// Relay throughput/latency benchmark: upstream direct vs the two floors vs Qiao.
+//   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1]
 //                      [--tool wrk|autocannon] [--threads 1] [--start-timeout 1200]
-// Starts the mock upstream, the floor and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR),
-// seeds Qiao through its /api, then for each target × mode × concurrency runs the load generator
-// and prints one table. Any non-2xx answer or socket error fails the run (exit 1). Afterwards it
-// checks that Qiao billed the traffic: the user's quota went down and consume log rows exist.
+// Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR),
+// seeds Qiao through its /api, then for each mode × concurrency loads every target in turn
+// (`--rounds` times, alternating the order; the table shows medians) and prints one table. The
+// targets of one point run back to back, so a box whose speed drifts moves them together. Any
+// non-2xx answer or socket error fails the run (exit 1). Afterwards it checks that Qiao billed
+// the traffic: the user's quota went down and consume log rows exist.
 import os from "node:os";
 import {
   fmt,
@@ -29,21 +31,23 @@ const warmup = Number(args.warmup ?? (quick ? 2 : 5));
 const connections = String(args.connections ?? "1,50").split(",").map(Number);
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 const threads = Number(args.threads ?? 1);
+const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
-if (!(duration > 0) || !(warmup >= 0) || connections.some((c) => !(c >= 1))) {
-  console.error("usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--tool wrk|autocannon]");
+if (!(duration > 0) || !(warmup >= 0) || !(rounds >= 1) || connections.some((c) => !(c >= 1))) {
+  console.error("usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--tool wrk|autocannon]");
   process.exit(2);
 }
 
 runMain(async () => {
   console.log(
     `[bench] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
-      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")}`,
+      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds}`,
   );
   const work = tempDir("qiao-bench-work-");
   const upstream = await startMockUpstream();
   const floor = await startFloor(upstream.url);
-  console.log(`[bench] mock upstream ${upstream.url}, floor ${floor.url}; starting Qiao (builds first if sources changed)…`);
+  const floorDispatch = await startFloor(upstream.url, "floor-dispatch");
+  console.log(`[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`);
   const t0 = Date.now();
   const qiao = await startQiao({ startTimeoutMs });
   console.log(`[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`);
@@ -57,34 +61,58 @@ runMain(async () => {
   const targets = [
     { name: "upstream", url: upstream.url, key: "" },
     { name: "floor", url: floor.url, key: "" },
+    { name: "floor-dispatch", url: floorDispatch.url, key: "" },
     { name: "qiao", url: qiao.url, key },
   ];
   const rows = [];
   const failures = [];
   let qiaoRequests = 0; // completed answers from Qiao, warm-ups included
   let qiaoInflightSlack = 0; // requests cut off when a run stopped (may or may not be billed)
+  const counted = (target, r, c) => {
+    if (target.name === "qiao") (qiaoRequests += r.requests), (qiaoInflightSlack += c);
+  };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 
-  for (const target of targets) {
-    for (const stream of [false, true]) {
-      const mode = stream ? "stream" : "json";
-      if (warmup > 0) {
-        const c = Math.max(...connections);
+  for (const stream of [false, true]) {
+    const mode = stream ? "stream" : "json";
+    if (warmup > 0) {
+      const c = Math.max(...connections);
+      for (const target of targets) {
         const w = await load({ url: target.url, key: target.key, stream, connections: c, seconds: warmup, threads, dir: work, tool });
-        if (target.name === "qiao") (qiaoRequests += w.requests), (qiaoInflightSlack += c);
+        counted(target, w, c);
         if (w.errors) failures.push(`${target.name} ${mode} warm-up c=${c}: ${w.errors} errors (${w.detail})`);
       }
-      for (const c of connections) {
-        const rss0 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
-        const r = await load({ url: target.url, key: target.key, stream, connections: c, seconds: duration, threads, dir: work, tool });
-        const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
-        if (target.name === "qiao") (qiaoRequests += r.requests), (qiaoInflightSlack += c);
-        if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
-        rows.push({ target: target.name, mode, c, ...r, rss0, rss1 });
-        console.log(
-          `[bench] ${target.name.padEnd(8)} ${mode.padEnd(6)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
-            (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : ""),
-        );
-        await sleep(1000);
+    }
+    for (const c of connections) {
+      const samples = new Map(targets.map((t) => [t.name, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const target of round % 2 ? [...targets].reverse() : targets) {
+          const rss0 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+          const r = await load({ url: target.url, key: target.key, stream, connections: c, seconds: duration, threads, dir: work, tool });
+          const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+          counted(target, r, c);
+          if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
+          samples.get(target.name).push({ ...r, rss0, rss1 });
+          console.log(
+            `[bench] ${target.name.padEnd(14)} ${mode.padEnd(6)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
+              (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : ""),
+          );
+          await sleep(1000);
+        }
+      }
+      for (const target of targets) {
+        const runs = samples.get(target.name);
+        rows.push({
+          target: target.name,
+          mode,
+          c,
+          rps: median(runs.map((r) => r.rps)),
+          p50: median(runs.map((r) => r.p50)),
+          p99: median(runs.map((r) => r.p99)),
+          errors: runs.reduce((n, r) => n + r.errors, 0),
+          rss0: runs[0].rss0,
+          rss1: runs.at(-1).rss1,
+        });
       }
     }
   }
@@ -100,10 +128,11 @@ runMain(async () => {
   }
   const rssEnd = rssOf(qiao.serverPid);
 
-  const floorOf = (r) => rows.find((f) => f.target === "floor" && f.mode === r.mode && f.c === r.c);
-  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao RSS start→end (MB, all processes)"];
+  const floorOf = (r, name) => rows.find((f) => f.target === name && f.mode === r.mode && f.c === r.c);
+  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao ÷ dispatch floor", "Qiao RSS start→end (MB, all processes)"];
   const body = rows.map((r) => {
-    const f = r.target === "qiao" ? floorOf(r) : null;
+    const f = r.target === "qiao" ? floorOf(r, "floor") : null;
+    const d = r.target === "qiao" ? floorOf(r, "floor-dispatch") : null;
     return [
       r.target,
       r.mode,
@@ -114,6 +143,7 @@ runMain(async () => {
       r.errors,
       f ? fmt(r.rps / f.rps, 2) : "",
       f ? (r.p50 - f.p50 >= 0 ? "+" : "") + fmt(r.p50 - f.p50, 2) : "",
+      d ? fmt(r.rps / d.rps, 2) : "",
       r.rss0 ? `${fmt(r.rss0.rss)}→${fmt(r.rss1.rss)}` : "",
     ];
   });
