@@ -374,13 +374,12 @@ export class QuotaLedger {
     for (const [id, u] of sortById(users)) statements.push({ sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?", params: [u.quota, u.count, id] });
     for (const [id, q] of sortById(tokens)) statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
     const holds = [...consumed].filter(([hold, amount]) => hold.id && amount).map(([hold, amount]) => [hold.id!, amount] as const);
-    for (const [id, amount] of holds.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    for (const [id, amount] of holds.sort(byFirst)) {
       statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, id] });
     }
     for (const [id, q] of sortById(channels)) statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
     statements.push(...logInsertStatements(k, logs));
-    const sortedBuckets = [...buckets].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    for (const [, b] of sortedBuckets) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
+    for (const [, b] of [...buckets].sort(byFirst)) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
     if (statements.length) await this.writer.transaction(statements);
   }
 
@@ -509,7 +508,9 @@ export async function closeHold(db: Db, id: string): Promise<bigint> {
 
 class HoldChanged extends Error {}
 
-const sortById = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0]);
+/** Map entries in key order: the lock order's "ids ascending". */
+const byFirst = (a: readonly [number | string, unknown], b: readonly [number | string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const sortById = <V>(m: Map<number, V>) => [...m].sort(byFirst);
 
 /** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
 export function isWriteConflict(error: unknown): boolean {

@@ -1,6 +1,7 @@
 // Server-sent events: the ONLY module that writes `data:` lines, `[DONE]` and SSE comments, and
-// the one place upstream SSE is parsed (a direct split for plain `data:` events, eventsource-parser
-// for everything else: \r\n and \r line ends, multi-line data, comments, fields).
+// the one place upstream SSE is parsed (eventsource-parser: handles \r\n and \r line ends, lines
+// split across chunks, multi-line data, comments, a UTF-8 BOM). OpenAIStreamRelay splits plain
+// `data:` events from the bytes itself and hands this reader everything else.
 import { createParser, type EventSourceParser } from "eventsource-parser";
 
 /**
@@ -78,93 +79,40 @@ export interface SseReaderOptions {
   maxBufferChars?: number;
 }
 
-/**
- * Incremental SSE reader fed with raw upstream bytes (or text) in arbitrary chunks.
- *
- * The common shape, `data: …` events ended by a blank line with LF line ends, is split here
- * directly (a tenth of the parser's cost per event); every other block (comments, `event:` and
- * `id:` fields, multi-line data) goes to eventsource-parser one whole block at a time, and once a
- * CR appears the parser takes all the rest of the stream.
- */
+/** Incremental SSE reader fed with raw upstream bytes (or text) in arbitrary chunks. */
 export class SseReader {
   private readonly parser: EventSourceParser;
   private readonly decoder = new TextDecoder();
-  private readonly maxBufferChars: number;
   private broken = false;
-  private started = false;
-  /** Text after the last complete block; null once the parser reads everything itself. */
-  private pending: string | null = "";
 
   constructor(private readonly opts: SseReaderOptions) {
-    this.maxBufferChars = opts.maxBufferChars ?? 16 * 1024 * 1024;
     this.parser = createParser({
       onEvent: (e) => opts.onEvent({ event: e.event, data: e.data, id: e.id }),
       onComment: opts.onComment,
       onError: (err) => {
-        if (err.type === "max-buffer-size-exceeded") this.overflow();
+        if (err.type === "max-buffer-size-exceeded") {
+          this.broken = true;
+          opts.onOverflow?.();
+        }
         // Unknown fields and invalid `retry` values are ignored, as browsers do.
       },
-      maxBufferSize: this.maxBufferChars,
+      maxBufferSize: opts.maxBufferChars ?? 16 * 1024 * 1024,
     });
   }
 
   feed(chunk: Uint8Array | string): void {
     if (this.broken) return;
-    let text = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
-    if (text === "") return;
-    if (!this.started) {
-      this.started = true;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    if (this.pending === null) {
-      this.parser.feed(text);
-      return;
-    }
-    if (text.indexOf("\r") !== -1) {
-      const rest = this.pending + text;
-      this.pending = null;
-      this.parser.feed(rest);
-      return;
-    }
-    const buf = this.pending === "" ? text : this.pending + text;
-    let start = 0;
-    for (let end = buf.indexOf("\n\n"); end !== -1; end = buf.indexOf("\n\n", start)) {
-      this.block(buf, start, end);
-      start = end + 2;
-    }
-    this.pending = start === 0 ? buf : buf.slice(start);
-    if (this.pending.length > this.maxBufferChars) this.overflow();
+    const text = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    if (text !== "") this.parser.feed(text);
   }
 
   /** End of input: dispatch a final event even if the upstream omitted the closing blank line. */
   end(): void {
     if (this.broken) return;
-    const rest = (this.pending ?? "") + this.decoder.decode();
-    this.pending = null;
+    const rest = this.decoder.decode();
     if (rest !== "") this.parser.feed(rest);
     this.parser.feed("\n\n");
     this.parser.reset();
-  }
-
-  /** One block of lines, `buf[start, end)`, that a blank line ended. */
-  private block(buf: string, start: number, end: number): void {
-    if (end === start) return;
-    if (buf.startsWith("data:", start)) {
-      const nl = buf.indexOf("\n", start);
-      if (nl === -1 || nl >= end) {
-        const from = buf.charCodeAt(start + 5) === 32 ? start + 6 : start + 5;
-        this.opts.onEvent({ event: undefined, data: buf.slice(from, end), id: undefined });
-        return;
-      }
-    }
-    this.parser.feed(buf.slice(start, end + 2));
-  }
-
-  private overflow(): void {
-    if (this.broken) return;
-    this.broken = true;
-    this.pending = "";
-    this.opts.onOverflow?.();
   }
 }
 

@@ -94,7 +94,13 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** The whole body (at most `limit` bytes, else the exchange is aborted and this rejects). */
   bytes(limit = Infinity): Promise<Buffer> {
     this.limit = limit;
-    if (this.heldBytes > limit) this.abort(new UpstreamBodyTooLarge(limit));
+    if (this.heldBytes > limit) {
+      const error = new UpstreamBodyTooLarge(limit);
+      this.abort(error);
+      this.held = [];
+      this.heldBytes = 0;
+      return Promise.reject(error);
+    }
     if (this.state === "ended") return Promise.resolve(this.takeHeld());
     if (this.state === "failed") return Promise.reject(this.failure!);
     return new Promise<Buffer>((resolve, reject) => (this.whole = { resolve, reject }));

@@ -140,9 +140,13 @@ describe("UpstreamExchange", () => {
     expect(outcome).toMatch(/^error: /);
   });
 
-  it("refuses a whole body over the limit", async () => {
+  it("refuses a whole body over the limit, still arriving or already in", async () => {
     const ex = send("/chunks");
     await ex.response;
     await expect(ex.bytes(100_000)).rejects.toBeInstanceOf(UpstreamBodyTooLarge);
+    const small = send("/json");
+    await small.response;
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(small.bytes(5)).rejects.toBeInstanceOf(UpstreamBodyTooLarge);
   });
 });
