@@ -155,6 +155,24 @@ export class QuotaLedger {
    * cover it. `balanceHint` (the user's last known balance) only sizes the lease.
    */
   async reserve(owner: HoldOwner, amount: bigint, balanceHint: bigint): Promise<Reservation> {
+    return this.tryReserve(owner, amount) ?? this.reserveSlow(owner, amount, balanceHint);
+  }
+
+  /**
+   * reserve() without a database write: a reservation when the owner's open hold has room (the
+   * steady state), else null (then call reserve()).
+   */
+  tryReserve(owner: HoldOwner, amount: bigint): Reservation | null {
+    if (this.closed) throw new Error("ledger closed");
+    const hold = this.holds.get(`${owner.userId}:${owner.tokenId}`);
+    if (!hold || hold.closing || hold.available < amount) return null;
+    hold.available -= amount;
+    hold.inflight++;
+    hold.lastUsed = Date.now();
+    return { hold, amount, settled: false };
+  }
+
+  private async reserveSlow(owner: HoldOwner, amount: bigint, balanceHint: bigint): Promise<Reservation> {
     if (this.closed) throw new Error("ledger closed");
     const key = `${owner.userId}:${owner.tokenId}`;
     let hold = this.holds.get(key);
@@ -163,7 +181,7 @@ export class QuotaLedger {
       this.holds.set(key, hold);
     }
     for (;;) {
-      if (hold.closing) return this.reserve(owner, amount, balanceHint);
+      if (hold.closing) return this.reserveSlow(owner, amount, balanceHint);
       if (hold.available >= amount) {
         hold.available -= amount;
         hold.inflight++;

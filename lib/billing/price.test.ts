@@ -171,6 +171,27 @@ describe("clampUsage", () => {
     expect(clampUsage({ prompt_tokens: 5000 }, { contextLimit: 100, factor: 10 }).usage.prompt_tokens).toBe(1000);
   });
 
+  it("keeps every sane usage exactly as the full check would, edge values included", () => {
+    const cases = [
+      {},
+      { prompt_tokens: 0, completion_tokens: 0 },
+      { prompt_tokens: 20_000_000, completion_tokens: 20_000_000 },
+      { prompt_tokens: 10, cached_tokens: 10, completion_tokens: 4, reasoning_tokens: 4, audio_output_tokens: 4 },
+      { prompt_tokens: 10, cached_tokens: 4, cache_write_tokens: 6, audio_input_tokens: 0 },
+      { prompt_tokens: 10, cached_tokens: 3, cache_write_tokens: 3, audio_input_tokens: 4, completion_tokens: null },
+    ];
+    for (const c of cases) {
+      const r = clampUsage(c as Partial<Usage>);
+      expect(r.clamped).toBe(false);
+      expect(r.usage.total_tokens).toBe((c.prompt_tokens ?? 0) + (c.completion_tokens ?? 0));
+      expect(r.flags).toEqual({ nonNumeric: [], negative: [], fractional: [], absurd: [], inconsistent: [] });
+    }
+    // One past a limit, or a detail past its total, still goes through the full check.
+    expect(clampUsage({ prompt_tokens: 20_000_001 }).flags.absurd).toEqual(["prompt_tokens"]);
+    expect(clampUsage({ prompt_tokens: 10, cached_tokens: 6, cache_write_tokens: 5 }).flags.inconsistent).toEqual(["cache_write_tokens"]);
+    expect(clampUsage({ completion_tokens: 3, audio_output_tokens: 4 }).flags.inconsistent).toEqual(["audio_output_tokens"]);
+  });
+
   it("a clamped absurd usage cannot cost more than the cap", () => {
     const cap = quotaForTokens(ratio(1), clampUsage({ prompt_tokens: Number.MAX_VALUE }).usage).quota;
     expect(cap).toBe(20_000_000);

@@ -316,6 +316,44 @@ export interface ClampResult {
   clamped: boolean;
 }
 
+const NO_FLAGS: ClampFlags = Object.freeze({
+  nonNumeric: Object.freeze([]) as unknown as string[],
+  negative: Object.freeze([]) as unknown as string[],
+  fractional: Object.freeze([]) as unknown as string[],
+  absurd: Object.freeze([]) as unknown as string[],
+  inconsistent: Object.freeze([]) as unknown as string[],
+});
+
+/** A count clampUsage would keep as it is: absent (0) or a whole number from 0 to `limit`. */
+function plainCount(v: unknown, limit: number): number {
+  if (v === undefined || v === null) return 0;
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= limit ? v : -1;
+}
+
+/** The usage as clampUsage would return it when it changes nothing, else null. */
+function cleanUsage(u: Partial<Record<keyof Usage, unknown>>, limit: number): Usage | null {
+  const prompt = plainCount(u.prompt_tokens, limit);
+  const completion = plainCount(u.completion_tokens, limit);
+  const cached = plainCount(u.cached_tokens, limit);
+  const cacheWrite = plainCount(u.cache_write_tokens, limit);
+  const reasoning = plainCount(u.reasoning_tokens, limit);
+  const audioIn = plainCount(u.audio_input_tokens, limit);
+  const audioOut = plainCount(u.audio_output_tokens, limit);
+  if (prompt < 0 || completion < 0 || cached < 0 || cacheWrite < 0 || reasoning < 0 || audioIn < 0 || audioOut < 0) return null;
+  if (cached > prompt || cacheWrite > prompt - cached || audioIn > prompt - cached - cacheWrite) return null;
+  if (reasoning > completion || audioOut > completion) return null;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    cached_tokens: cached,
+    cache_write_tokens: cacheWrite,
+    reasoning_tokens: reasoning,
+    audio_input_tokens: audioIn,
+    audio_output_tokens: audioOut,
+  };
+}
+
 const FIELDS = ["prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "reasoning_tokens", "audio_input_tokens", "audio_output_tokens"] as const;
 
 /**
@@ -328,6 +366,9 @@ const FIELDS = ["prompt_tokens", "completion_tokens", "cached_tokens", "cache_wr
  */
 export function clampUsage(usage: Partial<Record<keyof Usage, unknown>>, opts: ClampOptions = {}): ClampResult {
   const limit = Math.floor((opts.contextLimit ?? DEFAULT_CONTEXT_LIMIT) * (opts.factor ?? DEFAULT_ABSURD_FACTOR));
+  // The usual case, every relayed request: sane numbers, nothing to change or report.
+  const clean = cleanUsage(usage, limit);
+  if (clean) return { usage: clean, flags: NO_FLAGS, clamped: false };
   const flags: ClampFlags = { nonNumeric: [], negative: [], fractional: [], absurd: [], inconsistent: [] };
   const out: Record<string, number> = {};
   const fallbackFor = (f: string): number | undefined => {

@@ -43,6 +43,11 @@ export class OptionsCache {
     return this.snapshot ?? this.reload();
   }
 
+  /** The current snapshot when one is loaded, else null (no load started). */
+  peek(): Snapshot | null {
+    return this.snapshot;
+  }
+
   /** Re-reads every option from the database. Concurrent callers share one read. */
   reload(): Promise<Snapshot> {
     if (!this.loading) {
@@ -157,6 +162,11 @@ export function optionsCache(): OptionsCache {
 /** Every option's typed value: defaults overlaid with the stored rows. */
 export async function getOptions(): Promise<OptionValues> {
   return (await optionsCache().current()).values;
+}
+
+/** The options when loaded, else null: for hot paths that fall back to getOptions(). */
+export function loadedOptions(): OptionValues | null {
+  return optionsCache().peek()?.values ?? null;
 }
 
 export async function getOption<K extends OptionKey>(key: K): Promise<OptionValue<K>> {

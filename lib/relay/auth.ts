@@ -1,10 +1,10 @@
 // Who is calling the relay and what they may use: the API key (or, for the playground, the
 // console session), its user, and the key's limits. Every check answers in OpenAI's error shape.
-import { getOptions } from "@/lib/options";
+import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
 import { ipInList } from "@/lib/net/ip";
 import { RelayError } from "@/lib/relay/errors";
-import { keyEntry, userEntry, type KeyEntry, type UserEntry } from "@/lib/relay/state";
+import { cachedKeyEntry, cachedUserEntry, keyEntry, userEntry, type KeyEntry, type UserEntry } from "@/lib/relay/state";
 import type { RelayRequest } from "@/lib/relay/http";
 
 export type RelayCaller = {
@@ -36,22 +36,54 @@ export function readKey(req: RelayRequest): string {
   return (req.headers.get("x-api-key") ?? req.headers.get("x-goog-api-key") ?? req.query.get("key") ?? "").trim();
 }
 
-/** Authenticates an API key and applies the key's own checks (status, expiry, IP, group). */
-export async function authenticateKey(req: RelayRequest): Promise<RelayCaller> {
+type ParsedKey = { key: string; channelPart: string | undefined; masked: string };
+/** Authorization values already split: the same few keys arrive over and over. */
+const parsedKeys = new Map<string, ParsedKey>();
+const MAX_PARSED_KEYS = 10_000;
+
+function parseKey(raw: string): ParsedKey {
+  let parsed = parsedKeys.get(raw);
+  if (!parsed) {
+    const [key = "", channelPart] = raw.replace(/^sk-/, "").split("-");
+    parsed = { key, channelPart, masked: maskKey(key) };
+    // Only well-formed keys are remembered: junk cannot fill the map.
+    if (KEY_RE.test(key)) {
+      if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
+      parsedKeys.set(raw, parsed);
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Authenticates an API key and applies the key's own checks (status, expiry, IP, group). The
+ * answer is synchronous when the key, its user and the options are in memory (the steady state),
+ * a promise otherwise.
+ */
+export function authenticateKey(req: RelayRequest): RelayCaller | Promise<RelayCaller> {
   const raw = readKey(req);
   if (!raw) throw unauthorized("未提供令牌");
-  const [key = "", channelPart] = raw.replace(/^sk-/, "").split("-");
-  const masked = maskKey(key);
-  if (!KEY_RE.test(key)) throw unauthorized(`无效的令牌 ${masked}`);
-  const token = await keyEntry(key);
+  const parsed = parseKey(raw);
+  if (!KEY_RE.test(parsed.key)) throw unauthorized(`无效的令牌 ${parsed.masked}`);
+  const token = cachedKeyEntry(parsed.key);
+  if (token === undefined) return keyEntry(parsed.key).then((t) => withToken(req, parsed, t));
+  return withToken(req, parsed, token);
+}
+
+function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null): RelayCaller | Promise<RelayCaller> {
+  const { masked } = parsed;
   if (!token) throw unauthorized(`无效的令牌 ${masked}`);
   const now = Math.floor(Date.now() / 1000);
   if (token.status === 3 || (token.expiredTime !== -1 && token.expiredTime <= now)) throw unauthorized(`该令牌已过期 ${masked}`);
   if (token.status === 4 || (!token.unlimited && token.remainHint <= 0n)) throw unauthorized(`该令牌额度已用尽 ${masked}`);
   if (token.status !== 1) throw unauthorized(`该令牌状态不可用 ${masked}`);
+  const user = cachedUserEntry(token.userId);
+  if (user === undefined) return userEntry(token.userId).then((u) => withUser(req, parsed, token, u));
+  return withUser(req, parsed, token, user);
+}
 
-  const user = await userEntry(token.userId);
-  if (!user || user.deleted) throw unauthorized(`无效的令牌 ${masked}`);
+function withUser(req: RelayRequest, parsed: ParsedKey, token: KeyEntry, user: UserEntry | null): RelayCaller | Promise<RelayCaller> {
+  if (!user || user.deleted) throw unauthorized(`无效的令牌 ${parsed.masked}`);
   if (user.status !== 1) throw forbidden("用户已被封禁");
 
   if (token.allowIps && !ipInList(req.clientIp, token.allowIps)) {
@@ -59,15 +91,19 @@ export async function authenticateKey(req: RelayRequest): Promise<RelayCaller> {
   }
 
   let pinnedChannelId: number | null = null;
-  if (channelPart !== undefined) {
+  if (parsed.channelPart !== undefined) {
     if (user.role < 10) throw forbidden("普通用户不支持指定渠道");
-    const id = Number(channelPart);
+    const id = Number(parsed.channelPart);
     if (!Number.isInteger(id) || id <= 0) throw forbidden("渠道 id 格式错误");
     pinnedChannelId = id;
   }
 
-  const group = await effectiveGroup(user, token.group);
-  return { user, key: token, maskedKey: masked, pinnedChannelId, group };
+  const caller = (group: string): RelayCaller => ({ user, key: token, maskedKey: parsed.masked, pinnedChannelId, group });
+  // The key's own group needs no options; another group is checked against them.
+  if (!token.group || token.group === user.group) return caller(user.group);
+  const options = loadedOptions();
+  if (options) return caller(checkGroup(options, token.group));
+  return getOptions().then((o) => caller(checkGroup(o, token.group)));
 }
 
 /** The playground: the console session cookie plus the New-Api-User header; no API key. */
@@ -85,7 +121,11 @@ export async function authenticateSession(req: RelayRequest, requestedGroup: str
 
 async function effectiveGroup(user: UserEntry, wanted: string): Promise<string> {
   if (!wanted || wanted === user.group) return user.group;
-  const options = await getOptions();
+  return checkGroup(await getOptions(), wanted);
+}
+
+/** A group other than the user's own: allowed only while usable and priced. */
+function checkGroup(options: OptionValues, wanted: string): string {
   const usable = options.UserUsableGroups as Record<string, string>;
   if (!(wanted in usable)) throw forbidden(`令牌分组 ${wanted} 已被禁用`);
   if (!((options.GroupRatio as Record<string, number>)[wanted] !== undefined)) throw forbidden(`分组 ${wanted} 已被弃用`);

@@ -8,7 +8,7 @@
 // retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
 // steady state: keys, users, channels and options come from memory (lib/relay/state, options).
 import { env } from "@/lib/env";
-import { getOptions, type OptionValues } from "@/lib/options";
+import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { resolvePricing, type Pricing } from "@/lib/billing/ratios";
 import { clampUsage, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
@@ -17,8 +17,8 @@ import { markTokenStatus } from "@/lib/tokens/relay";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
 import { CORS_HEADERS, CORS_RESPONSE_HEADERS, type RelayRequest, type RelayResponse, type RelaySink, type RelayStreamBody } from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
-import { getLedger, upstreamAgent } from "@/lib/relay/runtime";
-import { noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
+import { getLedger, readyLedger, upstreamAgent } from "@/lib/relay/runtime";
+import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
   applyStatusCodeMapping,
   describeUpstreamNetworkError,
@@ -91,6 +91,9 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     if (req.method === "GET" && /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$/.test(path)) {
       return await serveBilling(req, path, requestId);
     }
+    // The served routes first: one lookup, no pattern, for nearly every request.
+    const served = req.method === "POST" ? ROUTES[path] : undefined;
+    if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
     if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith("/v1/models/"))) {
       return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
     }
@@ -200,14 +203,17 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
     body = parseBody(req, mode, defaultModel);
     caller = await authenticateSession(req, typeof body.json?.group === "string" ? body.json.group : undefined);
   } else {
-    caller = await authenticateKey(req);
+    // In the steady state the key, the routing table, the options and the ledger are all in
+    // memory: each is taken without an await, which would cost a turn of the microtask queue.
+    const authenticated = authenticateKey(req);
+    caller = authenticated instanceof Promise ? await authenticated : authenticated;
     body = parseBody(req, mode, defaultModel);
   }
   checkModelAllowed(caller, body.model);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
   // unknown model, and it costs no database write.
-  const table = await routingTable();
+  const table = cachedRoutingTable() ?? (await routingTable());
   if (caller.pinnedChannelId !== null) {
     const pinned = table.byId.get(caller.pinnedChannelId);
     if (!pinned) throw new RelayError(403, `渠道 #${caller.pinnedChannelId} 不存在`);
@@ -216,20 +222,18 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
     throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
   }
 
-  const options = await getOptions();
+  const options = loadedOptions() ?? (await getOptions());
   const { result: priced, content: logContent } = priceFor(options, body.model, caller.group);
   if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
   const pricing = priced.pricing;
 
   const reserveAmount = reserveFor(mode, pricing, body, reserveTokens(mode, body, req), options);
-  const ledger = await getLedger();
+  const ledger = readyLedger() ?? (await getLedger());
   let reservation: Reservation;
   try {
-    reservation = await ledger.reserve(
-      { userId: caller.user.id, tokenId: caller.key && !caller.key.unlimited ? caller.key.id : 0 },
-      BigInt(reserveAmount),
-      caller.user.quotaHint,
-    );
+    const owner = { userId: caller.user.id, tokenId: caller.key && !caller.key.unlimited ? caller.key.id : 0 };
+    const amount = BigInt(reserveAmount);
+    reservation = ledger.tryReserve(owner, amount) ?? (await ledger.reserve(owner, amount, caller.user.quotaHint));
   } catch (error) {
     if (isQuotaShortfall(error)) {
       if (error.who === "user") {
@@ -368,8 +372,9 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
     throw error;
   }
   const { upstream, upstreamModel } = built;
-  const headers: Record<string, string> = { ...upstream.headers };
-  if (ctx.body.stream && !headers.accept) headers.accept = "text/event-stream";
+  let headers = upstream.headers;
+  // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
+  if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined) headers = { ...headers, accept: "text/event-stream" };
   const exchange = UpstreamExchange.send(upstreamAgent(), { method: upstream.method, url: upstream.url, headers, body: upstream.body });
   // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
   // answer runs to completion (it is billed either way, and skips the listener work).
@@ -666,7 +671,7 @@ async function settle(
   isStream: boolean,
   extra: Record<string, unknown> | null,
 ) {
-  const ledger = await getLedger();
+  const ledger = readyLedger() ?? (await getLedger());
   const useTime = Math.max(0, Math.round((Date.now() - ctx.startedAt) / 1000));
   const other: Record<string, unknown> = Object.assign(quota.breakdown, extra);
   other.frt ??= Date.now() - ctx.startedAt;

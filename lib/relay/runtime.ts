@@ -7,24 +7,37 @@ import { env, isMaster, sqlitePath } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { startRelayState } from "@/lib/relay/state";
 
-type Runtime = { ledger: Promise<QuotaLedger> | null; agent: Agent | null; recovery: NodeJS.Timeout | null };
+type Runtime = {
+  ledger: Promise<QuotaLedger> | null;
+  /** The ledger once started: the hot path takes it without an await. */
+  ready: QuotaLedger | null;
+  agent: Agent | null;
+  recovery: NodeJS.Timeout | null;
+};
 const g = globalThis as { __qiaoRelayRuntime?: Runtime };
-const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, agent: null, recovery: null });
+const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, ready: null, agent: null, recovery: null });
 
 export const ledgerOptions = () => ({ ...DEFAULT_LEDGER_OPTIONS, staleSeconds: env.HOLD_STALE_SECONDS });
 
 export function getLedger(): Promise<QuotaLedger> {
   if (!runtime.ledger) {
     startRelayState();
+    runtime.ready = null;
     runtime.ledger = getDb().then(async (db) => {
       await startRecovery(db);
       const writer = await openDirectWriter(dbKind, dbKind === "sqlite" ? sqlitePath : env.SQL_DSN);
       const ledger = new QuotaLedger(db, writer, ledgerOptions());
       ledger.start();
+      runtime.ready = ledger;
       return ledger;
     });
   }
   return runtime.ledger;
+}
+
+/** The started ledger, or null before getLedger() has finished starting it. */
+export function readyLedger(): QuotaLedger | null {
+  return runtime.ledger ? runtime.ready : null;
 }
 
 /**

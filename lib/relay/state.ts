@@ -117,6 +117,21 @@ export function startRelayState() {
   }
 }
 
+/** The cached entry of a key: the entry, or undefined when it is not in memory (see keyEntry). */
+export function cachedKeyEntry(key48: string): KeyEntry | undefined {
+  return state.keys.get(key48);
+}
+
+/** The cached entry of a user: the entry, null for a user known not to exist, undefined when not in memory. */
+export function cachedUserEntry(id: number): UserEntry | null | undefined {
+  return state.users.get(id);
+}
+
+/** The routing table when it is in memory, else null (see routingTable). */
+export function cachedRoutingTable(): RoutingTable | null {
+  return state.routing;
+}
+
 /**
  * The live token of a 48-character key, or null. Cached by the key itself, so a hit costs no
  * hashing; the database is asked by hash.

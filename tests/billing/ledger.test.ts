@@ -150,6 +150,23 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       expect(await t.db.quotaHold.count({ where: { user_id: userId, state: 0 } })).toBe(0);
     });
 
+    it("reserves from an open hold without an await, and only from one with room", async () => {
+      const { userId, tokenId } = await seed(t.db, 1_000n, 1_000n);
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const owner = { userId, tokenId };
+      expect(ledger.tryReserve(owner, 10n)).toBeNull(); // no hold yet: reserve() opens one
+      const first = await ledger.reserve(owner, 10n, 1_000n);
+      const second = ledger.tryReserve(owner, 10n);
+      expect(second).not.toBeNull();
+      expect(second!.hold).toBe(first.hold);
+      expect(ledger.tryReserve(owner, 10_000n)).toBeNull(); // more than the hold has
+      await ledger.settle(first, 10n, record(userId, tokenId));
+      await ledger.settle(second!, 10n, record(userId, tokenId));
+      await ledger.close();
+      expect(() => ledger.tryReserve(owner, 1n)).toThrow("ledger closed");
+      expect(await balance(t.db, userId)).toBe(980n);
+    });
+
     it("stops at the token's remaining quota and says so", async () => {
       const { userId, tokenId } = await seed(t.db, 10_000n, 250n);
       const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);

@@ -63,6 +63,8 @@ for (const entry of ENTRIES) {
       expect(sawUsage).toBe(false);
       // Upstream was asked for usage even though the client was not.
       expect((mock.requests.at(-1)!.json as any).stream_options).toEqual({ include_usage: true });
+      // One Accept header, not the provider's and a second one (Node joins repeats with ", ").
+      expect(mock.requests.at(-1)!.headers.accept).toBe("text/event-stream");
       await settleAll();
       const log = await (await getDb()).log.findFirstOrThrow({ where: { user_id: user.id, type: 2 } });
       expect(log.is_stream).toBe(true);

@@ -5,6 +5,7 @@ import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
+import type { RelayRequest } from "@/lib/relay/http";
 import { clearRelayData, ENTRIES, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
 
 const MODEL = "gpt-4o-mini";
@@ -129,6 +130,31 @@ for (const entry of ENTRIES) {
         const e = await errorOf(chat(clientFor(u.key)));
         expect(e.status).toBe(403);
         expect(e.message).toContain("secret-group");
+      });
+
+      it("answers for a key already in memory without a promise, with the same result", async () => {
+        const { authenticateKey } = await import("@/lib/relay/auth");
+        const u = await seedUser();
+        const requestWith = (authorization: string) =>
+          ({
+            method: "POST",
+            path: "/v1/chat/completions",
+            headers: { get: (name: string) => (name === "authorization" ? authorization : null) },
+            body: new Uint8Array(),
+            clientIp: "127.0.0.1",
+            query: new URLSearchParams(),
+            gone: false,
+            onGone: () => () => undefined,
+          }) as unknown as RelayRequest;
+        const first = authenticateKey(requestWith(`Bearer ${u.key}`));
+        expect(first).toBeInstanceOf(Promise); // read from the database
+        const caller = await first;
+        const second = authenticateKey(requestWith(`Bearer ${u.key}`));
+        expect(second).not.toBeInstanceOf(Promise);
+        expect(second).toEqual(caller);
+        expect((second as typeof caller).user.id).toBe(u.id);
+        // A malformed key fails at once, before any lookup.
+        expect(() => authenticateKey(requestWith("Bearer sk-short"))).toThrow("无效的令牌");
       });
 
       it("lets only admins pin a channel with sk-KEY-<id>", async () => {
