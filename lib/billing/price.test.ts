@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { simpleUsage, type Usage } from "../relay/types";
-import { clampUsage, decimalToRat, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens } from "./price";
+import { breakdownJsonOpen, clampUsage, decimalToRat, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens } from "./price";
 import type { Pricing } from "./ratios";
 
 function ratio(modelRatio: number, over: Partial<Pricing> = {}): Pricing {
@@ -127,6 +127,17 @@ describe("estimateReserve", () => {
   it("per call × n, and 0 for free models", () => {
     expect(estimateReserve(price(0.04), { promptTokens: 10, n: 2 })).toBe(40000);
     expect(estimateReserve(ratio(0), { promptTokens: 10 })).toBe(0);
+  });
+});
+
+describe("breakdownJsonOpen", () => {
+  it("is the breakdown's JSON without its closing brace, extra keys included", () => {
+    const p = ratio(1.25, { completionRatio: 4, cacheRatio: 0.5 });
+    const plain = quotaForTokens(p, usage({ prompt_tokens: 10, completion_tokens: 2 })).breakdown;
+    expect(JSON.parse(breakdownJsonOpen(p, plain) + "}")).toEqual(plain);
+    const cached = quotaForTokens(p, usage({ prompt_tokens: 1117, cached_tokens: 1024, completion_tokens: 18 })).breakdown;
+    expect(JSON.parse(breakdownJsonOpen(p, cached) + "}")).toEqual(cached);
+    expect(JSON.parse(breakdownJsonOpen(p, cached) + ',"frt":3}')).toEqual({ ...cached, frt: 3 });
   });
 });
 

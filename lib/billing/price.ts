@@ -92,6 +92,24 @@ export interface PriceBreakdown {
   default_ratio?: true;
 }
 
+const BASE_KEYS = new Set(["model_ratio", "completion_ratio", "group_ratio", "model_price", "default_ratio"]);
+const baseJson = new WeakMap<Pricing, string>();
+
+/**
+ * A breakdown as JSON without its closing brace, for more keys to follow. The part every
+ * breakdown of one pricing shares is serialised once: JSON.stringify costs ~0.1 µs per key here,
+ * and a consume log row is written for every request.
+ */
+export function breakdownJsonOpen(p: Pricing, b: PriceBreakdown): string {
+  let out = baseJson.get(p);
+  if (out === undefined) baseJson.set(p, (out = JSON.stringify(baseBreakdown(p)).slice(0, -1)));
+  for (const key in b) {
+    const value = b[key as keyof PriceBreakdown];
+    if (!BASE_KEYS.has(key) && value !== undefined) out += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
+  return out;
+}
+
 export interface QuotaResult {
   quota: number;
   breakdown: PriceBreakdown;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { OpenAIStreamRelay, openAIStreamTransform, relayReadableStream, type OpenAIStreamOptions } from "./openai-stream";
+import { OpenAIStreamRelay, openAIStreamTransform, plainTokenCheck, relayReadableStream, type OpenAIStreamOptions } from "./openai-stream";
 import { countTextTokens } from "./tokens";
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");
@@ -157,6 +157,40 @@ describe("OpenAIStreamRelay", () => {
     t = 1300;
     expect(dec.decode(relay.transform(`${hello.slice(20)}\n\n`)!)).toBe(`data: ${hello}\n\n`);
     expect(relay.firstTokenAt).toBe(1300);
+  });
+
+  it("tells from a chunk's bytes whether it holds a token, or says it cannot", () => {
+    const check = (json: string, mode: "chat" | "completions" = "chat") => plainTokenCheck(`data: ${json}\n\n`, 6, 6 + json.length, mode);
+    expect(check('{"choices":[{"delta":{"role":"assistant","content":""}}]}')).toBe(false);
+    expect(check('{"choices":[{"delta":{"content":null,"reasoning_content":"Hm"}}]}')).toBe(true);
+    expect(check('{"choices":[{"delta":{"content" :  "Hi"}}]}')).toBe(true);
+    expect(check('{"choices":[{"delta":{},"finish_reason":"stop"}]}')).toBe(false);
+    expect(check('{"choices":[{"delta":{"role":"content"}}]}')).toBe(false); // a value, not a key
+    expect(check('{"choices":[{"delta":{"content":"say \\"hi\\""}}]}')).toBeNull(); // escapes: parse it
+    expect(check('{"choices":[{"delta":{"tool_calls":[]}}]}')).toBeNull();
+    expect(check('{"choices":[{"logprobs":{"content":[]}}]}')).toBeNull();
+    expect(check('{"choices":[{"text":"Hi"}]}', "completions")).toBe(true);
+    expect(check('{"choices":[{"text":"","logprobs":{"text_offset":[0]}}]}', "completions")).toBe(false);
+  });
+
+  it("leaves chunks unparsed from the start and still knows the first token's time, the text and the first chunk's id", () => {
+    let t = 1000;
+    const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 1, now: () => t });
+    const chunk = (id: string, delta: Record<string, unknown>) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 7, model: "m1", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    relay.transform(chunk("first", { role: "assistant", content: "" }));
+    t = 1200;
+    relay.transform(chunk("second", { content: "Hello" }));
+    expect(relay.firstTokenAt).toBe(1200);
+    t = 1300;
+    relay.transform(chunk("third", { content: ' "quoted"' })); // escapes: read at once, after the two before it
+    t = 1400;
+    relay.transform(chunk("fourth", { content: "!" }));
+    const tail = dec.decode(relay.finish()!);
+    expect(relay.deliveredText).toBe('Hello "quoted"!');
+    expect(relay.firstTokenAt).toBe(1200);
+    expect(relay.eventCounts).toEqual({ events: 4, malformed: 0 });
+    // No usage from the upstream: the synthesised chunk carries the first chunk's id.
+    expect(JSON.parse(payloads(tail)[0]!)).toMatchObject({ id: "first", created: 7, model: "m1", choices: [] });
   });
 
   it("ends an upstream that closes without [DONE] with exactly one [DONE]", () => {

@@ -9,10 +9,11 @@
 //   idle timeouts, which are reported as an OpenAI error event first.
 // Event payloads are forwarded as the upstream's own JSON text, never re-serialised. Plain
 // `data: {…}` events with LF line ends (what OpenAI-compatible upstreams send) are read straight
-// from the bytes and forwarded as the same bytes; once the first token has been seen, a chunk
-// that cannot hold usage or an error (no `"usage"` / `"error"` in it) is not even parsed until
-// something needs its text (a local token count when the upstream reports no usage), with the
-// held bytes bounded. Anything else goes through the full SSE reader.
+// from the bytes and forwarded as the same bytes. A chunk that cannot hold usage or an error (no
+// `"usage"` / `"error"` in it) is not even parsed until something needs its text (a local token
+// count when the upstream reports no usage), with the held bytes bounded; before the first token
+// that also takes bytes that say for sure whether the chunk holds one (plainTokenCheck), so the
+// first token's time stays exact. Anything else goes through the full SSE reader.
 //
 // Usage from a plain Node server:
 //   const relay = new OpenAIStreamRelay({...});
@@ -210,7 +211,7 @@ export class OpenAIStreamRelay {
   }
   /**
    * Counts of upstream events parsed and of data payloads that were not JSON (dropped; one that
-   * looked like a chunk, `{…}`, after the first token was forwarded before it was read).
+   * looked like a chunk, `{…}`, and was held unparsed had been forwarded before it was read).
    */
   get eventCounts(): { events: number; malformed: number } {
     this.readDeferred();
@@ -301,9 +302,19 @@ export class OpenAIStreamRelay {
       this.reader.feed(buf.subarray(start, end + 2));
       return false;
     }
-    if (this.firstToken !== null && text.charCodeAt(p) === 0x7b && text.charCodeAt(end - 1) === 0x7d && !this.mayCarry(text, p, end)) {
-      this.defer(buf, p, end);
-      return true;
+    if (text.charCodeAt(p) === 0x7b && text.charCodeAt(end - 1) === 0x7d && !this.mayCarry(text, p, end)) {
+      if (this.firstToken !== null) {
+        this.defer(buf, p, end);
+        return true;
+      }
+      // Before the first token: a chunk whose bytes say for sure whether it holds one is not
+      // parsed either; its arrival time is the first token's when it does.
+      const token = plainTokenCheck(text, p, end, this.opts.mode);
+      if (token !== null) {
+        if (token) this.firstToken = this.now();
+        this.defer(buf, p, end);
+        return true;
+      }
     }
     const data = buf.toString("utf8", p, end);
     const json = this.payload(data, undefined);
@@ -372,6 +383,9 @@ export class OpenAIStreamRelay {
       return null;
     }
     this.events++;
+    // Chunks held unparsed came first: read them before one that may carry choices, so content
+    // is put together in order (a usage-only chunk, `choices: []`, can go first).
+    if (this.deferred.length > 0 && !(isObj(parsed) && Array.isArray(parsed.choices) && parsed.choices.length === 0)) this.readDeferred();
     let text = data;
     if (this.opts.mapEvent) {
       const mapped = this.opts.mapEvent(parsed);
@@ -389,9 +403,13 @@ export class OpenAIStreamRelay {
       this.fail("upstream_error", err ?? { status: 500, message: "upstream returned an error", type: UPSTREAM_ERROR_TYPE, code: null, param: null });
       return null;
     }
-    if (this.chunkId === "" && typeof chunk.id === "string") this.chunkId = chunk.id;
-    if (this.chunkCreated === 0 && typeof chunk.created === "number") this.chunkCreated = chunk.created;
-    if (this.chunkModel === "" && typeof chunk.model === "string") this.chunkModel = chunk.model;
+    // The first chunk's id, creation time and model (for a synthesised usage chunk): not from a
+    // later one while earlier chunks wait unparsed.
+    if (this.deferred.length === 0) {
+      if (this.chunkId === "" && typeof chunk.id === "string") this.chunkId = chunk.id;
+      if (this.chunkCreated === 0 && typeof chunk.created === "number") this.chunkCreated = chunk.created;
+      if (this.chunkModel === "" && typeof chunk.model === "string") this.chunkModel = chunk.model;
+    }
 
     let usageHere = false;
     if (isObj(chunk.usage)) usageHere = this.captureUsage(chunk.usage);
@@ -484,6 +502,7 @@ export class OpenAIStreamRelay {
   }
 
   private usageChunk(): string {
+    this.readDeferred(); // the first chunk's id and model
     const u = this.usage;
     const usage: Obj = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.total_tokens };
     if (u.cached_tokens > 0 || u.audio_input_tokens > 0) {
@@ -502,6 +521,47 @@ export class OpenAIStreamRelay {
       usage,
     });
   }
+}
+
+const CHAT_TEXT_KEYS = ['"content"', '"reasoning_content"', '"reasoning"'];
+const COMPLETION_TEXT_KEYS = ['"text"'];
+const CHAT_CALL_KEYS = ['"tool_calls"', '"function_call"'];
+
+/**
+ * Whether the chunk `text[p, end)` holds a token (content, reasoning or a tool call), read from
+ * its bytes: true or false when that is certain, null when the chunk must be parsed to tell.
+ * Certain only without a backslash (then no string can hide a quote, and every `"content"`
+ * followed by `:` is a key) and without tool calls (their shapes vary): a text key whose value
+ * is `""` or `null` holds nothing, one whose value is a non-empty string holds a token, any
+ * other value is unsure.
+ */
+export function plainTokenCheck(text: string, p: number, end: number, mode: "chat" | "completions"): boolean | null {
+  const backslash = text.indexOf("\\", p);
+  if (backslash !== -1 && backslash < end) return null;
+  if (mode === "chat") {
+    for (const key of CHAT_CALL_KEYS) {
+      const at = text.indexOf(key, p);
+      if (at !== -1 && at < end) return null;
+    }
+  }
+  let token = false;
+  for (const key of mode === "chat" ? CHAT_TEXT_KEYS : COMPLETION_TEXT_KEYS) {
+    for (let at = text.indexOf(key, p); at !== -1 && at < end; at = text.indexOf(key, at + key.length)) {
+      let i = skipSpaces(text, at + key.length, end);
+      if (text.charCodeAt(i) !== 0x3a) continue; // a value that happens to read "content"
+      i = skipSpaces(text, i + 1, end);
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        if (text.charCodeAt(i + 1) !== 0x22) token = true; // a non-empty string
+      } else if (!text.startsWith("null", i)) return null;
+    }
+  }
+  return token;
+}
+
+function skipSpaces(text: string, i: number, end: number): number {
+  for (let c = text.charCodeAt(i); i < end && (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d); c = text.charCodeAt(++i));
+  return i;
 }
 
 /**

@@ -69,7 +69,10 @@ for (const entry of ENTRIES) {
       const log = await (await getDb()).log.findFirstOrThrow({ where: { user_id: user.id, type: 2 } });
       expect(log.is_stream).toBe(true);
       expect(log.completion_tokens).toBeGreaterThan(0);
-      expect(JSON.parse(log.other).upstream_usage).toBe(true);
+      const other = JSON.parse(log.other);
+      expect(other).toMatchObject({ upstream_usage: true, stream_end: "done", request_path: "/v1/chat/completions", model_price: -1 });
+      expect(other.client_gone).toBeUndefined();
+      expect(other.frt).toBeGreaterThanOrEqual(0);
     });
 
     it("streams the usage chunk to a client that asked for it", async () => {
