@@ -31,6 +31,8 @@ describe("ip parsing and CIDR", () => {
   it("normalizes mapped addresses", () => {
     expect(normalizeIp("::ffff:127.0.0.1")).toBe("127.0.0.1");
     expect(normalizeIp("[::1]")).toBe("::1");
+    expect(normalizeIp("10.0.0.1")).toBe("10.0.0.1");
+    expect(normalizeIp(" 10.0.0.1 ")).toBe("10.0.0.1");
   });
 });
 

@@ -103,7 +103,10 @@ export function resolveClientIp(remoteAddress: string | undefined, forwardedFor:
 
 /** "::ffff:127.0.0.1" → "127.0.0.1"; strips brackets. */
 export function normalizeIp(ip: string): string {
+  // A plain IPv4 address (every peer on an IPv4 socket) is already normal.
+  if (PLAIN_IPV4.test(ip)) return ip;
   const s = ip.trim().replace(/^\[|\]$/g, "");
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(s);
   return m ? m[1]! : s;
 }
+const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;

@@ -73,12 +73,14 @@ function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
   return errorResponse(e.status, e.message, e.type, e.code, requestId);
 }
 
-export async function handleRelay(req: RelayRequest): Promise<RelayResponse> {
-  if (req.method === "OPTIONS") return { status: 204, headers: { ...CORS_HEADERS }, body: null };
-  const out = await answer(req);
+export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
+  if (req.method === "OPTIONS") return Promise.resolve({ status: 204, headers: { ...CORS_HEADERS }, body: null });
   // CORS headers only for browsers (they always send Origin cross-site): API clients skip the bytes.
-  if (req.headers.get("origin") !== null) Object.assign(out.headers, CORS_RESPONSE_HEADERS);
-  return out;
+  if (req.headers.get("origin") === null) return answer(req);
+  return answer(req).then((out) => {
+    Object.assign(out.headers, CORS_RESPONSE_HEADERS);
+    return out;
+  });
 }
 
 async function answer(req: RelayRequest): Promise<RelayResponse> {
