@@ -131,6 +131,21 @@ export function quickUsage(text: string): Usage | null {
   return null;
 }
 
+/** An answer whose usage was read on its own: the body is parsed only if `json` is read. */
+class LazyJsonUsage implements ResponseUsage {
+  readonly sawUpstreamUsage = true;
+  readonly error = null;
+  private parsed: unknown = undefined;
+  constructor(
+    readonly usage: Usage,
+    private readonly body: Uint8Array | string,
+  ) {}
+  get json(): unknown {
+    if (this.parsed === undefined) this.parsed = parseOrNull(typeof this.body === "string" ? this.body : decoder.decode(this.body));
+    return this.parsed;
+  }
+}
+
 /**
  * What to bill for a non-stream response. `body` is the upstream's raw bytes or text.
  *
@@ -146,18 +161,7 @@ export function extractResponseUsage(mode: RelayMode, body: Uint8Array | string,
   if (mode === "chat" || mode === "completions" || mode === "embeddings" || mode === "moderations" || mode === "rerank") {
     // The usual answer: its usage read on its own, the rest parsed only if someone asks.
     const usage = quickUsage(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"));
-    if (usage) {
-      let json: unknown;
-      return {
-        usage,
-        sawUpstreamUsage: true,
-        error: null,
-        get json() {
-          if (json === undefined) json = parseOrNull(typeof body === "string" ? body : decoder.decode(body));
-          return json;
-        },
-      };
-    }
+    if (usage) return new LazyJsonUsage(usage, body);
   }
   const text = typeof body === "string" ? body : decoder.decode(body);
   if (mode === "speech") return { usage: simpleUsage(ctx.promptTokens, 0), sawUpstreamUsage: false, error: null, json: null };
