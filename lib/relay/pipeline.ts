@@ -420,7 +420,6 @@ class UsageContext {
     return this.ctx.promptTokens;
   }
 }
-const usageContext = (ctx: CallContext, model: string, responseFormat: string | undefined) => new UsageContext(ctx, model, responseFormat);
 
 class PromptFallback {
   constructor(private readonly ctx: CallContext) {}
@@ -428,7 +427,6 @@ class PromptFallback {
     return this.ctx.promptTokens;
   }
 }
-const promptFallback = (ctx: CallContext) => new PromptFallback(ctx);
 
 const PASS_HEADERS = ["content-type", "x-request-id", "openai-processing-ms", "openai-model", "openai-organization"];
 
@@ -444,14 +442,14 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
   const responseFormat = ctx.mode === "transcriptions" || ctx.mode === "translations" ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format") : undefined;
   let body: Uint8Array | string = raw;
   let outType = contentType;
-  let extracted = extractResponseUsage(ctx.mode, raw, usageContext(ctx, upstreamModel, responseFormat));
+  let extracted = extractResponseUsage(ctx.mode, raw, new UsageContext(ctx, upstreamModel, responseFormat));
   // Some vendors answer 200 with an error object: treat it as the failure it is.
   if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
   if (upstream.response && extracted.json !== null) {
     const converted = upstream.response.json(extracted.json);
     body = converted.body;
     outType = converted.contentType;
-    extracted = extractResponseUsage(ctx.mode, converted.body, usageContext(ctx, upstreamModel, responseFormat));
+    extracted = extractResponseUsage(ctx.mode, converted.body, new UsageContext(ctx, upstreamModel, responseFormat));
   }
   let quota: QuotaResult;
   let usage = extracted.usage;
@@ -462,7 +460,7 @@ async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: 
   } else if (ctx.mode === "speech") {
     quota = quotaForSpeech(ctx.pricing, ctx.promptTokens);
   } else {
-    usage = clampUsage(usage, { fallback: promptFallback(ctx) }).usage;
+    usage = clampUsage(usage, { fallback: new PromptFallback(ctx) }).usage;
     quota = quotaForTokens(ctx.pricing, usage);
   }
   // Settled right after the answer is written, not before: the client does not wait for the
@@ -661,7 +659,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     }
     if (!this.clientGone) this.sink!.end();
     const { ctx, relay } = this;
-    const usage = clampUsage(relay.usage, { fallback: promptFallback(ctx) }).usage;
+    const usage = clampUsage(relay.usage, { fallback: new PromptFallback(ctx) }).usage;
     const quota = quotaForTokens(ctx.pricing, usage);
     const frt = relay.firstTokenAt ?? relay.firstByteAt;
     // Not awaited: the response has ended; the bookkeeping follows in the same turn.
