@@ -1,6 +1,7 @@
-// `npm test`: the whole suite. Unit and integration tests (vitest, real SQLite, PostgreSQL,
-// MariaDB and Redis on loopback), then the browser tests (Playwright driving system Chromium
-// against the real `npm start` server). Prints one closing line: "N passed, N failed".
+// `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
+// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), then the
+// browser tests (Playwright driving system Chromium against the real `npm start` server). Prints one
+// closing line: "N passed, N failed"; the lint and the typecheck count as one test each.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -20,6 +21,18 @@ let passed = 0;
 let failed = 0;
 let code = 0;
 
+if (!only || only === "lint") {
+  for (const [bin, args] of [
+    [path.join(root, "node_modules/@biomejs/biome/bin/biome"), ["ci", "."]],
+    [path.join(root, "node_modules/typescript/bin/tsc"), ["--noEmit"]],
+  ]) {
+    const status = run(bin, args);
+    if (status === 0) passed += 1;
+    else failed += 1;
+    code |= status;
+  }
+}
+
 if (!only || only === "unit") {
   const file = path.join(out, "vitest.json");
   code |= run(path.join(root, "node_modules/vitest/vitest.mjs"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
@@ -33,7 +46,11 @@ if (!only || only === "unit") {
 if (!only || only === "e2e") {
   const file = path.join(out, "playwright.json");
   const pwEnv = { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: file };
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules/@playwright/test/cli.js"), "test", "--reporter=list,json"], { cwd: root, env: pwEnv, stdio: "inherit" });
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/@playwright/test/cli.js"), "test", "--reporter=list,json"], {
+    cwd: root,
+    env: pwEnv,
+    stdio: "inherit",
+  });
   code |= r.status ?? 1;
   if (existsSync(file)) {
     const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
