@@ -6,7 +6,22 @@
 // req/s on a CPU shared with the load generator and the upstream.
 import { readFileSync } from "node:fs";
 import os from "node:os";
-import { cmdline, descendants, fmt, hasWrk, load, parseArgs, runMain, seedQiao, sleep, startFloor, startMockUpstream, startQiao, table, tempDir } from "./lib.mjs";
+import {
+  cmdline,
+  descendants,
+  fmt,
+  hasWrk,
+  load,
+  parseArgs,
+  runMain,
+  seedQiao,
+  sleep,
+  startFloor,
+  startMockUpstream,
+  startQiao,
+  table,
+  tempDir,
+} from "./lib.mjs";
 
 const args = parseArgs();
 const seconds = Number(args.seconds ?? 10);
@@ -83,7 +98,9 @@ runMain(async () => {
     for (const t of targets) {
       await load({ url: t.url, key: t.key, stream, connections, seconds: 2, dir: work, tool }); // warm-up
       const { r, rows, sum, busy } = await measure(t.pids, { url: t.url, key: t.key, stream });
-      console.log(`\n${t.name} ${stream ? "stream" : "json"} c=${connections}: ${fmt(r.rps, 0)} req/s; whole box ${fmt((busy / r.requests) * 1e6, 1)} µs/request (all processes, wrk included)`);
+      console.log(
+        `\n${t.name} ${stream ? "stream" : "json"} c=${connections}: ${fmt(r.rps, 0)} req/s; whole box ${fmt((busy / r.requests) * 1e6, 1)} µs/request (all processes, wrk included)`,
+      );
       console.log(table(["process", "pid", "CPU µs/request"], [...rows, ["sum of the above", "", fmt((sum / r.requests) * 1e6, 1)]]));
     }
   }

@@ -9,7 +9,7 @@ import http from "node:http";
 import { Agent, request } from "undici";
 
 const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
-const target = (process.argv[3] ?? process.env.UPSTREAM ?? "http://127.0.0.1:9000") + "/v1/chat/completions";
+const target = `${process.argv[3] ?? process.env.UPSTREAM ?? "http://127.0.0.1:9000"}/v1/chat/completions`;
 const dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: null, pipelining: 1 });
 
 const server = http.createServer((req, res) => {

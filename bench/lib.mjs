@@ -89,15 +89,14 @@ export function runMain(main) {
   process.on("exit", () => {
     for (const e of children) signal(e, "SIGKILL");
   });
-  main()
-    .then(
-      (code) => !cleaningUp && cleanup().then(() => process.exit(code ?? 0)),
-      (error) => {
-        if (cleaningUp) return; // interrupted: the children were killed under us, bail() exits
-        console.error(`\n[bench] FAILED: ${error?.stack ?? error}`);
-        return cleanup().then(() => process.exit(1));
-      },
-    );
+  main().then(
+    (code) => !cleaningUp && cleanup().then(() => process.exit(code ?? 0)),
+    (error) => {
+      if (cleaningUp) return; // interrupted: the children were killed under us, bail() exits
+      console.error(`\n[bench] FAILED: ${error?.stack ?? error}`);
+      return cleanup().then(() => process.exit(1));
+    },
+  );
 }
 
 export function tempDir(prefix) {
@@ -171,7 +170,7 @@ export function descendants(pid) {
   const queue = [pid];
   while (queue.length) {
     const p = queue.shift();
-    for (const [c, pp] of parent) if (pp === p) (out.push(c), queue.push(c));
+    for (const [c, pp] of parent) if (pp === p) out.push(c), queue.push(c);
   }
   return out;
 }
@@ -446,7 +445,19 @@ end
 export async function load({ url, key, stream, connections, seconds, threads = 1, dir, tool = "wrk" }) {
   if (tool === "autocannon") return loadAutocannon({ url, key, stream, connections, seconds });
   const script = wrkScript(dir, key, stream);
-  const args = ["-t", String(Math.min(threads, connections)), "-c", String(connections), "-d", `${seconds}s`, "--timeout", "10s", "-s", script, `${url}/v1/chat/completions`];
+  const args = [
+    "-t",
+    String(Math.min(threads, connections)),
+    "-c",
+    String(connections),
+    "-d",
+    `${seconds}s`,
+    "--timeout",
+    "10s",
+    "-s",
+    script,
+    `${url}/v1/chat/completions`,
+  ];
   const child = startChild("wrk", "wrk", args);
   let out = "";
   let err = "";
@@ -466,7 +477,10 @@ export async function load({ url, key, stream, connections, seconds, threads = 1
     p99: j.p99_us / 1000,
     // `bad` already covers non-2xx (wrk's `status` counts only >= 400, so it is a subset).
     errors: j.bad + socketErrors,
-    detail: j.bad + socketErrors ? `bad=${j.bad} connect=${j.connect} read=${j.read} write=${j.write} timeout=${j.timeout} first: ${j.first_bad}` : "",
+    detail:
+      j.bad + socketErrors
+        ? `bad=${j.bad} connect=${j.connect} read=${j.read} write=${j.write} timeout=${j.timeout} first: ${j.first_bad}`
+        : "",
   };
 }
 
@@ -497,8 +511,8 @@ async function loadAutocannon({ url, key, stream, connections, seconds }) {
 
 export function table(headers, rows) {
   const w = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i] ?? "").length)));
-  const line = (cells) => "| " + cells.map((c, i) => String(c ?? "").padStart(w[i])).join(" | ") + " |";
-  return [line(headers), "|" + w.map((n) => "-".repeat(n + 2)).join("|") + "|", ...rows.map(line)].join("\n");
+  const line = (cells) => `| ${cells.map((c, i) => String(c ?? "").padStart(w[i])).join(" | ")} |`;
+  return [line(headers), `|${w.map((n) => "-".repeat(n + 2)).join("|")}|`, ...rows.map(line)].join("\n");
 }
 
 export const fmt = (n, d = 1) => (n === null || n === undefined || Number.isNaN(n) ? "—" : Number(n).toFixed(d));

@@ -28,29 +28,39 @@ const args = parseArgs();
 const quick = args.quick === true;
 const duration = Number(args.duration ?? (quick ? 5 : 30));
 const warmup = Number(args.warmup ?? (quick ? 2 : 5));
-const connections = String(args.connections ?? "1,50").split(",").map(Number);
+const connections = String(args.connections ?? "1,50")
+  .split(",")
+  .map(Number);
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 const threads = Number(args.threads ?? 1);
 const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
 if (!(duration > 0) || !(warmup >= 0) || !(rounds >= 1) || connections.some((c) => !(c >= 1))) {
-  console.error("usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--tool wrk|autocannon]");
+  console.error(
+    "usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--tool wrk|autocannon]",
+  );
   process.exit(2);
 }
 
 runMain(async () => {
   console.log(
-    `[bench] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ` +
-      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds}`,
+    `[bench] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; ` + `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds}`,
   );
   const work = tempDir("qiao-bench-work-");
   const upstream = await startMockUpstream();
   const floor = await startFloor(upstream.url);
   const floorDispatch = await startFloor(upstream.url, "floor-dispatch");
-  console.log(`[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`);
+  console.log(
+    `[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`,
+  );
   const t0 = Date.now();
   const qiao = await startQiao({ startTimeoutMs });
-  console.log(`[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`);
+  console.log(
+    `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
+  );
   const { api, key } = await seedQiao(qiao, upstream.url);
   await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
   const before = await api.self();
@@ -129,7 +139,19 @@ runMain(async () => {
   const rssEnd = rssOf(qiao.serverPid);
 
   const floorOf = (r, name) => rows.find((f) => f.target === name && f.mode === r.mode && f.c === r.c);
-  const headers = ["target", "mode", "c", "req/s", "p50 ms", "p99 ms", "errors", "Qiao ÷ floor", "p50 added vs floor (ms)", "Qiao ÷ dispatch floor", "Qiao RSS start→end (MB, all processes)"];
+  const headers = [
+    "target",
+    "mode",
+    "c",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "Qiao ÷ floor",
+    "p50 added vs floor (ms)",
+    "Qiao ÷ dispatch floor",
+    "Qiao RSS start→end (MB, all processes)",
+  ];
   const body = rows.map((r) => {
     const f = r.target === "qiao" ? floorOf(r, "floor") : null;
     const d = r.target === "qiao" ? floorOf(r, "floor-dispatch") : null;
@@ -164,7 +186,9 @@ runMain(async () => {
   );
   if (!(quotaDelta > 0)) failures.push(`billing: root's quota did not go down (${before.quota} → ${after.quota})`);
   if (logDelta < qiaoRequests || logDelta > qiaoRequests + qiaoInflightSlack) {
-    failures.push(`billing: ${logDelta} consume log rows for ${qiaoRequests} completed requests (expected ${qiaoRequests}…${qiaoRequests + qiaoInflightSlack})`);
+    failures.push(
+      `billing: ${logDelta} consume log rows for ${qiaoRequests} completed requests (expected ${qiaoRequests}…${qiaoRequests + qiaoInflightSlack})`,
+    );
   }
   if (qiao.lateErrors() > 0) console.log(`note: Qiao wrote ${qiao.lateErrors()} line(s) to stderr during the run (see above)`);
 

@@ -31,7 +31,12 @@ function slope(points) {
 }
 
 runMain(async () => {
-  console.log(`[soak] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; tool=${tool} ${minutes} min at c=${connections}, RSS every ${intervalS} s`);
+  console.log(
+    `[soak] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; tool=${tool} ${minutes} min at c=${connections}, RSS every ${intervalS} s`,
+  );
   const work = tempDir("qiao-soak-work-");
   const upstream = await startMockUpstream();
   const qiao = await startQiao({ startTimeoutMs });
@@ -69,7 +74,7 @@ runMain(async () => {
 
   // Let the ledger write the tail, bounded.
   let logsAfter = await api.consumeLogTotal();
-  for (let i = 0; i < 30 && logsAfter - logsBefore < r.requests; i++) (await sleep(500), (logsAfter = await api.consumeLogTotal()));
+  for (let i = 0; i < 30 && logsAfter - logsBefore < r.requests; i++) await sleep(500), (logsAfter = await api.consumeLogTotal());
   const after = await api.self();
   const pts = series.map(([t, mb]) => [t, mb]);
   const half = pts.filter(([t]) => t >= seconds / 2);
@@ -85,9 +90,13 @@ runMain(async () => {
   }
   const minima = troughs.filter(Boolean);
   console.log(`RSS slope: ${fmt(slope(pts), 2)} MB/min over the whole run, ${fmt(slope(half), 2)} MB/min over the second half`);
-  console.log(`per-minute RSS minima: ${minima.map(([t, mb]) => `${fmt(t, 0)}s:${fmt(mb)}`).join(" ")}; slope ${minima.length > 1 ? fmt(slope(minima), 2) : "— (needs ≥ 2 minutes)"} MB/min`);
+  console.log(
+    `per-minute RSS minima: ${minima.map(([t, mb]) => `${fmt(t, 0)}s:${fmt(mb)}`).join(" ")}; slope ${minima.length > 1 ? fmt(slope(minima), 2) : "— (needs ≥ 2 minutes)"} MB/min`,
+  );
   console.log(`load: ${r.requests} requests, ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, errors ${r.errors}`);
-  console.log(`billing: consume log rows +${logsAfter - logsBefore}, root quota ${before.quota} → ${after.quota}, used_quota +${after.used_quota - before.used_quota}`);
+  console.log(
+    `billing: consume log rows +${logsAfter - logsBefore}, root quota ${before.quota} → ${after.quota}, used_quota +${after.used_quota - before.used_quota}`,
+  );
   const failures = [];
   if (r.errors) failures.push(`${r.errors} errors (${r.detail})`);
   if (!(before.quota > after.quota)) failures.push("root's quota did not go down");

@@ -23,7 +23,11 @@ const int = (fallback: number) =>
       }
       return n;
     });
-const str = (fallback = "") => z.string().optional().transform((v) => (v ?? "").trim() || fallback);
+const str = (fallback = "") =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v ?? "").trim() || fallback);
 
 const schema = z.object({
   NODE_ENV: str("development"),

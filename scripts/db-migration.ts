@@ -57,7 +57,13 @@ type DiffTarget =
   | { tag: "empty" }
   | { tag: "schemaDatamodel"; files: { path: string; content: string }[] }
   | { tag: "schemaDatasource"; files: { path: string; content: string }[]; configDir: string }
-  | { tag: "migrations"; baseDir: string; lockfile: { path: string; content: string | null }; shadowDbInitScript: string; migrationDirectories: { path: string; migrationFile: { path: string; content: { tag: "ok"; value: string } } }[] };
+  | {
+      tag: "migrations";
+      baseDir: string;
+      lockfile: { path: string; content: string | null };
+      shadowDbInitScript: string;
+      migrationDirectories: { path: string; migrationFile: { path: string; content: { tag: "ok"; value: string } } }[];
+    };
 export type SchemaEngine = {
   diff(params: {
     from: DiffTarget;
@@ -211,7 +217,13 @@ export function renderGeneratedModule(all: Record<Provider, MigrationFile[]>): s
   for (const p of PROVIDERS) {
     lines.push(`  ${p}: [`);
     for (const m of all[p]) {
-      lines.push("    {", `      id: ${JSON.stringify(m.id)},`, `      checksum: ${JSON.stringify(m.checksum)},`, `      sql: ${JSON.stringify(m.sql)},`, "    },");
+      lines.push(
+        "    {",
+        `      id: ${JSON.stringify(m.id)},`,
+        `      checksum: ${JSON.stringify(m.checksum)},`,
+        `      sql: ${JSON.stringify(m.sql)},`,
+        "    },",
+      );
     }
     lines.push("  ],");
   }
@@ -303,7 +315,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(syncGeneratedModule() ? `updated ${rel(generatedModule)}` : `${rel(generatedModule)} is up to date`);
     return 0;
   }
-  const name = names.join("_").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  const name = names
+    .join("_")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
   if (!name) {
     console.error("the migration name must contain letters or digits");
     return 2;

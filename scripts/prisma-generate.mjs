@@ -27,31 +27,31 @@ export function schemaFor(provider, base = source) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
 
 function main() {
-const generatedDir = path.join(root, "prisma/generated");
-mkdirSync(generatedDir, { recursive: true });
-const require = createRequire(import.meta.url);
-let cli;
-try {
-  cli = require.resolve("prisma/build/index.js");
-} catch {
-  console.log("prisma CLI not installed (production install without dev deps?): skipping generate");
-  process.exit(0);
-}
-const env = {
-  ...process.env,
-  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY || "/bin/true",
-  PRISMA_HIDE_UPDATE_MESSAGE: "1",
-  CHECKPOINT_DISABLE: "1",
-};
-for (const provider of ["sqlite", "postgresql", "mysql"]) {
-  const file = path.join(generatedDir, `${provider}.prisma`);
-  const text = schemaFor(provider);
-  writeFileSync(file, text);
-  execFileSync(process.execPath, [cli, "generate", "--schema", file], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-}
-if (!existsSync(path.join(root, "lib/db/generated/sqlite/client.ts"))) {
-  console.error("prisma generate produced no client");
-  process.exit(1);
-}
-console.log("prisma clients generated (sqlite, postgresql, mysql)");
+  const generatedDir = path.join(root, "prisma/generated");
+  mkdirSync(generatedDir, { recursive: true });
+  const require = createRequire(import.meta.url);
+  let cli;
+  try {
+    cli = require.resolve("prisma/build/index.js");
+  } catch {
+    console.log("prisma CLI not installed (production install without dev deps?): skipping generate");
+    process.exit(0);
+  }
+  const env = {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY || "/bin/true",
+    PRISMA_HIDE_UPDATE_MESSAGE: "1",
+    CHECKPOINT_DISABLE: "1",
+  };
+  for (const provider of ["sqlite", "postgresql", "mysql"]) {
+    const file = path.join(generatedDir, `${provider}.prisma`);
+    const text = schemaFor(provider);
+    writeFileSync(file, text);
+    execFileSync(process.execPath, [cli, "generate", "--schema", file], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
+  }
+  if (!existsSync(path.join(root, "lib/db/generated/sqlite/client.ts"))) {
+    console.error("prisma generate produced no client");
+    process.exit(1);
+  }
+  console.log("prisma clients generated (sqlite, postgresql, mysql)");
 }

@@ -94,7 +94,13 @@ export function RegisterForm({ aff }: { aff: string }) {
       ) : (
         <form noValidate onSubmit={form.onSubmit(submit)}>
           <Stack gap="sm">
-            <TextInput label="用户名" placeholder="用户名" autoComplete="username" key={form.key("username")} {...form.getInputProps("username")} />
+            <TextInput
+              label="用户名"
+              placeholder="用户名"
+              autoComplete="username"
+              key={form.key("username")}
+              {...form.getInputProps("username")}
+            />
             <PasswordInput
               label="密码"
               placeholder="输入密码，最短 8 位，最长 20 位"
@@ -102,7 +108,13 @@ export function RegisterForm({ aff }: { aff: string }) {
               key={form.key("password")}
               {...form.getInputProps("password")}
             />
-            <PasswordInput label="确认密码" placeholder="确认密码" autoComplete="new-password" key={form.key("password2")} {...form.getInputProps("password2")} />
+            <PasswordInput
+              label="确认密码"
+              placeholder="确认密码"
+              autoComplete="new-password"
+              key={form.key("password2")}
+              {...form.getInputProps("password2")}
+            />
             {emailVerification && (
               <>
                 <TextInput
@@ -119,7 +131,12 @@ export function RegisterForm({ aff }: { aff: string }) {
                     </Button>
                   }
                 />
-                <TextInput label="验证码" placeholder="输入验证码" key={form.key("verification_code")} {...form.getInputProps("verification_code")} />
+                <TextInput
+                  label="验证码"
+                  placeholder="输入验证码"
+                  key={form.key("verification_code")}
+                  {...form.getInputProps("verification_code")}
+                />
               </>
             )}
             <Button type="submit" fullWidth size="md" mt="xs" loading={submitting}>

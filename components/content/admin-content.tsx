@@ -19,5 +19,6 @@ export function AdminContent({ content, title }: { content: string; title: strin
       />
     );
   }
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: html comes out of lib/sanitize
   return <div className="admin-content" dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -12,7 +12,9 @@ export function useOptionText(path: string, options: { quiet?: boolean } = {}): 
     const abort = new AbortController();
     void api<string>("GET", path, undefined, { redirectOn401: false, signal: abort.signal, quiet }).then((res) => {
       if (abort.signal.aborted) return;
-      setResult(res.success ? { state: "ready", text: typeof res.data === "string" ? res.data : "" } : { state: "error", message: res.message });
+      setResult(
+        res.success ? { state: "ready", text: typeof res.data === "string" ? res.data : "" } : { state: "error", message: res.message },
+      );
     });
     return () => abort.abort();
   }, [path, quiet]);

@@ -11,6 +11,7 @@ export function NoticeBanner() {
   if (closed || notice.state !== "ready" || !notice.text.trim()) return null;
   return (
     <Alert color="blue" title="公告" withCloseButton closeButtonLabel="关闭公告" onClose={() => setClosed(true)} mb="md">
+      {/* biome-ignore lint/security/noDangerouslySetInnerHtml: renderMarkdown sanitizes */}
       <div className="admin-content" dangerouslySetInnerHTML={{ __html: renderMarkdown(notice.text) }} />
     </Alert>
   );

@@ -24,7 +24,9 @@ export function Welcome() {
       <Stack gap="xs">
         <Title order={1}>欢迎使用 {name}</Title>
         <Text c="dimmed" size="lg">
-          {"一个自托管的 AI 模型接口网关：把 OpenAI、Claude、Gemini 等众多上游模型服务汇聚为统一的 OpenAI 兼容接口，并提供令牌分发、额度计费、用量日志与渠道管理。"}
+          {
+            "一个自托管的 AI 模型接口网关：把 OpenAI、Claude、Gemini 等众多上游模型服务汇聚为统一的 OpenAI 兼容接口，并提供令牌分发、额度计费、用量日志与渠道管理。"
+          }
         </Text>
       </Stack>
 

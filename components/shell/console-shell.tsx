@@ -24,23 +24,17 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const [desktopOpened, toggleDesktop] = useSidebarState();
   const showMenu = !!user;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a navigation (pathname) closes the mobile menu
   useEffect(() => closeMobile(), [pathname, closeMobile]);
 
   return (
     <AppShell
       header={{ height: HEADER_HEIGHT }}
-      navbar={
-        showMenu
-          ? { width: 200, breakpoint: "sm", collapsed: { mobile: !mobileOpened, desktop: !desktopOpened } }
-          : undefined
-      }
+      navbar={showMenu ? { width: 200, breakpoint: "sm", collapsed: { mobile: !mobileOpened, desktop: !desktopOpened } } : undefined}
       padding="md"
     >
       <AppShell.Header>
-        <TopBar
-          menu={showMenu ? { mobileOpened, desktopOpened, toggleMobile, toggleDesktop } : null}
-          user={user}
-        />
+        <TopBar menu={showMenu ? { mobileOpened, desktopOpened, toggleMobile, toggleDesktop } : null} user={user} />
       </AppShell.Header>
       {showMenu && (
         <AppShell.Navbar aria-label="侧边菜单">

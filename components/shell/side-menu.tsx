@@ -38,13 +38,7 @@ export function SideMenu({ role, pathname }: { role: number; pathname: string })
             childrenOffset={28}
           >
             {entry.children.map((child) => (
-              <NavLink
-                key={child.key}
-                component={Link}
-                href={child.href}
-                label={child.label}
-                active={isActivePath(pathname, child.href)}
-              />
+              <NavLink key={child.key} component={Link} href={child.href} label={child.label} active={isActivePath(pathname, child.href)} />
             ))}
           </NavLink>
         ) : (

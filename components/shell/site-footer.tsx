@@ -32,6 +32,7 @@ export function SiteFooter() {
   return (
     <Box component="footer" pt="xl" pb="xs" data-testid="site-footer">
       {footerHtml ? (
+        // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized by sanitizeHtml
         <div className="custom-footer" dangerouslySetInnerHTML={{ __html: sanitizeHtml(footerHtml) }} />
       ) : (
         <div className="custom-footer">

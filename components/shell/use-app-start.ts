@@ -9,6 +9,7 @@ import { pageAccess } from "@/lib/ui/route-access";
 
 export function useAppStart() {
   const hint = useContext(SessionHintContext);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per page load; later changes come from login and logout
   useEffect(() => {
     void refreshStatus();
 
@@ -18,7 +19,5 @@ export function useAppStart() {
       redirect: pageAccess(window.location.pathname) !== "public",
       asUser: stored ? undefined : hint?.id,
     });
-    // Runs once per page load; later changes come from login and logout.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 }

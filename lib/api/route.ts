@@ -1,6 +1,6 @@
 // The one declarative wrapper every /api route handler goes through: authentication and role
 // tier, zod validation of query and body, and mapping of thrown errors to the envelope.
-import { z } from "zod";
+import type { z } from "zod";
 import { ApiError, isApiError } from "@/lib/api/errors";
 import { envelope, failure } from "@/lib/api/envelope";
 import { authenticate, sessionCaller, type Caller } from "@/lib/auth/authenticate";
@@ -23,12 +23,7 @@ type Spec<A extends AuthKind, QS extends z.ZodType | undefined, BS extends z.Zod
   query?: QS;
   body?: BS;
   handler: (
-    ctx: RouteContext<
-      A,
-      QS extends z.ZodType ? z.output<QS> : Record<string, never>,
-      BS extends z.ZodType ? z.output<BS> : undefined,
-      P
-    >,
+    ctx: RouteContext<A, QS extends z.ZodType ? z.output<QS> : Record<string, never>, BS extends z.ZodType ? z.output<BS> : undefined, P>,
   ) => Promise<unknown> | unknown;
 };
 
@@ -58,9 +53,12 @@ async function readBody(req: Request): Promise<unknown> {
   }
 }
 
-export function route<A extends AuthKind, QS extends z.ZodType | undefined = undefined, BS extends z.ZodType | undefined = undefined, P = Record<string, string>>(
-  spec: Spec<A, QS, BS, P>,
-) {
+export function route<
+  A extends AuthKind,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  P = Record<string, string>,
+>(spec: Spec<A, QS, BS, P>) {
   return async (req: Request, ctx?: { params?: Promise<P> | P }): Promise<Response> => {
     try {
       let caller: Caller | null = null;
@@ -77,7 +75,7 @@ export function route<A extends AuthKind, QS extends z.ZodType | undefined = und
         if (!parsed.success) throw new ApiError(firstIssue(parsed.error), 400);
         query = parsed.data;
       }
-      let body: unknown = undefined;
+      let body: unknown;
       if (spec.body) {
         const parsed = spec.body.safeParse(await readBody(req));
         if (!parsed.success) throw new ApiError(firstIssue(parsed.error), 400);

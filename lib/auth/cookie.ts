@@ -6,8 +6,7 @@ function serialize(name: string, value: string, o: ReturnType<typeof sessionCook
   return parts.join("; ");
 }
 
-const isHttps = (req: Request) =>
-  new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+const isHttps = (req: Request) => new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
 
 /** The Set-Cookie value that starts a session for `claims`. */
 export async function sessionSetCookie(req: Request, claims: SessionClaims): Promise<string> {

@@ -11,8 +11,7 @@ export const isRoot = (u: { role: number }) => u.role >= ROLE.root;
 export const hasTier = (u: { role: number }, tier: RoleTier) => u.role >= TIER_MIN_ROLE[tier];
 
 /** An actor may act on another user only when it outranks them. */
-export const canManageUser = (actor: { role: number; id: number }, target: { role: number; id: number }) =>
-  actor.role > target.role;
+export const canManageUser = (actor: { role: number; id: number }, target: { role: number; id: number }) => actor.role > target.role;
 
 /** An actor may give a role only below its own. */
 export const canAssignRole = (actor: { role: number }, role: number) => role < actor.role;

@@ -177,7 +177,18 @@ export class QuotaLedger {
     const key = `${owner.userId}:${owner.tokenId}`;
     let hold = this.holds.get(key);
     if (!hold || hold.closing) {
-      hold = { key, owner, id: null, available: 0n, unflushed: 0n, inflight: 0, lastUsed: Date.now(), openedAt: Date.now(), acquiring: null, closing: false };
+      hold = {
+        key,
+        owner,
+        id: null,
+        available: 0n,
+        unflushed: 0n,
+        inflight: 0,
+        lastUsed: Date.now(),
+        openedAt: Date.now(),
+        acquiring: null,
+        closing: false,
+      };
       this.holds.set(key, hold);
     }
     for (;;) {
@@ -224,11 +235,13 @@ export class QuotaLedger {
           const u = await tx.$executeRaw`UPDATE users SET quota = quota - ${size} WHERE id = ${userId} AND quota >= ${size}`;
           if (u !== 1) throw new NoFunds();
           if (tokenId) {
-            const t = await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
+            const t =
+              await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
             if (t !== 1) throw new NoFunds();
           }
           if (hold.id) {
-            const h = await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
+            const h =
+              await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
             if (h !== 1) throw new Error(`hold ${hold.id} closed under an open lease`);
             return null;
           }
@@ -346,7 +359,8 @@ export class QuotaLedger {
     if ((error as { code?: unknown })?.code === "SQLITE_BUSY") {
       const now = Date.now();
       if (now - this.busySince >= 60_000) {
-        if (this.busyCount) console.warn(`[ledger] database busy: ${this.busyCount} batch(es) in the last minute waited for the next flush`);
+        if (this.busyCount)
+          console.warn(`[ledger] database busy: ${this.busyCount} batch(es) in the last minute waited for the next flush`);
         this.busySince = now;
         this.busyCount = 0;
       }
@@ -361,7 +375,10 @@ export class QuotaLedger {
     const users = new Map<number, { quota: bigint; count: number }>();
     const tokens = new Map<number, bigint>();
     const channels = new Map<number, bigint>();
-    const buckets = new Map<string, { user_id: number; username: string; model_name: string; created_at: number; token_used: bigint; count: number; quota: bigint }>();
+    const buckets = new Map<
+      string,
+      { user_id: number; username: string; model_name: string; created_at: number; token_used: bigint; count: number; quota: bigint }
+    >();
     const logs: LogRow[] = [];
     for (const r of records) {
       if (r.failed) {
@@ -379,7 +396,15 @@ export class QuotaLedger {
         logs.push(r.log);
         const hour = r.log.created_at - (r.log.created_at % 3600);
         const key = `${r.userId}\0${r.modelName}\0${hour}`;
-        const b = buckets.get(key) ?? { user_id: r.userId, username: r.log.username, model_name: r.modelName, created_at: hour, token_used: 0n, count: 0, quota: 0n };
+        const b = buckets.get(key) ?? {
+          user_id: r.userId,
+          username: r.log.username,
+          model_name: r.modelName,
+          created_at: hour,
+          token_used: 0n,
+          count: 0,
+          quota: 0n,
+        };
         b.token_used += BigInt(r.promptTokens + r.completionTokens);
         b.count++;
         b.quota += quota;
@@ -389,15 +414,25 @@ export class QuotaLedger {
     const k = this.writer.kind;
     const statements: Statement[] = [];
     // The lock order of the header: users, tokens, quota_holds, channels, ids ascending.
-    for (const [id, u] of sortById(users)) statements.push({ sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?", params: [u.quota, u.count, id] });
-    for (const [id, q] of sortById(tokens)) statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
+    for (const [id, u] of sortById(users))
+      statements.push({
+        sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?",
+        params: [u.quota, u.count, id],
+      });
+    for (const [id, q] of sortById(tokens))
+      statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
     const holds = [...consumed].filter(([hold, amount]) => hold.id && amount).map(([hold, amount]) => [hold.id!, amount] as const);
     for (const [id, amount] of holds.sort(byFirst)) {
       statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, id] });
     }
-    for (const [id, q] of sortById(channels)) statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
+    for (const [id, q] of sortById(channels))
+      statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
     statements.push(...logInsertStatements(k, logs));
-    for (const [, b] of [...buckets].sort(byFirst)) statements.push({ sql: quotaDataUpsert(k), params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota] });
+    for (const [, b] of [...buckets].sort(byFirst))
+      statements.push({
+        sql: quotaDataUpsert(k),
+        params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota],
+      });
     if (statements.length) await this.writer.transaction(statements);
   }
 
@@ -501,8 +536,11 @@ function newHoldId(): string {
  */
 export async function closeHold(db: Db, id: string): Promise<bigint> {
   for (;;) {
-    const hold = await db.quotaHold.findUnique({ where: { id }, select: { user_id: true, token_id: true, amount: true, consumed: true, state: true } });
-    if (!hold || hold.state !== 0) return 0n;
+    const hold = await db.quotaHold.findUnique({
+      where: { id },
+      select: { user_id: true, token_id: true, amount: true, consumed: true, state: true },
+    });
+    if (hold?.state !== 0) return 0n;
     const refund = hold.amount - hold.consumed;
     const closed = await retryConflicts(() =>
       db.$transaction(async (tx) => {
@@ -510,7 +548,8 @@ export async function closeHold(db: Db, id: string): Promise<bigint> {
           await tx.$executeRaw`UPDATE users SET quota = quota + ${refund} WHERE id = ${hold.user_id}`;
           if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
         }
-        const n = await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0 AND amount = ${hold.amount} AND consumed = ${hold.consumed}`;
+        const n =
+          await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0 AND amount = ${hold.amount} AND consumed = ${hold.consumed}`;
         if (n !== 1) throw new HoldChanged(); // rolls the refund back; read the hold again
       }, TX),
     ).then(
@@ -527,7 +566,8 @@ export async function closeHold(db: Db, id: string): Promise<bigint> {
 class HoldChanged extends Error {}
 
 /** Map entries in key order: the lock order's "ids ascending". */
-const byFirst = (a: readonly [number | string, unknown], b: readonly [number | string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+const byFirst = (a: readonly [number | string, unknown], b: readonly [number | string, unknown]) =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 const sortById = <V>(m: Map<number, V>) => [...m].sort(byFirst);
 
 /** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */

@@ -33,13 +33,18 @@ describe("quotaForTokens (ratio)", () => {
   });
 
   it("gpt-4o with prompt cache: 1.25 × (93 + 1024 × 0.5 + 18 × 4) = 846.25 → 846", () => {
-    const r = quotaForTokens(ratio(1.25, { completionRatio: 4, cacheRatio: 0.5 }), usage({ prompt_tokens: 1117, completion_tokens: 18, cached_tokens: 1024 }));
+    const r = quotaForTokens(
+      ratio(1.25, { completionRatio: 4, cacheRatio: 0.5 }),
+      usage({ prompt_tokens: 1117, completion_tokens: 18, cached_tokens: 1024 }),
+    );
     expect(r.quota).toBe(846);
     expect(r.breakdown).toMatchObject({ cache_tokens: 1024, cache_ratio: 0.5 });
   });
 
   it("group ratio multiplies: 0.075 × 1.5 × (10 + 10 × 4) = 5.625 → 6", () => {
-    expect(quotaForTokens(ratio(0.075, { completionRatio: 4, groupRatio: 1.5 }), usage({ prompt_tokens: 10, completion_tokens: 10 })).quota).toBe(6);
+    expect(
+      quotaForTokens(ratio(0.075, { completionRatio: 4, groupRatio: 1.5 }), usage({ prompt_tokens: 10, completion_tokens: 10 })).quota,
+    ).toBe(6);
   });
 
   it("rounds once, exactly, half up: 0.285 × 100 = 28.5 → 29 (float64 gives 28.499999999999996)", () => {
@@ -64,7 +69,15 @@ describe("quotaForTokens (ratio)", () => {
       usage({ prompt_tokens: 100, audio_input_tokens: 60, completion_tokens: 50, audio_output_tokens: 30 }),
     );
     expect(r.quota).toBe(6150);
-    expect(r.breakdown).toMatchObject({ audio: true, audio_ratio: 40, audio_completion_ratio: 2, audio_input: 60, audio_output: 30, text_input: 40, text_output: 20 });
+    expect(r.breakdown).toMatchObject({
+      audio: true,
+      audio_ratio: 40,
+      audio_completion_ratio: 2,
+      audio_input: 60,
+      audio_output: 30,
+      text_input: 40,
+      text_output: 20,
+    });
   });
 
   it("cache writes (Claude): 1.5 × (200 + 600 × 0.1 + 200 × 1.25 + 100 × 5) = 1.5 × 1010 = 1515", () => {
@@ -98,7 +111,15 @@ describe("images", () => {
   it("dall-e-3 $0.04, 1024×1792 hd, n = 2: 0.04 × 2 × 1.5 × 2 × 500 000 = 120 000", () => {
     const r = quotaForImages(price(0.04, { model: "dall-e-3" }), { size: "1024x1792", quality: "hd", n: 2 });
     expect(r.quota).toBe(120000);
-    expect(r.breakdown).toMatchObject({ image: true, image_size: "1024x1792", image_quality: "hd", image_n: 2, image_size_ratio: 2, image_quality_ratio: 1.5, model_price: 0.04 });
+    expect(r.breakdown).toMatchObject({
+      image: true,
+      image_size: "1024x1792",
+      image_quality: "hd",
+      image_n: 2,
+      image_size_ratio: 2,
+      image_quality_ratio: 1.5,
+      model_price: 0.04,
+    });
   });
 
   it("dall-e-3 hd at 1024² doubles; sizes 256²/512² scale 0.4/0.45", () => {
@@ -134,22 +155,32 @@ describe("breakdownJsonOpen", () => {
   it("is the breakdown's JSON without its closing brace, extra keys included", () => {
     const p = ratio(1.25, { completionRatio: 4, cacheRatio: 0.5 });
     const plain = quotaForTokens(p, usage({ prompt_tokens: 10, completion_tokens: 2 })).breakdown;
-    expect(JSON.parse(breakdownJsonOpen(p, plain) + "}")).toEqual(plain);
+    expect(JSON.parse(`${breakdownJsonOpen(p, plain)}}`)).toEqual(plain);
     const cached = quotaForTokens(p, usage({ prompt_tokens: 1117, cached_tokens: 1024, completion_tokens: 18 })).breakdown;
-    expect(JSON.parse(breakdownJsonOpen(p, cached) + "}")).toEqual(cached);
-    expect(JSON.parse(breakdownJsonOpen(p, cached) + ',"frt":3}')).toEqual({ ...cached, frt: 3 });
+    expect(JSON.parse(`${breakdownJsonOpen(p, cached)}}`)).toEqual(cached);
+    expect(JSON.parse(`${breakdownJsonOpen(p, cached)},"frt":3}`)).toEqual({ ...cached, frt: 3 });
   });
 });
 
 describe("clampUsage", () => {
   it("leaves sane usage alone", () => {
     const u = usage({ prompt_tokens: 100, completion_tokens: 20, cached_tokens: 50 });
-    expect(clampUsage(u)).toEqual({ usage: u, flags: { nonNumeric: [], negative: [], fractional: [], absurd: [], inconsistent: [] }, clamped: false });
+    expect(clampUsage(u)).toEqual({
+      usage: u,
+      flags: { nonNumeric: [], negative: [], fractional: [], absurd: [], inconsistent: [] },
+      clamped: false,
+    });
   });
 
   it("neutralises hostile values and says what it did", () => {
     const r = clampUsage(
-      { prompt_tokens: 1e12, completion_tokens: -5, cached_tokens: Number.NaN, reasoning_tokens: 7.9, audio_output_tokens: "9" as unknown as number },
+      {
+        prompt_tokens: 1e12,
+        completion_tokens: -5,
+        cached_tokens: Number.NaN,
+        reasoning_tokens: 7.9,
+        audio_output_tokens: "9" as unknown as number,
+      },
       { fallback: { prompt_tokens: 120, completion_tokens: 30 } },
     );
     expect(r.usage).toEqual({

@@ -258,7 +258,10 @@ export function quotaForImages(pricing: Pricing, req: { size?: string; quality?:
   b.image_n = n;
   b.image_size_ratio = sizeRatio;
   b.image_quality_ratio = qualityRatio;
-  const price = pricing.kind === "price" ? decimalToRat(pricing.modelPrice) : mul(decimalToRat(IMAGE_PRICE_PER_RATIO), decimalToRat(pricing.modelRatio));
+  const price =
+    pricing.kind === "price"
+      ? decimalToRat(pricing.modelPrice)
+      : mul(decimalToRat(IMAGE_PRICE_PER_RATIO), decimalToRat(pricing.modelRatio));
   const multiplier = mul(price, decimalToRat(pricing.groupRatio));
   const total = mul(mul(mul(mul(multiplier, decimalToRat(sizeRatio)), decimalToRat(qualityRatio)), int(n)), int(QUOTA_PER_UNIT));
   return { quota: finalQuota(total, multiplier), breakdown: b };
@@ -372,7 +375,15 @@ function cleanUsage(u: Partial<Record<keyof Usage, unknown>>, limit: number): Us
   };
 }
 
-const FIELDS = ["prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "reasoning_tokens", "audio_input_tokens", "audio_output_tokens"] as const;
+const FIELDS = [
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "audio_input_tokens",
+  "audio_output_tokens",
+] as const;
 
 /**
  * Make upstream-reported usage safe to bill: non-numbers, NaN and negatives become the local
@@ -390,7 +401,8 @@ export function clampUsage(usage: Partial<Record<keyof Usage, unknown>>, opts: C
   const flags: ClampFlags = { nonNumeric: [], negative: [], fractional: [], absurd: [], inconsistent: [] };
   const out: Record<string, number> = {};
   const fallbackFor = (f: string): number | undefined => {
-    const v = f === "prompt_tokens" ? opts.fallback?.prompt_tokens : f === "completion_tokens" ? opts.fallback?.completion_tokens : undefined;
+    const v =
+      f === "prompt_tokens" ? opts.fallback?.prompt_tokens : f === "completion_tokens" ? opts.fallback?.completion_tokens : undefined;
     return typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.min(Math.floor(v), limit) : undefined;
   };
   for (const f of FIELDS) {

@@ -39,7 +39,13 @@ describe("resolvePricing", () => {
     const gizmo = resolvePricing("gpt-4-gizmo-g-abc123", options, "default");
     expect(gizmo.ok && gizmo.pricing).toMatchObject({ kind: "price", modelPrice: 0.1, modelRatio: 0 });
     const sonnet = resolvePricing("claude-3-5-sonnet-20241022", options, "default");
-    expect(sonnet.ok && sonnet.pricing).toMatchObject({ kind: "ratio", modelRatio: 1.5, completionRatio: 5, cacheRatio: 0.1, cacheWriteRatio: 1.25 });
+    expect(sonnet.ok && sonnet.pricing).toMatchObject({
+      kind: "ratio",
+      modelRatio: 1.5,
+      completionRatio: 5,
+      cacheRatio: 0.1,
+      cacheWriteRatio: 1.25,
+    });
     const haiku = resolvePricing("claude-3-haiku-20240307", options, "default");
     expect(haiku.ok && haiku.pricing.modelRatio).toBe(2);
     const free = resolvePricing("glm-4-flash", options, "default");

@@ -91,7 +91,7 @@ function patternsOf(map: RatioMap): Array<[string, number]> {
 /** The map's value for a model: exact key, else the longest "*" prefix pattern, else undefined. */
 export function lookupRatio(map: RatioMap | undefined, model: string): number | undefined {
   if (!map) return undefined;
-  const exact = Object.prototype.hasOwnProperty.call(map, model) ? map[model] : undefined;
+  const exact = Object.hasOwn(map, model) ? map[model] : undefined;
   if (valid(exact)) return exact;
   for (const [prefix, v] of patternsOf(map)) if (model.startsWith(prefix)) return v;
   return undefined;
@@ -148,7 +148,8 @@ export function builtinCompletionRatio(model: string): number {
 export function builtinCacheRatio(model: string): number {
   const m = model.toLowerCase();
   if (m.startsWith("gpt-4.1") || m === "o3" || m.startsWith("o3-2") || m.startsWith("o4-mini")) return 0.25;
-  if (m.startsWith("gpt-4o") || m.startsWith("chatgpt-4o") || m.startsWith("o1") || m.startsWith("o3-mini") || m.startsWith("gpt-4.5")) return 0.5;
+  if (m.startsWith("gpt-4o") || m.startsWith("chatgpt-4o") || m.startsWith("o1") || m.startsWith("o3-mini") || m.startsWith("gpt-4.5"))
+    return 0.5;
   if (m.startsWith("gpt-5")) return 0.1;
   if (m.startsWith("deepseek")) return 0.25;
   if (m.includes("claude")) return 0.1;
@@ -212,6 +213,6 @@ export function resolvePricing(model: string, options: PricingOptions, group: st
 }
 
 function lookupExact(map: RatioMap, key: string): number | undefined {
-  const v = Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
+  const v = Object.hasOwn(map, key) ? map[key] : undefined;
   return valid(v) ? v : undefined;
 }

@@ -67,7 +67,8 @@ export async function updateChannel(input: ChannelUpdateInput): Promise<ChannelV
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
   if (fields.group !== undefined) data.group = fields.group || "default";
   if (key?.trim()) data.key = seal(key.trim());
-  if (fields.type !== undefined || fields.other !== undefined) data.other = defaultOtherFor(fields.type ?? current.type, fields.other ?? current.other);
+  if (fields.type !== undefined || fields.other !== undefined)
+    data.other = defaultOtherFor(fields.type ?? current.type, fields.other ?? current.other);
   if (status !== undefined && status !== current.status) {
     data.status = status;
     data.other_info = otherInfoForStatus(current.other_info, status, undefined, nowSeconds());

@@ -29,7 +29,14 @@ export const listChannels = (q: ChannelListQuery) => pageOf({}, q);
 
 /** A comma-list column holding `item` as one whole entry. */
 function listHas(field: "group", item: string): Prisma.ChannelWhereInput {
-  return { OR: [{ [field]: item }, { [field]: { startsWith: `${item},` } }, { [field]: { endsWith: `,${item}` } }, { [field]: { contains: `,${item},` } }] };
+  return {
+    OR: [
+      { [field]: item },
+      { [field]: { startsWith: `${item},` } },
+      { [field]: { endsWith: `,${item}` } },
+      { [field]: { contains: `,${item},` } },
+    ],
+  };
 }
 
 /** Shortest text treated as a possible key; shorter keywords only match ids and names. */

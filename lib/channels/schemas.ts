@@ -45,7 +45,12 @@ const channelFields = z.object({
   max_input_tokens: opt(int().min(0)),
   tag: text,
   /** Enabled or manually disabled; 3 (auto-disabled) is set only by the relay. */
-  status: opt(z.coerce.number().int().pipe(z.union([z.literal(1), z.literal(2)], { error: "状态只能是 1（启用）或 2（禁用）" }))),
+  status: opt(
+    z.coerce
+      .number()
+      .int()
+      .pipe(z.union([z.literal(1), z.literal(2)], { error: "状态只能是 1（启用）或 2（禁用）" })),
+  ),
 });
 
 type Fields = z.output<typeof channelFields>;
@@ -71,14 +76,11 @@ export const channelCreateSchema = channelFields
     checkMappings(v, ctx);
   });
 
-export const channelUpdateSchema = channelFields
-  .extend({ id: z.coerce.number().int().positive() })
-  .superRefine((v, ctx) => {
-    if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
-    if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
-    checkMappings(v, ctx);
-  });
-
+export const channelUpdateSchema = channelFields.extend({ id: z.coerce.number().int().positive() }).superRefine((v, ctx) => {
+  if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
+  if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
+  checkMappings(v, ctx);
+});
 
 export const channelListQuery = z.object({
   ...pageQuery,

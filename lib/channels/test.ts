@@ -25,26 +25,55 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
 async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResult & { status: number; disable: boolean }> {
   const adapter = getProvider(ch.type);
   if (!adapter) return { success: false, message: `渠道类型 ${ch.type} 不支持测试`, time: 0, status: 0, disable: false };
-  const config = toChannelConfig({ ...ch, model_mapping: JSON.stringify(ch.model_mapping), status_code_mapping: JSON.stringify(ch.status_code_mapping) });
+  const config = toChannelConfig({
+    ...ch,
+    model_mapping: JSON.stringify(ch.model_mapping),
+    status_code_mapping: JSON.stringify(ch.status_code_mapping),
+  });
   const upstreamModel = resolveUpstreamModel(config, model);
   const mode = adapter.supportedModes.has("chat") ? "chat" : adapter.supportedModes.has("embeddings") ? "embeddings" : null;
   if (!mode) return { success: false, message: "该渠道类型不支持测试", time: 0, status: 0, disable: false };
   const body =
     mode === "chat"
-      ? { model: upstreamModel, messages: [{ role: "user", content: "hi" }], ...(/^o\d/.test(upstreamModel) ? { max_completion_tokens: 1 } : { max_tokens: 1 }) }
+      ? {
+          model: upstreamModel,
+          messages: [{ role: "user", content: "hi" }],
+          ...(/^o\d/.test(upstreamModel) ? { max_completion_tokens: 1 } : { max_tokens: 1 }),
+        }
       : { model: upstreamModel, input: "hi" };
   const path = mode === "chat" ? "/v1/chat/completions" : "/v1/embeddings";
   const started = Date.now();
   try {
-    const up = adapter.buildRequest({ channel: config, mode, upstreamModel, clientPath: path, body: JSON.stringify(body), contentType: "application/json", stream: false, json: body });
-    const res = await request(up.url, { method: "POST", headers: up.headers, body: up.body, dispatcher: upstreamAgent(), signal: AbortSignal.timeout(TEST_TIMEOUT_MS) });
+    const up = adapter.buildRequest({
+      channel: config,
+      mode,
+      upstreamModel,
+      clientPath: path,
+      body: JSON.stringify(body),
+      contentType: "application/json",
+      stream: false,
+      json: body,
+    });
+    const res = await request(up.url, {
+      method: "POST",
+      headers: up.headers,
+      body: up.body,
+      dispatcher: upstreamAgent(),
+      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+    });
     const text = await res.body.text();
     const time = Date.now() - started;
     if (res.statusCode >= 200 && res.statusCode < 300 && !/^\s*\{\s*"error"\s*:\s*\{/.test(text)) {
       return { success: true, message: "", time, status: res.statusCode, disable: false };
     }
     const error = parseUpstreamError(res.statusCode, text);
-    return { success: false, message: error.message, time, status: res.statusCode, disable: shouldDisableChannel(res.statusCode, error, ch.type) };
+    return {
+      success: false,
+      message: error.message,
+      time,
+      status: res.statusCode,
+      disable: shouldDisableChannel(res.statusCode, error, ch.type),
+    };
   } catch (error) {
     return { success: false, message: describeUpstreamNetworkError(error).message, time: Date.now() - started, status: 0, disable: false };
   }
@@ -68,7 +97,13 @@ async function applyTest(ch: RoutingChannel, r: Awaited<ReturnType<typeof probe>
     await setChannelStatus(ch.id, 1);
   } else if ((!r.success && r.disable) || (r.success && tooSlow)) {
     if (ch.status === 1 && ch.auto_ban && o.AutomaticDisableChannelEnabled) {
-      await setChannelStatus(ch.id, 3, r.success ? `响应时间 ${(r.time / 1000).toFixed(2)}s 超过阈值 ${o.ChannelDisableThreshold}s` : `测试失败：${r.message}`.slice(0, 500));
+      await setChannelStatus(
+        ch.id,
+        3,
+        r.success
+          ? `响应时间 ${(r.time / 1000).toFixed(2)}s 超过阈值 ${o.ChannelDisableThreshold}s`
+          : `测试失败：${r.message}`.slice(0, 500),
+      );
     }
   }
   return { success: r.success, message: r.message, time: r.time };

@@ -33,12 +33,7 @@ export function goToExpiredLogin() {
   if (window.location.pathname !== "/login") window.location.assign(EXPIRED_LOGIN_PATH);
 }
 
-export async function api<T = unknown>(
-  method: HttpMethod,
-  path: string,
-  body?: unknown,
-  options: ApiOptions = {},
-): Promise<ApiResult<T>> {
+export async function api<T = unknown>(method: HttpMethod, path: string, body?: unknown, options: ApiOptions = {}): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   const userId = options.asUser ?? readUser()?.id;
   if (userId !== undefined) headers["New-Api-User"] = String(userId);

@@ -61,11 +61,19 @@ export function useSiteStatus(): SiteStatus | null {
 
 /** A raw local-storage key (e.g. footer_html), "" on the server. */
 export function useStoredString(key: string): string {
-  return useSyncExternalStore(subscribeStorage, () => readRaw(key) ?? "", () => "");
+  return useSyncExternalStore(
+    subscribeStorage,
+    () => readRaw(key) ?? "",
+    () => "",
+  );
 }
 
 /** false during the server render and hydration, true afterwards. */
 export function useHydrated(): boolean {
-  return useSyncExternalStore(noopSubscribe, () => true, () => false);
+  return useSyncExternalStore(
+    noopSubscribe,
+    () => true,
+    () => false,
+  );
 }
 const noopSubscribe = () => () => {};

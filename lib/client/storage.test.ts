@@ -1,14 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import {
-  clearUser,
-  readIdSort,
-  readPageSize,
-  readUser,
-  writeIdSort,
-  writePageSize,
-  writeStatus,
-  writeUser,
-} from "@/lib/client/storage";
+import { clearUser, readIdSort, readPageSize, readUser, writeIdSort, writePageSize, writeStatus, writeUser } from "@/lib/client/storage";
 
 class MemoryStorage {
   data = new Map<string, string>();

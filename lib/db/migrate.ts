@@ -70,9 +70,7 @@ async function step(db: Db, kind: DbKind, list: Migration[]): Promise<string | n
     // DDL commits implicitly on MySQL, so the transaction only pins one connection for the session lock.
     return db.$transaction(
       async (tx) => {
-        const [row] = await tx.$queryRawUnsafe<{ got: unknown }[]>(
-          `SELECT GET_LOCK(${MYSQL_LOCK}, ${LOCK_WAIT_SECONDS}) AS got`,
-        );
+        const [row] = await tx.$queryRawUnsafe<{ got: unknown }[]>(`SELECT GET_LOCK(${MYSQL_LOCK}, ${LOCK_WAIT_SECONDS}) AS got`);
         if (Number(row?.got) !== 1) {
           throw new Error(`another instance held the migration lock (GET_LOCK) for more than ${LOCK_WAIT_SECONDS}s`);
         }
@@ -152,7 +150,13 @@ function applyNextInTransaction(db: Db, kind: "sqlite" | "postgresql", list: Mig
           throw new Error(`migration ${next.id} failed (rolled back): it leaves ${broken.length} row(s) breaking foreign keys (${where})`);
         }
       }
-      await run(tx, kind, `INSERT INTO ${MIGRATIONS_TABLE} (id, checksum) VALUES (${kind === "postgresql" ? "$1, $2" : "?, ?"})`, next.id, next.checksum);
+      await run(
+        tx,
+        kind,
+        `INSERT INTO ${MIGRATIONS_TABLE} (id, checksum) VALUES (${kind === "postgresql" ? "$1, $2" : "?, ?"})`,
+        next.id,
+        next.checksum,
+      );
       return next.id;
     },
     { maxWait: 60_000, timeout: (LOCK_WAIT_SECONDS + 600) * 1000 },

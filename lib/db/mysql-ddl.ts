@@ -85,8 +85,14 @@ function prismaSchemaWasm(): WasmExports {
     const n = imp.name;
     // wasm-bindgen suffixes import names with a hash that changes between Prisma releases.
     if (n.startsWith("__wbg_Error_")) glue[n] = (p, l) => new Error(text(p, l));
-    else if (n.startsWith("__wbg___wbindgen_throw_")) glue[n] = (p, l) => { throw new Error(text(p, l)); };
-    else if (n.startsWith("__wbg_set_message_")) glue[n] = (p, l) => { throw new Error(`prisma schema parser panicked: ${text(p, l)}`); };
+    else if (n.startsWith("__wbg___wbindgen_throw_"))
+      glue[n] = (p, l) => {
+        throw new Error(text(p, l));
+      };
+    else if (n.startsWith("__wbg_set_message_"))
+      glue[n] = (p, l) => {
+        throw new Error(`prisma schema parser panicked: ${text(p, l)}`);
+      };
     else if (n === "__wbindgen_init_externref_table") {
       glue[n] = () => {
         const t = ex!.__wbindgen_externrefs;
@@ -144,7 +150,14 @@ export type MyColumn = {
   default: string | null;
   autoIncrement: boolean;
 };
-export type MyIndex = { name: string; unique: boolean; fulltext?: boolean; columns: string[]; lengths?: (number | null)[]; desc?: boolean[] };
+export type MyIndex = {
+  name: string;
+  unique: boolean;
+  fulltext?: boolean;
+  columns: string[];
+  lengths?: (number | null)[];
+  desc?: boolean[];
+};
 export type MyForeignKey = {
   name: string;
   columns: string[];
@@ -181,13 +194,38 @@ function columnType(model: string, f: DmmfField): string {
     const [t, args] = f.nativeType;
     const a = args.length ? `(${args.join(",")})` : "";
     const simple: Record<string, string> = {
-      Text: "TEXT", TinyText: "TINYTEXT", MediumText: "MEDIUMTEXT", LongText: "LONGTEXT",
-      VarChar: `VARCHAR${a}`, Char: `CHAR${a}`, Int: "INTEGER", UnsignedInt: "INTEGER UNSIGNED",
-      SmallInt: "SMALLINT", UnsignedSmallInt: "SMALLINT UNSIGNED", TinyInt: "TINYINT", UnsignedTinyInt: "TINYINT UNSIGNED",
-      MediumInt: "MEDIUMINT", UnsignedMediumInt: "MEDIUMINT UNSIGNED", BigInt: "BIGINT", UnsignedBigInt: "BIGINT UNSIGNED",
-      Double: "DOUBLE", Float: "FLOAT", Decimal: `DECIMAL${a}`, DateTime: `DATETIME${a}`, Timestamp: `TIMESTAMP${a}`,
-      Date: "DATE", Time: `TIME${a}`, Json: "JSON", Blob: "BLOB", LongBlob: "LONGBLOB", MediumBlob: "MEDIUMBLOB",
-      TinyBlob: "TINYBLOB", Binary: `BINARY${a}`, VarBinary: `VARBINARY${a}`, Bit: `BIT${a}`, Year: "YEAR",
+      Text: "TEXT",
+      TinyText: "TINYTEXT",
+      MediumText: "MEDIUMTEXT",
+      LongText: "LONGTEXT",
+      VarChar: `VARCHAR${a}`,
+      Char: `CHAR${a}`,
+      Int: "INTEGER",
+      UnsignedInt: "INTEGER UNSIGNED",
+      SmallInt: "SMALLINT",
+      UnsignedSmallInt: "SMALLINT UNSIGNED",
+      TinyInt: "TINYINT",
+      UnsignedTinyInt: "TINYINT UNSIGNED",
+      MediumInt: "MEDIUMINT",
+      UnsignedMediumInt: "MEDIUMINT UNSIGNED",
+      BigInt: "BIGINT",
+      UnsignedBigInt: "BIGINT UNSIGNED",
+      Double: "DOUBLE",
+      Float: "FLOAT",
+      Decimal: `DECIMAL${a}`,
+      DateTime: `DATETIME${a}`,
+      Timestamp: `TIMESTAMP${a}`,
+      Date: "DATE",
+      Time: `TIME${a}`,
+      Json: "JSON",
+      Blob: "BLOB",
+      LongBlob: "LONGBLOB",
+      MediumBlob: "MEDIUMBLOB",
+      TinyBlob: "TINYBLOB",
+      Binary: `BINARY${a}`,
+      VarBinary: `VARBINARY${a}`,
+      Bit: `BIT${a}`,
+      Year: "YEAR",
     };
     if (!simple[t]) throw new Error(`${where}: @db.${t} is not supported by lib/db/mysql-ddl.ts`);
     return simple[t];
@@ -324,7 +362,7 @@ export function mysqlSchemaFromText(schemaText: string): MySchema {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-const q = (id: string) => "`" + id.replace(/`/g, "``") + "`";
+const q = (id: string) => `\`${id.replace(/`/g, "``")}\``;
 
 function renderColumn(c: MyColumn): string {
   let s = `${q(c.name)} ${c.type} ${c.nullable ? "NULL" : "NOT NULL"}`;
@@ -334,9 +372,7 @@ function renderColumn(c: MyColumn): string {
 }
 
 function indexColumns(i: MyIndex): string {
-  return i.columns
-    .map((c, n) => q(c) + (i.lengths?.[n] ? `(${i.lengths[n]})` : "") + (i.desc?.[n] ? " DESC" : ""))
-    .join(", ");
+  return i.columns.map((c, n) => q(c) + (i.lengths?.[n] ? `(${i.lengths[n]})` : "") + (i.desc?.[n] ? " DESC" : "")).join(", ");
 }
 
 function renderIndexInline(i: MyIndex): string {

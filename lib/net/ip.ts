@@ -28,7 +28,7 @@ export function ipToBigInt(raw: string): bigint | null {
   const lastColon = ip.lastIndexOf(":");
   if (ip.slice(lastColon + 1).includes(".")) {
     tail = parseV4(ip.slice(lastColon + 1));
-    ip = ip.slice(0, lastColon) + ":0:0";
+    ip = `${ip.slice(0, lastColon)}:0:0`;
   }
   const [head, rest] = ip.split("::") as [string, string | undefined];
   const h = head ? head.split(":") : [];
@@ -91,7 +91,10 @@ export function ipInList(ip: string, cidrs: Cidr[]): boolean {
 export function resolveClientIp(remoteAddress: string | undefined, forwardedFor: string | null, trusted: Cidr[]): string {
   let ip = normalizeIp(remoteAddress ?? "");
   if (!forwardedFor || trusted.length === 0 || !ipInList(ip, trusted)) return ip;
-  const hops = forwardedFor.split(",").map((s) => s.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalizeIp(hops[i]!);
     if (ipToBigInt(hop) === null) break;

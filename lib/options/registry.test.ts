@@ -27,26 +27,96 @@ describe("option keys", () => {
   it("covers every key of spec §9 and of the inventory §5.8", () => {
     const expected = [
       // spec §9
-      "QuotaForNewUser", "QuotaForInviter", "QuotaForInvitee", "PreConsumedQuota", "QuotaRemindThreshold", "QuotaPerUnit",
-      "RetryTimes", "ChannelDisableThreshold", "AutomaticDisableChannelEnabled", "AutomaticEnableChannelEnabled",
-      "LogConsumeEnabled", "DisplayInCurrencyEnabled", "DisplayTokenStatEnabled", "DefaultCollapseSidebar",
-      "CheckSensitiveEnabled", "CheckSensitiveOnPromptEnabled", "SensitiveWords",
-      "MjNotifyEnabled", "MjAccountFilterEnabled", "MjModeClearEnabled", "MjForwardUrlEnabled", "MjActionCheckSuccessEnabled", "DrawingEnabled",
-      "DataExportEnabled", "DataExportInterval", "DataExportDefaultTime",
-      "ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "UserUsableGroups", "TopupGroupRatio",
-      "Chats", "TopUpLink", "ChatLink", "ChatLink2", "Notice", "About", "HomePageContent", "Footer", "Logo", "SystemName",
+      "QuotaForNewUser",
+      "QuotaForInviter",
+      "QuotaForInvitee",
+      "PreConsumedQuota",
+      "QuotaRemindThreshold",
+      "QuotaPerUnit",
+      "RetryTimes",
+      "ChannelDisableThreshold",
+      "AutomaticDisableChannelEnabled",
+      "AutomaticEnableChannelEnabled",
+      "LogConsumeEnabled",
+      "DisplayInCurrencyEnabled",
+      "DisplayTokenStatEnabled",
+      "DefaultCollapseSidebar",
+      "CheckSensitiveEnabled",
+      "CheckSensitiveOnPromptEnabled",
+      "SensitiveWords",
+      "MjNotifyEnabled",
+      "MjAccountFilterEnabled",
+      "MjModeClearEnabled",
+      "MjForwardUrlEnabled",
+      "MjActionCheckSuccessEnabled",
+      "DrawingEnabled",
+      "DataExportEnabled",
+      "DataExportInterval",
+      "DataExportDefaultTime",
+      "ModelPrice",
+      "ModelRatio",
+      "CompletionRatio",
+      "GroupRatio",
+      "UserUsableGroups",
+      "TopupGroupRatio",
+      "Chats",
+      "TopUpLink",
+      "ChatLink",
+      "ChatLink2",
+      "Notice",
+      "About",
+      "HomePageContent",
+      "Footer",
+      "Logo",
+      "SystemName",
       // inventory §5.8
-      "FileUploadPermission", "FileDownloadPermission", "ImageUploadPermission", "ImageDownloadPermission",
-      "PasswordLoginEnabled", "PasswordRegisterEnabled", "EmailVerificationEnabled", "GitHubOAuthEnabled", "LinuxDOOAuthEnabled",
-      "TelegramOAuthEnabled", "WeChatAuthEnabled", "TurnstileCheckEnabled", "RegisterEnabled",
-      "EmailDomainRestrictionEnabled", "EmailAliasRestrictionEnabled", "EmailDomainWhitelist",
-      "SMTPServer", "SMTPPort", "SMTPAccount", "SMTPFrom", "SMTPToken", "SMTPSSLEnabled",
-      "ServerAddress", "WorkerUrl", "WorkerValidKey",
-      "PayAddress", "CustomCallbackAddress", "EpayId", "EpayKey", "Price", "MinTopUp",
-      "GitHubClientId", "GitHubClientSecret", "LinuxDOClientId", "LinuxDOClientSecret", "TelegramBotToken", "TelegramBotName",
-      "WeChatServerAddress", "WeChatServerToken", "WeChatAccountQRCodeImageURL", "TurnstileSiteKey", "TurnstileSecretKey",
-      "StopOnSensitiveEnabled", "StreamCacheQueueLength",
-      "SelfUseModeEnabled", "CacheRatio", "TaskEnabled",
+      "FileUploadPermission",
+      "FileDownloadPermission",
+      "ImageUploadPermission",
+      "ImageDownloadPermission",
+      "PasswordLoginEnabled",
+      "PasswordRegisterEnabled",
+      "EmailVerificationEnabled",
+      "GitHubOAuthEnabled",
+      "LinuxDOOAuthEnabled",
+      "TelegramOAuthEnabled",
+      "WeChatAuthEnabled",
+      "TurnstileCheckEnabled",
+      "RegisterEnabled",
+      "EmailDomainRestrictionEnabled",
+      "EmailAliasRestrictionEnabled",
+      "EmailDomainWhitelist",
+      "SMTPServer",
+      "SMTPPort",
+      "SMTPAccount",
+      "SMTPFrom",
+      "SMTPToken",
+      "SMTPSSLEnabled",
+      "ServerAddress",
+      "WorkerUrl",
+      "WorkerValidKey",
+      "PayAddress",
+      "CustomCallbackAddress",
+      "EpayId",
+      "EpayKey",
+      "Price",
+      "MinTopUp",
+      "GitHubClientId",
+      "GitHubClientSecret",
+      "LinuxDOClientId",
+      "LinuxDOClientSecret",
+      "TelegramBotToken",
+      "TelegramBotName",
+      "WeChatServerAddress",
+      "WeChatServerToken",
+      "WeChatAccountQRCodeImageURL",
+      "TurnstileSiteKey",
+      "TurnstileSecretKey",
+      "StopOnSensitiveEnabled",
+      "StreamCacheQueueLength",
+      "SelfUseModeEnabled",
+      "CacheRatio",
+      "TaskEnabled",
     ];
     const missing = expected.filter((k) => !OPTION_KEYS.includes(k as never));
     expect(missing).toEqual([]);
@@ -60,7 +130,16 @@ describe("option keys", () => {
   it("marks as secret exactly the keys ending in Token, Secret or Key, except the public TurnstileSiteKey", () => {
     const secrets = OPTION_KEYS.filter(isSecretOption).sort();
     expect(secrets).toEqual(
-      ["EpayKey", "GitHubClientSecret", "LinuxDOClientSecret", "SMTPToken", "TelegramBotToken", "TurnstileSecretKey", "WeChatServerToken", "WorkerValidKey"].sort(),
+      [
+        "EpayKey",
+        "GitHubClientSecret",
+        "LinuxDOClientSecret",
+        "SMTPToken",
+        "TelegramBotToken",
+        "TurnstileSecretKey",
+        "WeChatServerToken",
+        "WorkerValidKey",
+      ].sort(),
     );
     for (const key of OPTION_KEYS) {
       if (key === "TurnstileSiteKey") continue;
@@ -163,10 +242,19 @@ describe("strings", () => {
 });
 
 describe("JSON options", () => {
-  const jsonKeys = ["ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "UserUsableGroups", "Chats", "TopupGroupRatio", "CacheRatio"];
+  const jsonKeys = [
+    "ModelPrice",
+    "ModelRatio",
+    "CompletionRatio",
+    "GroupRatio",
+    "UserUsableGroups",
+    "Chats",
+    "TopupGroupRatio",
+    "CacheRatio",
+  ];
 
   it.each(jsonKeys)("%s refuses malformed JSON with the spec's message", (key) => {
-    for (const bad of ["{", "not json", "", "{'a': 1}", "{\"a\": 1,}"]) expect(refusal(key, bad)).toBe(INVALID_JSON_MESSAGE);
+    for (const bad of ["{", "not json", "", "{'a': 1}", '{"a": 1,}']) expect(refusal(key, bad)).toBe(INVALID_JSON_MESSAGE);
     expect(INVALID_JSON_MESSAGE).toBe("不是合法的 JSON 字符串");
   });
 
@@ -212,8 +300,16 @@ describe("cross-key rules", () => {
   const withValues = (over: Partial<Record<keyof OptionValues, unknown>>) => ({ ...base, ...over }) as OptionValues;
 
   it.each([
-    ["GitHubOAuthEnabled", { GitHubClientId: "id", GitHubClientSecret: "s" }, "无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！"],
-    ["LinuxDOOAuthEnabled", { LinuxDOClientId: "id", LinuxDOClientSecret: "s" }, "无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！"],
+    [
+      "GitHubOAuthEnabled",
+      { GitHubClientId: "id", GitHubClientSecret: "s" },
+      "无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！",
+    ],
+    [
+      "LinuxDOOAuthEnabled",
+      { LinuxDOClientId: "id", LinuxDOClientSecret: "s" },
+      "无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！",
+    ],
     ["WeChatAuthEnabled", { WeChatServerAddress: "https://wx.example.com", WeChatServerToken: "t" }, "无法启用微信登录"],
     ["TelegramOAuthEnabled", { TelegramBotToken: "t", TelegramBotName: "bot" }, "无法启用 Telegram OAuth"],
     ["TurnstileCheckEnabled", { TurnstileSiteKey: "site", TurnstileSecretKey: "secret" }, "无法启用 Turnstile 校验"],
@@ -229,7 +325,9 @@ describe("cross-key rules", () => {
   });
 
   it("refuses e-mail domain restriction without domains and payment settings without a server address", () => {
-    expect(crossKeyError("EmailDomainRestrictionEnabled", true, withValues({ EmailDomainWhitelist: "" }))).toBe("无法启用邮箱域名限制，请先填入限制的邮箱域名！");
+    expect(crossKeyError("EmailDomainRestrictionEnabled", true, withValues({ EmailDomainWhitelist: "" }))).toBe(
+      "无法启用邮箱域名限制，请先填入限制的邮箱域名！",
+    );
     expect(crossKeyError("EmailDomainRestrictionEnabled", true, base)).toBeNull();
     expect(crossKeyError("PayAddress", "https://pay.example.com", withValues({ ServerAddress: "" }))).toMatch(/服务器地址/);
     expect(crossKeyError("PayAddress", "", withValues({ ServerAddress: "" }))).toBeNull();

@@ -159,15 +159,16 @@ const namedTable = <V extends z.ZodType>(value: V, shape: string, blankName = "�
     .refine((table) => Object.keys(table).every((name) => name.trim() !== ""), blankName);
 
 /** `{"name": number ≥ 0}`: model ratios, prices and group ratios. */
-const numberTable = (what: string) =>
-  namedTable(z.number({ error: `${what}必须是数字` }).min(0, `${what}不能为负数`), '{"名称": 1}');
+const numberTable = (what: string) => namedTable(z.number({ error: `${what}必须是数字` }).min(0, `${what}不能为负数`), '{"名称": 1}');
 
 const userUsableGroups = namedTable(z.string({ error: "分组说明必须是字符串" }), '{"default": "默认分组"}', "分组名不能为空");
 
 const CHAT_ITEM = '每一项必须是 {"名称": "链接"} 形式';
 const chats = z.array(
   z
-    .record(z.string(), z.string({ error: "链接必须是字符串" }), { error: (issue) => (issue.code === "invalid_type" ? CHAT_ITEM : undefined) })
+    .record(z.string(), z.string({ error: "链接必须是字符串" }), {
+      error: (issue) => (issue.code === "invalid_type" ? CHAT_ITEM : undefined),
+    })
     .refine((item) => Object.keys(item).length === 1 && Object.keys(item)[0]!.trim() !== "", CHAT_ITEM),
   { error: (issue) => (issue.code === "invalid_type" ? '应为 JSON 数组，例如 [{"名称": "链接"}]' : undefined) },
 );
@@ -179,7 +180,17 @@ const splitList = (v: string, separator: RegExp, join: string) =>
     .filter(Boolean)
     .join(join);
 
-const DEFAULT_EMAIL_DOMAINS = ["gmail.com", "163.com", "126.com", "qq.com", "outlook.com", "hotmail.com", "icloud.com", "yahoo.com", "foxmail.com"];
+const DEFAULT_EMAIL_DOMAINS = [
+  "gmail.com",
+  "163.com",
+  "126.com",
+  "qq.com",
+  "outlook.com",
+  "hotmail.com",
+  "icloud.com",
+  "yahoo.com",
+  "foxmail.com",
+];
 
 export const OPTION_REGISTRY = {
   // Quota (quota units; 500 000 = US$1)

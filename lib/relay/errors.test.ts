@@ -13,7 +13,9 @@ import {
 
 describe("openAIError", () => {
   it("builds OpenAI's error shape with the request id appended", () => {
-    expect(openAIError(503, "当前分组 default 下对于模型 x 无可用渠道", "new_api_error", "no_channel", null, "20241204153012abcd123456")).toEqual({
+    expect(
+      openAIError(503, "当前分组 default 下对于模型 x 无可用渠道", "new_api_error", "no_channel", null, "20241204153012abcd123456"),
+    ).toEqual({
       status: 503,
       body: {
         error: {
@@ -59,10 +61,20 @@ describe("shouldDisableChannel", () => {
     expect(shouldDisableChannel(401, null, 1)).toBe(true);
     expect(shouldDisableChannel(403, null, 24)).toBe(true);
     expect(shouldDisableChannel(403, null, 1)).toBe(false);
-    expect(shouldDisableChannel(429, '{"error":{"message":"You exceeded your current quota, please check your plan","type":"insufficient_quota","code":"insufficient_quota"}}', 1)).toBe(true);
+    expect(
+      shouldDisableChannel(
+        429,
+        '{"error":{"message":"You exceeded your current quota, please check your plan","type":"insufficient_quota","code":"insufficient_quota"}}',
+        1,
+      ),
+    ).toBe(true);
     expect(shouldDisableChannel(400, { type: "invalid_request_error", code: "invalid_api_key", message: "x" }, 1)).toBe(true);
-    expect(shouldDisableChannel(403, { type: "x", code: null, message: "Your account is not authorized to use this model" }, 33)).toBe(true);
-    expect(shouldDisableChannel(429, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}', 1)).toBe(false);
+    expect(shouldDisableChannel(403, { type: "x", code: null, message: "Your account is not authorized to use this model" }, 33)).toBe(
+      true,
+    );
+    expect(shouldDisableChannel(429, '{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}', 1)).toBe(
+      false,
+    );
     expect(shouldDisableChannel(500, "<html>bad gateway</html>", 1)).toBe(false);
   });
 });
@@ -82,7 +94,15 @@ describe("status code mapping", () => {
 
 describe("channel config", () => {
   it("parses the stored text fields", () => {
-    const c = toChannelConfig({ id: 7, type: 3, key: "k", base_url: "https://x.openai.azure.com/", model_mapping: '{"gpt-4o":"gpt-4o-prod","bad":1}', status_code_mapping: "", auto_ban: 0 });
+    const c = toChannelConfig({
+      id: 7,
+      type: 3,
+      key: "k",
+      base_url: "https://x.openai.azure.com/",
+      model_mapping: '{"gpt-4o":"gpt-4o-prod","bad":1}',
+      status_code_mapping: "",
+      auto_ban: 0,
+    });
     expect(c.base_url).toBe("https://x.openai.azure.com");
     expect(c.model_mapping).toEqual({ "gpt-4o": "gpt-4o-prod" });
     expect(c.auto_ban).toBe(false);
@@ -95,7 +115,12 @@ describe("channel config", () => {
 
 describe("parseUpstreamError", () => {
   it("keeps OpenAI's error object", () => {
-    expect(parseUpstreamError(401, '{"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}')).toEqual({
+    expect(
+      parseUpstreamError(
+        401,
+        '{"error":{"message":"Incorrect API key provided: sk-abc***xyz.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}',
+      ),
+    ).toEqual({
       status: 401,
       message: "Incorrect API key provided: sk-abc***xyz.",
       type: "invalid_request_error",
@@ -121,7 +146,12 @@ describe("parseUpstreamError", () => {
       expect(e.message).toBe(message);
       expect(e.type).toBe("upstream_error");
     }
-    expect(parseUpstreamError(422, '{"object":"error","message":{"detail":[{"type":"extra_forbidden"}]},"type":"invalid_request_error","code":null}')).toMatchObject({
+    expect(
+      parseUpstreamError(
+        422,
+        '{"object":"error","message":{"detail":[{"type":"extra_forbidden"}]},"type":"invalid_request_error","code":null}',
+      ),
+    ).toMatchObject({
       message: '{"detail":[{"type":"extra_forbidden"}]}',
       type: "invalid_request_error",
     });
@@ -142,7 +172,9 @@ describe("parseUpstreamError", () => {
 
 describe("network errors", () => {
   it("never reveals the upstream address", () => {
-    const err = new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:8443"), { code: "ECONNREFUSED" }) });
+    const err = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("connect ECONNREFUSED 10.0.0.5:8443"), { code: "ECONNREFUSED" }),
+    });
     const d = describeUpstreamNetworkError(err);
     expect(d.message).toBe("请求上游地址失败: connection refused (ECONNREFUSED)");
     expect(d.message).not.toContain("10.0.0.5");

@@ -24,11 +24,7 @@ export class RelayError extends Error {
   readonly param: string | null;
   /** Local errors are never retried on another channel and never disable a channel. */
   readonly local: boolean;
-  constructor(
-    status: number,
-    message: string,
-    opts: { type?: string; code?: string | null; param?: string | null; local?: boolean } = {},
-  ) {
+  constructor(status: number, message: string, opts: { type?: string; code?: string | null; param?: string | null; local?: boolean } = {}) {
     super(message);
     this.name = "RelayError";
     this.status = status;
@@ -133,13 +129,7 @@ export function shouldRetry(status: number, channelType: number, ctx: RetryConte
 }
 
 const DISABLE_CODES = new Set(["invalid_api_key", "account_deactivated", "billing_not_active"]);
-const DISABLE_TYPES = new Set([
-  "insufficient_quota",
-  "insufficient_user_quota",
-  "authentication_error",
-  "permission_error",
-  "forbidden",
-]);
+const DISABLE_TYPES = new Set(["insufficient_quota", "insufficient_user_quota", "authentication_error", "permission_error", "forbidden"]);
 const DISABLE_PREFIXES = [
   "Your credit balance is too low",
   "This organization has been disabled.",

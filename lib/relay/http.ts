@@ -46,12 +46,7 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {
-  return (
-    path.startsWith("/v1/") ||
-    path === "/v1" ||
-    path.startsWith("/dashboard/billing/") ||
-    path === "/pg/chat/completions"
-  );
+  return path.startsWith("/v1/") || path === "/v1" || path.startsWith("/dashboard/billing/") || path === "/pg/chat/completions";
 }
 
 /** Preflight answer. */

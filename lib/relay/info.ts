@@ -32,7 +32,14 @@ export async function serveModels(req: RelayRequest, path: string, requestId: st
   if (path === "/v1/models") return json(200, { object: "list", data: models.map(item) }, requestId);
   const id = decodeURIComponent(path.slice("/v1/models/".length));
   if (!models.includes(id)) {
-    const { status, body } = openAIError(404, `The model '${id}' does not exist`, "invalid_request_error", "model_not_found", "model", requestId);
+    const { status, body } = openAIError(
+      404,
+      `The model '${id}' does not exist`,
+      "invalid_request_error",
+      "model_not_found",
+      "model",
+      requestId,
+    );
     return json(status, body, requestId);
   }
   return json(200, item(id), requestId);
@@ -56,14 +63,18 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
     }
     const limit = toAmount(remaining);
     const expires = caller.key && caller.key.expiredTime > 0 ? caller.key.expiredTime : 0;
-    return json(200, {
-      object: "billing_subscription",
-      has_payment_method: true,
-      soft_limit_usd: limit,
-      hard_limit_usd: limit,
-      system_hard_limit_usd: limit,
-      access_until: expires,
-    }, requestId);
+    return json(
+      200,
+      {
+        object: "billing_subscription",
+        has_payment_method: true,
+        soft_limit_usd: limit,
+        hard_limit_usd: limit,
+        system_hard_limit_usd: limit,
+        access_until: expires,
+      },
+      requestId,
+    );
   }
   let used: bigint;
   if (caller.key && !caller.key.unlimited) {

@@ -195,7 +195,7 @@ type Plan = { kind: "none" } | { kind: "append"; members: string[] } | { kind: "
 
 /** Decide from the parsed body whether the edits change anything, and whether appending suffices. */
 function planFromParsed(parsed: Readonly<Record<string, unknown>>, edits: Readonly<Record<string, JsonEdit>>): Plan {
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(parsed, k);
+  const has = (k: string) => Object.hasOwn(parsed, k);
   const view: JsonBodyView = { has, get: (k) => (has(k) ? parsed[k] : undefined) };
   const appends: string[] = [];
   for (const key of Object.keys(edits)) {
@@ -336,11 +336,11 @@ function slowPatch<T extends string | Uint8Array>(raw: T, buf: Uint8Array, edits
   }
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw invalidJson();
   const o = obj as Record<string, unknown>;
-  const view: JsonBodyView = { has: (k) => Object.prototype.hasOwnProperty.call(o, k), get: (k) => o[k] };
+  const view: JsonBodyView = { has: (k) => Object.hasOwn(o, k), get: (k) => o[k] };
   let changed = false;
   for (const key of Object.keys(edits)) {
     let edit = edits[key];
-    const present = Object.prototype.hasOwnProperty.call(o, key);
+    const present = Object.hasOwn(o, key);
     if (typeof edit === "function") {
       edit = (edit as JsonEditFn)(o[key], present, view);
       if (edit === KEEP) continue;

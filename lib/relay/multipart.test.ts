@@ -12,7 +12,11 @@ async function formBody(fields: Record<string, string | Blob>): Promise<{ body: 
 }
 
 async function reparse(body: Uint8Array, contentType: string): Promise<FormData> {
-  return new Request("http://x/", { method: "POST", body: body as unknown as BodyInit, headers: { "content-type": contentType } }).formData();
+  return new Request("http://x/", {
+    method: "POST",
+    body: body as unknown as BodyInit,
+    headers: { "content-type": contentType },
+  }).formData();
 }
 
 describe("multipart", () => {

@@ -93,7 +93,10 @@ function layoutOrThrow(body: Uint8Array, contentType: string): { layout: Multipa
   const boundary = multipartBoundary(contentType);
   const layout = boundary ? parseMultipart(body, boundary) : null;
   if (!boundary || !layout) {
-    throw new RelayError(400, "request body is not valid multipart/form-data", { type: "invalid_request_error", code: "invalid_multipart" });
+    throw new RelayError(400, "request body is not valid multipart/form-data", {
+      type: "invalid_request_error",
+      code: "invalid_multipart",
+    });
   }
   return { layout, boundary };
 }

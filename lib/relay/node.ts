@@ -74,9 +74,15 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
   const body = await readBody(req);
   let out: RelayResponse;
   if (body === null) {
-    out = { status: 413, headers: { "content-type": "application/json" }, body: JSON.stringify(openAIError(413, "请求体过大", "invalid_request_error").body) };
+    out = {
+      status: 413,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(openAIError(413, "请求体过大", "invalid_request_error").body),
+    };
   } else {
-    out = await handleRelay(new NodeRelayRequest(req.method ?? "GET", path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), body, clientIp, res));
+    out = await handleRelay(
+      new NodeRelayRequest(req.method ?? "GET", path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), body, clientIp, res),
+    );
   }
   writeResponse(res, out);
 }

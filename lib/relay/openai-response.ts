@@ -160,7 +160,9 @@ class LazyJsonUsage implements ResponseUsage {
 export function extractResponseUsage(mode: RelayMode, body: Uint8Array | string, ctx: ResponseUsageContext): ResponseUsage {
   if (mode === "chat" || mode === "completions" || mode === "embeddings" || mode === "moderations" || mode === "rerank") {
     // The usual answer: its usage read on its own, the rest parsed only if someone asks.
-    const usage = quickUsage(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"));
+    const usage = quickUsage(
+      typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1"),
+    );
     if (usage) return new LazyJsonUsage(usage, body);
   }
   const text = typeof body === "string" ? body : decoder.decode(body);

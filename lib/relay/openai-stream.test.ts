@@ -18,7 +18,14 @@ function payloads(sse: string): string[] {
 
 /** Feed `text` in pieces cut at the given sizes (cycled), return everything written to the client. */
 function run(text: string, opts: Partial<OpenAIStreamOptions>, sizes: number[] = [1_000_000]) {
-  const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: false, promptTokens: 11, requestId: "req1", ...opts });
+  const relay = new OpenAIStreamRelay({
+    mode: "chat",
+    model: "gpt-4o",
+    clientIncludeUsage: false,
+    promptTokens: 11,
+    requestId: "req1",
+    ...opts,
+  });
   const bytes = new TextEncoder().encode(text);
   let out = "";
   let pos = 0;
@@ -132,11 +139,18 @@ describe("OpenAIStreamRelay", () => {
 
   it("emits an error event and [DONE] when the connection breaks after the first byte", () => {
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 5, requestId: "r9" });
-    const first = payloads(fixture("openai-chat.chunks.txt")).slice(0, 3).map((p) => `data: ${p}\n\n`).join("");
+    const first = payloads(fixture("openai-chat.chunks.txt"))
+      .slice(0, 3)
+      .map((p) => `data: ${p}\n\n`)
+      .join("");
     expect(relay.transform(first)).not.toBeNull();
     expect(relay.started).toBe(true);
     const tail = payloads(dec.decode(relay.abort("interrupted")!));
-    expect(JSON.parse(tail[0]).error).toMatchObject({ code: "stream_interrupted", type: "upstream_error", message: "upstream stream interrupted (request id: r9)" });
+    expect(JSON.parse(tail[0]).error).toMatchObject({
+      code: "stream_interrupted",
+      type: "upstream_error",
+      message: "upstream stream interrupted (request id: r9)",
+    });
     expect(tail.slice(1)).toEqual(["[DONE]"]);
     expect(relay.abort("timeout")).toBeNull();
     expect(relay.finish()).toBeNull();
@@ -176,7 +190,8 @@ describe("OpenAIStreamRelay", () => {
   it("leaves chunks unparsed from the start and still knows the first token's time, the text and the first chunk's id", () => {
     let t = 1000;
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 1, now: () => t });
-    const chunk = (id: string, delta: Record<string, unknown>) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 7, model: "m1", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+    const chunk = (id: string, delta: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 7, model: "m1", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
     relay.transform(chunk("first", { role: "assistant", content: "" }));
     t = 1200;
     relay.transform(chunk("second", { content: "Hello" }));
@@ -204,18 +219,22 @@ describe("OpenAIStreamRelay", () => {
 
   it("reads events separated by single newlines and ignores comments and garbage", () => {
     const up = payloads(fixture("openai-chat.chunks.txt"));
-    const text = `: keep-alive\n\ndata: not json\n\n${up.slice(0, 4).map((p) => `data: ${p}\n`).join("")}\n`;
+    const text = `: keep-alive\n\ndata: not json\n\n${up
+      .slice(0, 4)
+      .map((p) => `data: ${p}\n`)
+      .join("")}\n`;
     const { relay, events } = run(text, {});
     expect(events.slice(0, -1)).toEqual(up.slice(0, 4));
     expect(relay.eventCounts).toEqual({ events: 4, malformed: 1 });
   });
 
   it("forwards plain events as the same bytes and reads unparsed chunks only when their text is needed", () => {
-    const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "gpt-4o", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", created: 1, model: "gpt-4o", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
     // 20 000 chunks (~2.6 MB, far over what is held unparsed), no usage from the upstream; one
     // chunk's text says "usage" and one says "error", which only makes them read at once.
     const words = Array.from({ length: 20_000 }, (_, i) => (i === 500 ? '"usage"' : i === 501 ? '"error"' : ` w${i}`));
-    const src = words.map(chunk).join("") + "data: [DONE]\n\n";
+    const src = `${words.map(chunk).join("")}data: [DONE]\n\n`;
     const { relay, out } = run(src, { clientIncludeUsage: false }, [65_536]);
     expect(out).toBe(src); // byte for byte, [DONE] included
     expect(relay.deliveredText).toBe(words.join(""));
@@ -235,7 +254,7 @@ describe("OpenAIStreamRelay", () => {
   it("completions mode reads choice text", () => {
     const chunk = (text: string, finish: string | null) =>
       `data: ${JSON.stringify({ id: "cmpl-1", object: "text_completion", created: 1, model: "gpt-3.5-turbo-instruct", choices: [{ text, index: 0, logprobs: null, finish_reason: finish }] })}\n\n`;
-    const { relay, events } = run(chunk("Hello", null) + chunk(" there", "length") + "data: [DONE]\n\n", {
+    const { relay, events } = run(`${chunk("Hello", null) + chunk(" there", "length")}data: [DONE]\n\n`, {
       mode: "completions",
       model: "gpt-3.5-turbo-instruct",
       clientIncludeUsage: true,

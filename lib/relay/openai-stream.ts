@@ -71,7 +71,11 @@ const DEFER_LIMIT = 256 * 1024;
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 const asBuffer = (chunk: Uint8Array | string): Buffer =>
-  typeof chunk === "string" ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  typeof chunk === "string"
+    ? Buffer.from(chunk)
+    : Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 
 export class OpenAIStreamRelay {
   private readonly opts: OpenAIStreamOptions;
@@ -162,7 +166,13 @@ export class OpenAIStreamRelay {
   abort(reason: "interrupted" | "timeout"): Uint8Array | null {
     if (this.finished) return null;
     const message = reason === "timeout" ? "upstream stream timed out (no data received in time)" : "upstream stream interrupted";
-    this.fail(reason, { status: 502, message, type: UPSTREAM_ERROR_TYPE, code: reason === "timeout" ? "stream_timeout" : "stream_interrupted", param: null });
+    this.fail(reason, {
+      status: 502,
+      message,
+      type: UPSTREAM_ERROR_TYPE,
+      code: reason === "timeout" ? "stream_timeout" : "stream_interrupted",
+      param: null,
+    });
     return this.flush();
   }
 
@@ -400,7 +410,10 @@ export class OpenAIStreamRelay {
     const chunk = parsed;
     if (eventName === "error" || (chunk.error !== undefined && chunk.error !== null && chunk.choices === undefined)) {
       const err = errorFromJson(500, eventName === "error" && chunk.error === undefined ? { error: chunk } : chunk);
-      this.fail("upstream_error", err ?? { status: 500, message: "upstream returned an error", type: UPSTREAM_ERROR_TYPE, code: null, param: null });
+      this.fail(
+        "upstream_error",
+        err ?? { status: 500, message: "upstream returned an error", type: UPSTREAM_ERROR_TYPE, code: null, param: null },
+      );
       return null;
     }
     // The first chunk's id, creation time and model (for a synthesised usage chunk): not from a
@@ -448,7 +461,12 @@ export class OpenAIStreamRelay {
           this.content += delta.content;
           got = true;
         }
-        const r = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+        const r =
+          typeof delta.reasoning_content === "string"
+            ? delta.reasoning_content
+            : typeof delta.reasoning === "string"
+              ? delta.reasoning
+              : "";
         if (r !== "") {
           this.reasoning += r;
           got = true;
@@ -493,7 +511,13 @@ export class OpenAIStreamRelay {
   private fail(reason: StreamEndReason, err: UpstreamError | null): void {
     if (this.finished) return;
     this.reason = reason;
-    const e = err ?? { status: 502, message: "upstream stream too large to buffer", type: LOCAL_ERROR_TYPE, code: "stream_overflow", param: null };
+    const e = err ?? {
+      status: 502,
+      message: "upstream stream too large to buffer",
+      type: LOCAL_ERROR_TYPE,
+      code: "stream_overflow",
+      param: null,
+    };
     this.upstreamError = e;
     const message = this.opts.requestId ? `${e.message} (request id: ${this.opts.requestId})` : e.message;
     this.out += sseJson(JSON.stringify({ error: { message, type: e.type, param: e.param, code: e.code } }));

@@ -11,11 +11,26 @@ import { env } from "@/lib/env";
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { resolvePricing, type Pricing } from "@/lib/billing/ratios";
-import { breakdownJsonOpen, clampUsage, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
+import {
+  breakdownJsonOpen,
+  clampUsage,
+  estimateReserve,
+  quotaForImages,
+  quotaForSpeech,
+  quotaForTokens,
+  type QuotaResult,
+} from "@/lib/billing/price";
 import { setChannelStatus } from "@/lib/channels/routing";
 import { markTokenStatus } from "@/lib/tokens/relay";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
-import { CORS_HEADERS, CORS_RESPONSE_HEADERS, type RelayRequest, type RelayResponse, type RelaySink, type RelayStreamBody } from "@/lib/relay/http";
+import {
+  CORS_HEADERS,
+  CORS_RESPONSE_HEADERS,
+  type RelayRequest,
+  type RelayResponse,
+  type RelaySink,
+  type RelayStreamBody,
+} from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
 import { getLedger, readyLedger, upstreamAgent } from "@/lib/relay/runtime";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
@@ -60,7 +75,8 @@ const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
 export const LOG_TYPE_ERROR = 5;
 
 /** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
-const NOT_IMPLEMENTED = /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
+const NOT_IMPLEMENTED =
+  /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -204,7 +220,13 @@ class CallContext {
   }
 }
 
-async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defaultModel: string, requestId: string): Promise<RelayResponse> {
+async function relayCall(
+  req: RelayRequest,
+  path: string,
+  mode: RelayMode,
+  defaultModel: string,
+  requestId: string,
+): Promise<RelayResponse> {
   const startedAt = Date.now();
   const playground = path === "/pg/chat/completions";
   // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
@@ -249,7 +271,10 @@ async function relayCall(req: RelayRequest, path: string, mode: RelayMode, defau
     if (isQuotaShortfall(error)) {
       if (error.who === "user") {
         noteUserQuota(caller.user.id, 0n);
-        throw new RelayError(403, `用户额度不足，剩余额度不足以支付本次请求（预扣 ${reserveAmount}）`, { type: "insufficient_user_quota", code: "insufficient_user_quota" });
+        throw new RelayError(403, `用户额度不足，剩余额度不足以支付本次请求（预扣 ${reserveAmount}）`, {
+          type: "insufficient_user_quota",
+          code: "insufficient_user_quota",
+        });
       }
       if (caller.key) caller.key.remainHint = 0n;
       throw new RelayError(403, `令牌额度不足 ${caller.maskedKey}`, { type: "insufficient_user_quota", code: "insufficient_token_quota" });
@@ -291,7 +316,12 @@ function reserveTokens(mode: RelayMode, body: ParsedBody, req: RelayRequest): nu
 function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptTokens: number, options: OptionValues): number {
   const json = body.json ?? {};
   if (mode === "images") return quotaForImages(pricing, imageParams(json)).quota;
-  const max = typeof json.max_completion_tokens === "number" ? json.max_completion_tokens : typeof json.max_tokens === "number" ? json.max_tokens : null;
+  const max =
+    typeof json.max_completion_tokens === "number"
+      ? json.max_completion_tokens
+      : typeof json.max_tokens === "number"
+        ? json.max_tokens
+        : null;
   const noCompletion = mode === "embeddings" || mode === "moderations" || mode === "rerank" || mode === "speech";
   return estimateReserve(pricing, {
     promptTokens,
@@ -363,13 +393,21 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   try {
     built = buildUpstream(ctx, channel);
   } catch (error) {
-    if (error instanceof RelayError) return { failure: { status: error.status, error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param }, retriable: false } };
+    if (error instanceof RelayError)
+      return {
+        failure: {
+          status: error.status,
+          error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param },
+          retriable: false,
+        },
+      };
     throw error;
   }
   const { upstream, upstreamModel } = built;
   let headers = upstream.headers;
   // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
-  if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined) headers = { ...headers, accept: "text/event-stream" };
+  if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined)
+    headers = { ...headers, accept: "text/event-stream" };
   const exchange = UpstreamExchange.send(upstreamAgent(), { method: upstream.method, url: upstream.url, headers, body: upstream.body });
   // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
   // answer runs to completion (it is billed either way, and skips the listener work).
@@ -378,7 +416,9 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
     await exchange.response;
   } catch (error) {
     const { message, code } = describeUpstreamNetworkError(error);
-    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone } };
+    return {
+      failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone },
+    };
   } finally {
     unsubscribe?.();
   }
@@ -400,7 +440,11 @@ const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 /** Maps the status, decides about retrying, and auto-disables a dead channel. */
 function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, error: UpstreamError): Failure {
   const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
-  if (ctx.options.AutomaticDisableChannelEnabled && channel.config.auto_ban && shouldDisableChannel(upstreamStatus, error, channel.row.type)) {
+  if (
+    ctx.options.AutomaticDisableChannelEnabled &&
+    channel.config.auto_ban &&
+    shouldDisableChannel(upstreamStatus, error, channel.row.type)
+  ) {
     const reason = `状态码 ${upstreamStatus}：${error.message}`.slice(0, 500);
     void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
   }
@@ -430,16 +474,27 @@ class PromptFallback {
 
 const PASS_HEADERS = ["content-type", "x-request-id", "openai-processing-ms", "openai-model", "openai-organization"];
 
-async function wholeResponse(ctx: CallContext, channel: RouteChannel, upstream: UpstreamRequest, upstreamModel: string, exchange: UpstreamExchange): Promise<{ response: RelayResponse } | { failure: Failure }> {
+async function wholeResponse(
+  ctx: CallContext,
+  channel: RouteChannel,
+  upstream: UpstreamRequest,
+  upstreamModel: string,
+  exchange: UpstreamExchange,
+): Promise<{ response: RelayResponse } | { failure: Failure }> {
   let raw: Buffer;
   try {
     raw = await exchange.bytes(WHOLE_BODY_LIMIT);
   } catch (error) {
     const { message, code } = describeUpstreamNetworkError(error);
-    return { failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone } };
+    return {
+      failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone },
+    };
   }
   const contentType = String(exchange.headers["content-type"] ?? "application/json");
-  const responseFormat = ctx.mode === "transcriptions" || ctx.mode === "translations" ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format") : undefined;
+  const responseFormat =
+    ctx.mode === "transcriptions" || ctx.mode === "translations"
+      ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format")
+      : undefined;
   let body: Uint8Array | string = raw;
   let outType = contentType;
   let extracted = extractResponseUsage(ctx.mode, raw, new UsageContext(ctx, upstreamModel, responseFormat));
@@ -528,7 +583,10 @@ class StreamSweeper {
   private timer: NodeJS.Timeout | null = null;
   readonly pingEvery = env.STREAM_KEEPALIVE > 0 ? env.STREAM_KEEPALIVE * 1000 : 0;
   readonly silentLimit = env.STREAMING_TIMEOUT > 0 ? env.STREAMING_TIMEOUT * 1000 : 0;
-  private readonly period = Math.min(1_000, Math.max(50, Math.min(this.pingEvery || Infinity, this.silentLimit || Infinity, DRAIN_AFTER_DONE_MS) / 5));
+  private readonly period = Math.min(
+    1_000,
+    Math.max(50, Math.min(this.pingEvery || Infinity, this.silentLimit || Infinity, DRAIN_AFTER_DONE_MS) / 5),
+  );
 
   add(stream: RelayedStream): void {
     this.streams.add(stream);
@@ -655,7 +713,8 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     if (this.upstreamOpen && this.relay.endReason === "done" && !this.clientGone) this.drainUntil = Date.now() + DRAIN_AFTER_DONE_MS;
     else {
       this.sweeper.delete(this);
-      if (this.upstreamOpen) this.exchange.abort(new Error(this.clientGone ? "client disconnected" : `stream ended (${this.relay.endReason})`));
+      if (this.upstreamOpen)
+        this.exchange.abort(new Error(this.clientGone ? "client disconnected" : `stream ended (${this.relay.endReason})`));
     }
     if (!this.clientGone) this.sink!.end();
     const { ctx, relay } = this;
@@ -700,7 +759,7 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;
   if (upstreamModel !== ctx.body.model) out += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(upstreamModel)}`;
-  return out + "}";
+  return `${out}}`;
 }
 
 async function settle(
@@ -776,7 +835,13 @@ async function settleFailure(ctx: CallContext, failure?: Failure) {
           token_id: ctx.caller.key?.id ?? 0,
           group: ctx.caller.group,
           request_id: ctx.requestId,
-          other: JSON.stringify({ status_code: failure.status, error_type: failure.error.type, error_code: failure.error.code, admin_info: { use_channel: ctx.tried.map(String) }, request_path: ctx.req.path }),
+          other: JSON.stringify({
+            status_code: failure.status,
+            error_type: failure.error.type,
+            error_code: failure.error.code,
+            admin_info: { use_channel: ctx.tried.map(String) },
+            request_path: ctx.req.path,
+          }),
         }
       : null;
   await ledger.settle(ctx.reservation, 0n, {

@@ -5,7 +5,12 @@ function read(chunks: Array<string | Uint8Array>, opts: { maxBufferChars?: numbe
   const events: SseEvent[] = [];
   const comments: string[] = [];
   let overflow = false;
-  const r = new SseReader({ onEvent: (e) => events.push(e), onComment: (c) => comments.push(c), onOverflow: () => (overflow = true), ...opts });
+  const r = new SseReader({
+    onEvent: (e) => events.push(e),
+    onComment: (c) => comments.push(c),
+    onOverflow: () => (overflow = true),
+    ...opts,
+  });
   for (const c of chunks) r.feed(c);
   r.end();
   return { events, comments, overflow };
@@ -50,11 +55,12 @@ describe("SseReader", () => {
   });
 
   it("joins multi-line data and dispatches a final event without a closing blank line", () => {
-    expect(read(["data: {\ndata: \"a\": 1\ndata: }\n\ndata: last"]).events.map((e) => e.data)).toEqual(['{\n"a": 1\n}', "last"]);
+    expect(read(['data: {\ndata: "a": 1\ndata: }\n\ndata: last']).events.map((e) => e.data)).toEqual(['{\n"a": 1\n}', "last"]);
   });
 
   it("reads plain data events directly and hands every other block to the full parser, in order", () => {
-    const mixed = 'data: {"a":1}\n\n\n\ndata:{"b":2}\n\nid: 7\ndata: x\n\n: note\n\ndata: y\ndata: z\n\nevent: ping\ndata: {}\n\ndata\n\ndata: last';
+    const mixed =
+      'data: {"a":1}\n\n\n\ndata:{"b":2}\n\nid: 7\ndata: x\n\n: note\n\ndata: y\ndata: z\n\nevent: ping\ndata: {}\n\ndata\n\ndata: last';
     for (const size of [1, 3, 7, 1000]) {
       const chunks: string[] = [];
       for (let i = 0; i < mixed.length; i += size) chunks.push(mixed.slice(i, i + size));
@@ -79,7 +85,7 @@ describe("SseReader", () => {
   });
 
   it("stops on an upstream that never completes an event", () => {
-    const { events, overflow } = read(["data: " + "x".repeat(2000)], { maxBufferChars: 1000 });
+    const { events, overflow } = read([`data: ${"x".repeat(2000)}`], { maxBufferChars: 1000 });
     expect(overflow).toBe(true);
     expect(events).toEqual([]);
   });

@@ -85,7 +85,7 @@ export class SseReader {
   private readonly decoder = new TextDecoder();
   private broken = false;
 
-  constructor(private readonly opts: SseReaderOptions) {
+  constructor(opts: SseReaderOptions) {
     this.parser = createParser({
       onEvent: (e) => opts.onEvent({ event: e.event, data: e.data, id: e.id }),
       onComment: opts.onComment,

@@ -149,7 +149,12 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     return null;
   }
   const limits = row.model_limits_enabled
-    ? new Set(row.model_limits.split(",").map((s) => s.trim()).filter(Boolean))
+    ? new Set(
+        row.model_limits
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
     : null;
   const ips = row.allow_ips.trim() ? parseCidrList(row.allow_ips).cidrs : null;
   const entry: KeyEntry = {
@@ -162,14 +167,13 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     unlimited: row.unlimited_quota,
     remainHint: BigInt(row.remain_quota),
     modelLimits: limits,
-    allowIps: ips && ips.length ? ips : null,
+    allowIps: ips?.length ? ips : null,
     group: row.group,
   };
   if (state.keys.size >= MAX_KEYS) state.keys.clear();
   state.keys.set(key48, entry);
   return entry;
 }
-
 
 export async function userEntry(id: number): Promise<UserEntry | null> {
   const cached = state.users.get(id);
@@ -180,7 +184,15 @@ export async function userEntry(id: number): Promise<UserEntry | null> {
     select: { id: true, username: true, status: true, role: true, group: true, deleted_at: true, quota: true },
   });
   const entry: UserEntry | null = row
-    ? { id: row.id, username: row.username, status: row.status, role: row.role, group: row.group, deleted: !!row.deleted_at, quotaHint: row.quota }
+    ? {
+        id: row.id,
+        username: row.username,
+        status: row.status,
+        role: row.role,
+        group: row.group,
+        deleted: !!row.deleted_at,
+        quotaHint: row.quota,
+      }
     : null;
   state.users.set(id, entry);
   return entry;
@@ -266,7 +278,13 @@ export async function routingTable(): Promise<RoutingTable> {
  * Picks a channel for (group, model): the highest-priority tier that still has channels not yet
  * tried, weighted random inside it (weight + 10). Returns null when every channel was tried.
  */
-export function pickChannel(table: RoutingTable, group: string, model: string, tried: ReadonlySet<number>, random = Math.random): RouteChannel | null {
+export function pickChannel(
+  table: RoutingTable,
+  group: string,
+  model: string,
+  tried: ReadonlySet<number>,
+  random = Math.random,
+): RouteChannel | null {
   const tiers = table.byGroupModel.get(group)?.get(model);
   if (!tiers) return null;
   for (const tier of tiers) {

@@ -74,7 +74,11 @@ describe("tokens", () => {
   it("counts assistant tool calls in the history", () => {
     const withCall = {
       messages: [
-        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }],
+        },
       ],
     };
     const bare = { messages: [{ role: "assistant", content: null }] };
@@ -116,7 +120,13 @@ describe("tokens", () => {
     const enc = new TextEncoder();
     const bodies = [
       { model: "gpt-4o-mini", messages: [{ role: "user", content: "Say hello in five words." }], max_tokens: 16 },
-      { model: "gpt-4o-mini", messages: [{ role: "system", content: "You are a careful assistant." }, { role: "user", content: "Explain the difference between TCP and UDP in two short paragraphs, with one example each." }] },
+      {
+        model: "gpt-4o-mini",
+        messages: [
+          { role: "system", content: "You are a careful assistant." },
+          { role: "user", content: "Explain the difference between TCP and UDP in two short paragraphs, with one example each." },
+        ],
+      },
       { model: "gpt-4o-mini", messages: [{ role: "user", content: "请用三句话介绍一下长城的历史，以及它为什么如此有名。" }] },
       { model: "gpt-4o-mini", messages: [{ role: "user", content: "function add(a, b) { return a + b; } // what does this do?" }] },
     ];

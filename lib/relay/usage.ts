@@ -36,7 +36,11 @@ export function normalizeUsage(raw: unknown): Usage | null {
     u.prompt_tokens = num(raw.total_tokens);
   }
 
-  const pd = isObj(raw.prompt_tokens_details) ? raw.prompt_tokens_details : isObj(raw.input_tokens_details) ? raw.input_tokens_details : null;
+  const pd = isObj(raw.prompt_tokens_details)
+    ? raw.prompt_tokens_details
+    : isObj(raw.input_tokens_details)
+      ? raw.input_tokens_details
+      : null;
   const cd = isObj(raw.completion_tokens_details)
     ? raw.completion_tokens_details
     : isObj(raw.output_tokens_details)

@@ -75,6 +75,10 @@ export class ConsoleProxy {
 
 function unavailable(res: ServerResponse, status = 503) {
   const body = JSON.stringify({ success: false, message: "控制台正在启动，请稍后再试" });
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "retry-after": "2" });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "retry-after": "2",
+  });
   res.end(body);
 }

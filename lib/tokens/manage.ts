@@ -98,7 +98,14 @@ export async function createToken(owner: TokenOwner, input: TokenCreateInput): P
   return toTokenView(row, key);
 }
 
-const CURRENT_SELECT = { key_hash: true, status: true, expired_time: true, remain_quota: true, unlimited_quota: true, group: true } as const;
+const CURRENT_SELECT = {
+  key_hash: true,
+  status: true,
+  expired_time: true,
+  remain_quota: true,
+  unlimited_quota: true,
+  group: true,
+} as const;
 
 async function ownedCurrent(owner: TokenOwner, id: number) {
   const db = await getDb();

@@ -18,29 +18,41 @@ export const TOKEN_MSG = {
   notFound: "令牌不存在",
 } as const;
 
-
 /** One address or CIDR a line (commas and spaces also separate); stored one a line. */
-const allowIps = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v, ctx) => {
-    const text = Array.isArray(v) ? v.join("\n") : v;
-    const { invalid } = parseCidrList(text);
-    if (invalid.length) {
-      ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
-      return z.NEVER;
-    }
-    return text.split(/[\s,]+/).filter(Boolean).join("\n");
-  });
+const allowIps = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+  const text = Array.isArray(v) ? v.join("\n") : v;
+  const { invalid } = parseCidrList(text);
+  if (invalid.length) {
+    ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
+    return z.NEVER;
+  }
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .join("\n");
+});
 
 const tokenFields = {
   name: z.string().trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong).optional(),
-  remain_quota: z.coerce.number({ error: TOKEN_MSG.quotaInvalid }).int(TOKEN_MSG.quotaInvalid).min(0, TOKEN_MSG.quotaInvalid).max(Number.MAX_SAFE_INTEGER, TOKEN_MSG.quotaInvalid).optional(),
+  remain_quota: z.coerce
+    .number({ error: TOKEN_MSG.quotaInvalid })
+    .int(TOKEN_MSG.quotaInvalid)
+    .min(0, TOKEN_MSG.quotaInvalid)
+    .max(Number.MAX_SAFE_INTEGER, TOKEN_MSG.quotaInvalid)
+    .optional(),
   /** -1 = never; otherwise unix seconds, checked against the clock by the lib (not here). */
-  expired_time: z.coerce.number({ error: TOKEN_MSG.expiryInvalid }).int(TOKEN_MSG.expiryInvalid).min(-1, TOKEN_MSG.expiryInvalid).optional(),
+  expired_time: z.coerce
+    .number({ error: TOKEN_MSG.expiryInvalid })
+    .int(TOKEN_MSG.expiryInvalid)
+    .min(-1, TOKEN_MSG.expiryInvalid)
+    .optional(),
   unlimited_quota: z.boolean().optional(),
   model_limits_enabled: z.boolean().optional(),
   /** Comma list in the API, a list in the form. */
-  model_limits: z.union([z.string(), z.array(z.string())]).transform(joinList).optional(),
+  model_limits: z
+    .union([z.string(), z.array(z.string())])
+    .transform(joinList)
+    .optional(),
   allow_ips: allowIps.optional(),
   group: z.string().trim().optional(),
 };
@@ -54,18 +66,20 @@ export const tokenCreateSchema = z.object({
 export const tokenUpdateSchema = z.object({
   ...tokenFields,
   id: z.coerce.number().int().positive(),
-  status: z.coerce.number().int().pipe(z.union([z.literal(1), z.literal(2)], { error: TOKEN_MSG.statusInvalid })).optional(),
+  status: z.coerce
+    .number()
+    .int()
+    .pipe(z.union([z.literal(1), z.literal(2)], { error: TOKEN_MSG.statusInvalid }))
+    .optional(),
 });
 
 const pageNumber = queryNumber;
 
 /** p from 0; `size` (spec) or `page_size`, 1–100; an explicit 0 is the smallest page. */
-export const tokenListQuery = z
-  .object({ p: pageNumber, size: pageNumber, page_size: pageNumber })
-  .transform(({ p, size, page_size }) => {
-    const n = page_size ?? size;
-    return { p, page_size: n === 0 ? 1 : n };
-  });
+export const tokenListQuery = z.object({ p: pageNumber, size: pageNumber, page_size: pageNumber }).transform(({ p, size, page_size }) => {
+  const n = page_size ?? size;
+  return { p, page_size: n === 0 ? 1 : n };
+});
 
 export const tokenSearchQuery = z
   .object({

@@ -10,9 +10,7 @@ export const TEXT = {
   unreachable: "无法正常连接至服务器！",
 } as const;
 
-export type FailureOutcome =
-  | { kind: "expired" }
-  | { kind: "notify"; level: "error" | "info"; text: string };
+export type FailureOutcome = { kind: "expired" } | { kind: "notify"; level: "error" | "info"; text: string };
 
 /**
  * `httpStatus` 0 means the request never got an answer. `message` is the envelope message when the

@@ -13,7 +13,15 @@ describe("buildMenu", () => {
   });
   it("shows the dashboard, drawing and task entries only when the server enables them", () => {
     expect(labels(1, { enable_data_export: true, enable_drawing: true, enable_task: true })).toEqual([
-      "操练场", "模型价格", "令牌", "钱包", "日志", "数据看板", "绘图", "异步任务", "设置",
+      "操练场",
+      "模型价格",
+      "令牌",
+      "钱包",
+      "日志",
+      "数据看板",
+      "绘图",
+      "异步任务",
+      "设置",
     ]);
     expect(labels(1, { enable_drawing: true })).toContain("绘图");
     expect(labels(1, { enable_drawing: true })).not.toContain("异步任务");

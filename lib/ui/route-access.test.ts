@@ -8,7 +8,18 @@ const root = { role: 100 };
 
 describe("pageAccess", () => {
   it("keeps the public pages and unknown paths open", () => {
-    for (const p of ["/", "/login", "/register", "/reset", "/user/reset", "/about", "/pricing", "/oauth/github", "/no/such/page", "/tokens"]) {
+    for (const p of [
+      "/",
+      "/login",
+      "/register",
+      "/reset",
+      "/user/reset",
+      "/about",
+      "/pricing",
+      "/oauth/github",
+      "/no/such/page",
+      "/tokens",
+    ]) {
       expect(pageAccess(p), p).toBe("public");
     }
   });

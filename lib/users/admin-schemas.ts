@@ -5,7 +5,11 @@ import { notFound } from "@/lib/api/errors";
 import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
 
 const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `显示名称不能超过 ${DISPLAY_NAME_MAX} 个字符`);
-const quotaAmount = z.coerce.number({ error: "额度必须是整数" }).int("额度必须是整数").min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+const quotaAmount = z.coerce
+  .number({ error: "额度必须是整数" })
+  .int("额度必须是整数")
+  .min(-Number.MAX_SAFE_INTEGER)
+  .max(Number.MAX_SAFE_INTEGER);
 
 export const userCreateSchema = z.object({
   username: usernameSchema,
@@ -38,7 +42,6 @@ export const userManageSchema = z.object({
   id: z.coerce.number().int().positive(),
   action: z.enum(USER_ACTIONS, { error: "无效的操作" }),
 });
-
 
 export const userListQuery = z.object(pageQuery);
 

@@ -165,7 +165,12 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
       const after = await tx.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT });
       if (delta !== 0n) {
         const [from, to] = await Promise.all([formatQuotaForLog(after.quota - delta), formatQuotaForLog(after.quota)]);
-        await writeLog(tx, { user_id: after.id, username: after.username, type: LOG_TYPE.manage, content: `管理员将用户额度从 ${from}修改为 ${to}` });
+        await writeLog(tx, {
+          user_id: after.id,
+          username: after.username,
+          type: LOG_TYPE.manage,
+          content: `管理员将用户额度从 ${from}修改为 ${to}`,
+        });
       }
       return after;
     })
@@ -215,7 +220,10 @@ export async function manageUser(actor: Actor, input: UserManageInput): Promise<
   const data = actionChange(actor, target, input.action);
   const db = await getDb();
   // Conditional on the role and status the rules were checked against.
-  const { count } = await db.user.updateMany({ where: { id: target.id, deleted_at: null, role: target.role, status: target.status }, data });
+  const { count } = await db.user.updateMany({
+    where: { id: target.id, deleted_at: null, role: target.role, status: target.status },
+    data,
+  });
   if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
   publishInvalidation({ kind: "user", id: target.id });
   const after = await db.user.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, status: true } });

@@ -98,11 +98,21 @@ export async function registerUser(input: RegisterInput, ip: string, turnstileOk
   });
 
   if (options.QuotaForNewUser > 0) {
-    await writeLog(db, { user_id: user.id, username: user.username, type: LOG_TYPE.system, content: `新用户注册赠送 ${options.QuotaForNewUser} 额度` });
+    await writeLog(db, {
+      user_id: user.id,
+      username: user.username,
+      type: LOG_TYPE.system,
+      content: `新用户注册赠送 ${options.QuotaForNewUser} 额度`,
+    });
   }
   if (inviter) {
     if (options.QuotaForInvitee > 0) {
-      await writeLog(db, { user_id: user.id, username: user.username, type: LOG_TYPE.system, content: `使用邀请码赠送 ${options.QuotaForInvitee} 额度` });
+      await writeLog(db, {
+        user_id: user.id,
+        username: user.username,
+        type: LOG_TYPE.system,
+        content: `使用邀请码赠送 ${options.QuotaForInvitee} 额度`,
+      });
     }
     const reward = BigInt(options.QuotaForInviter);
     await db.user.update({
@@ -110,7 +120,12 @@ export async function registerUser(input: RegisterInput, ip: string, turnstileOk
       data: { aff_count: { increment: 1 }, aff_quota: { increment: reward }, aff_history_quota: { increment: reward } },
     });
     if (reward > 0n) {
-      await writeLog(db, { user_id: inviter.id, username: inviter.username, type: LOG_TYPE.system, content: `邀请用户赠送 ${reward} 额度` });
+      await writeLog(db, {
+        user_id: inviter.id,
+        username: inviter.username,
+        type: LOG_TYPE.system,
+        content: `邀请用户赠送 ${reward} 额度`,
+      });
     }
   }
   return { id: user.id };
@@ -118,7 +133,15 @@ export async function registerUser(input: RegisterInput, ip: string, turnstileOk
 
 async function createWithUniqueAffCode(
   db: Awaited<ReturnType<typeof getDb>>,
-  data: { username: string; display_name: string; password: string; email: string; quota: bigint; inviter_id: number; created_time: number },
+  data: {
+    username: string;
+    display_name: string;
+    password: string;
+    email: string;
+    quota: bigint;
+    inviter_id: number;
+    created_time: number;
+  },
 ) {
   for (let attempt = 0; ; attempt++) {
     try {

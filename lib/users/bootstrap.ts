@@ -29,6 +29,9 @@ export async function ensureRootUser(db: Db): Promise<void> {
 
 /** True while root still has the well-known default password. */
 export async function rootUsesDefaultPassword(db: Db): Promise<boolean> {
-  const root = await db.user.findFirst({ where: { username: DEFAULT_ROOT.username, role: { gte: ROLE.root }, deleted_at: null }, select: { password: true } });
+  const root = await db.user.findFirst({
+    where: { username: DEFAULT_ROOT.username, role: { gte: ROLE.root }, deleted_at: null },
+    select: { password: true },
+  });
   return !!root && (await bcrypt.compare(DEFAULT_ROOT.password, root.password));
 }

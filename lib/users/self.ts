@@ -23,7 +23,10 @@ export async function getSelf(id: number): Promise<UserView> {
  */
 export async function updateSelf(id: number, input: UpdateSelfInput): Promise<{ user: UserView; authVersion: number | null }> {
   const db = await getDb();
-  const current = await db.user.findFirst({ where: { id, deleted_at: null }, select: { password: true, username: true, auth_version: true } });
+  const current = await db.user.findFirst({
+    where: { id, deleted_at: null },
+    select: { password: true, username: true, auth_version: true },
+  });
   if (!current) throw notFound("用户不存在");
   const data: { username?: string; display_name?: string; password?: string; auth_version?: { increment: number } } = {};
   if (input.username !== undefined && input.username !== current.username) {
@@ -65,7 +68,12 @@ export async function createAccessToken(id: number): Promise<string> {
 /** Models the user's group can reach through enabled channels. */
 export async function listUserModels(group: string): Promise<string[]> {
   const db = await getDb();
-  const rows = await db.ability.findMany({ where: { group, enabled: true }, select: { model: true }, distinct: ["model"], orderBy: { model: "asc" } });
+  const rows = await db.ability.findMany({
+    where: { group, enabled: true },
+    select: { model: true },
+    distinct: ["model"],
+    orderBy: { model: "asc" },
+  });
   return rows.map((r) => r.model);
 }
 

@@ -33,7 +33,10 @@ describe("login", () => {
   });
 
   it("gives one message for an unknown user and a wrong password", async () => {
-    const unknown = await call(login.POST, "POST", "/api/user/login", { body: { username: "nobody", password: "whatever1" }, ip: "10.0.0.1" });
+    const unknown = await call(login.POST, "POST", "/api/user/login", {
+      body: { username: "nobody", password: "whatever1" },
+      ip: "10.0.0.1",
+    });
     const wrong = await call(login.POST, "POST", "/api/user/login", { body: { username: "root", password: "wrong-pass" }, ip: "10.0.0.2" });
     expect(unknown.json).toEqual({ success: false, message: LOGIN_FAILED });
     expect(wrong.json).toEqual({ success: false, message: LOGIN_FAILED });
@@ -48,7 +51,10 @@ describe("login", () => {
 
   it("refuses a banned user with the same message", async () => {
     await createUser({ username: "banned", password: "password123", status: 2 });
-    const res = await call(login.POST, "POST", "/api/user/login", { body: { username: "banned", password: "password123" }, ip: "10.0.0.3" });
+    const res = await call(login.POST, "POST", "/api/user/login", {
+      body: { username: "banned", password: "password123" },
+      ip: "10.0.0.3",
+    });
     expect(res.json).toEqual({ success: false, message: LOGIN_FAILED });
   });
 
@@ -68,7 +74,10 @@ describe("rate limits", () => {
   it("limits login attempts per IP", async () => {
     let last = 0;
     for (let i = 0; i < 21; i++) {
-      const res = await call(login.POST, "POST", "/api/user/login", { body: { username: `u${i}`, password: "x".repeat(8) }, ip: "192.0.2.50" });
+      const res = await call(login.POST, "POST", "/api/user/login", {
+        body: { username: `u${i}`, password: "x".repeat(8) },
+        ip: "192.0.2.50",
+      });
       last = res.status;
       if (i < 20) expect(res.status).toBe(400);
     }
@@ -80,10 +89,16 @@ describe("rate limits", () => {
   it("locks a username after repeated failures, from any address", async () => {
     await createUser({ username: "victim", password: "password123" });
     for (let i = 0; i < 5; i++) {
-      const res = await call(login.POST, "POST", "/api/user/login", { body: { username: "victim", password: "bad-password" }, ip: `198.51.100.${i}` });
+      const res = await call(login.POST, "POST", "/api/user/login", {
+        body: { username: "victim", password: "bad-password" },
+        ip: `198.51.100.${i}`,
+      });
       expect(res.status).toBe(400);
     }
-    const locked = await call(login.POST, "POST", "/api/user/login", { body: { username: "victim", password: "password123" }, ip: "198.51.100.99" });
+    const locked = await call(login.POST, "POST", "/api/user/login", {
+      body: { username: "victim", password: "password123" },
+      ip: "198.51.100.99",
+    });
     expect(locked.status).toBe(429);
     expect(locked.json.success).toBe(false);
   });
@@ -91,7 +106,10 @@ describe("rate limits", () => {
   it("limits registrations per IP", async () => {
     let status = 0;
     for (let i = 0; i < 21; i++) {
-      const res = await call(register.POST, "POST", "/api/user/register", { body: { username: `flood${i}`, password: "password123", password2: "password123" }, ip: "203.0.113.77" });
+      const res = await call(register.POST, "POST", "/api/user/register", {
+        body: { username: `flood${i}`, password: "password123", password2: "password123" },
+        ip: "203.0.113.77",
+      });
       status = res.status;
     }
     expect(status).toBe(429);
@@ -103,7 +121,10 @@ describe("register", () => {
   const ip = () => `203.0.113.${++n}`;
 
   it("creates an ordinary user who can then sign in", async () => {
-    const res = await call(register.POST, "POST", "/api/user/register", { body: { username: "alice", password: "alicepass1", password2: "alicepass1" }, ip: ip() });
+    const res = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "alice", password: "alicepass1", password2: "alicepass1" },
+      ip: ip(),
+    });
     expect(res.json).toMatchObject({ success: true });
     const db = await getDb();
     const alice = await db.user.findUniqueOrThrow({ where: { username: "alice" } });
@@ -117,13 +138,25 @@ describe("register", () => {
   it("rejects a short password, differing confirmation and a taken name without writing a row", async () => {
     const db = await getDb();
     const before = await db.user.count();
-    const short = await call(register.POST, "POST", "/api/user/register", { body: { username: "bob", password: "short", password2: "short" }, ip: ip() });
+    const short = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "bob", password: "short", password2: "short" },
+      ip: ip(),
+    });
     expect(short.json.message).toContain("密码长度不得小于 8 位！");
-    const long = await call(register.POST, "POST", "/api/user/register", { body: { username: "bob", password: "x".repeat(21), password2: "x".repeat(21) }, ip: ip() });
+    const long = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "bob", password: "x".repeat(21), password2: "x".repeat(21) },
+      ip: ip(),
+    });
     expect(long.json.success).toBe(false);
-    const differ = await call(register.POST, "POST", "/api/user/register", { body: { username: "bob", password: "password123", password2: "password124" }, ip: ip() });
+    const differ = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "bob", password: "password123", password2: "password124" },
+      ip: ip(),
+    });
     expect(differ.json.message).toContain("两次输入的密码不一致");
-    const taken = await call(register.POST, "POST", "/api/user/register", { body: { username: "root", password: "password123", password2: "password123" }, ip: ip() });
+    const taken = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "root", password: "password123", password2: "password123" },
+      ip: ip(),
+    });
     expect(taken.json.message).toBe("用户名已存在，或已注销");
     const malformed = await call(register.POST, "POST", "/api/user/register", { body: "{not json", ip: ip() });
     expect(malformed.status).toBe(400);
@@ -133,7 +166,10 @@ describe("register", () => {
   it("honours RegisterEnabled and PasswordRegisterEnabled", async () => {
     for (const key of ["RegisterEnabled", "PasswordRegisterEnabled"]) {
       await updateOption(key, "false");
-      const res = await call(register.POST, "POST", "/api/user/register", { body: { username: `closed${key.length}`, password: "password123", password2: "password123" }, ip: ip() });
+      const res = await call(register.POST, "POST", "/api/user/register", {
+        body: { username: `closed${key.length}`, password: "password123", password2: "password123" },
+        ip: ip(),
+      });
       expect(res.json.success).toBe(false);
       expect(res.status).toBe(403);
       await updateOption(key, "true");
@@ -146,7 +182,10 @@ describe("register", () => {
     await updateOption("QuotaForInvitee", "200");
     await updateOption("QuotaForInviter", "300");
     const inviter = await db.user.findUniqueOrThrow({ where: { username: "alice" } });
-    const res = await call(register.POST, "POST", "/api/user/register", { body: { username: "invited", password: "password123", password2: "password123", aff_code: inviter.aff_code }, ip: ip() });
+    const res = await call(register.POST, "POST", "/api/user/register", {
+      body: { username: "invited", password: "password123", password2: "password123", aff_code: inviter.aff_code },
+      ip: ip(),
+    });
     expect(res.json.success).toBe(true);
     const invited = await db.user.findUniqueOrThrow({ where: { username: "invited" } });
     expect(invited.quota).toBe(1200n);
@@ -199,9 +238,15 @@ describe("sessions and the New-Api-User header", () => {
 
   it("ends other sessions when the password changes, and keeps the caller signed in", async () => {
     const u = await createUser({ username: "dave", password: "password123" });
-    const wrongOld = await call(self.PUT, "PUT", "/api/user/self", { as: u, body: { password: "newpassword1", original_password: "nope" } });
+    const wrongOld = await call(self.PUT, "PUT", "/api/user/self", {
+      as: u,
+      body: { password: "newpassword1", original_password: "nope" },
+    });
     expect(wrongOld.json.message).toBe("原密码错误");
-    const changed = await call(self.PUT, "PUT", "/api/user/self", { as: u, body: { password: "newpassword1", original_password: "password123" } });
+    const changed = await call(self.PUT, "PUT", "/api/user/self", {
+      as: u,
+      body: { password: "newpassword1", original_password: "password123" },
+    });
     expect(changed.json.success).toBe(true);
     const fresh = cookieFrom(changed.headers.get("set-cookie"));
     expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(401);
@@ -254,7 +299,10 @@ describe("delete self", () => {
     const db = await getDb();
     const row = await db.user.findUniqueOrThrow({ where: { id: u.id } });
     expect(row.deleted_at).not.toBeNull();
-    const again = await call(login.POST, "POST", "/api/user/login", { body: { username: "ivan", password: "password123" }, ip: "198.18.0.1" });
+    const again = await call(login.POST, "POST", "/api/user/login", {
+      body: { username: "ivan", password: "password123" },
+      ip: "198.18.0.1",
+    });
     expect(again.json.success).toBe(false);
     expect((await call(self.DELETE, "DELETE", "/api/user/self", { as: await rootCaller() })).status).toBe(403);
   });

@@ -200,7 +200,12 @@ describe("reading channels", () => {
 
   it("searches by id, name, whole key, group and model", async () => {
     const find = async (qs: string) =>
-      ((await call(search.GET, "GET", `/api/channel/search?${qs}&page_size=100`, { as: admin })).json.data.items as Array<{ id: number; name: string }>).map((c) => c.id);
+      (
+        (await call(search.GET, "GET", `/api/channel/search?${qs}&page_size=100`, { as: admin })).json.data.items as Array<{
+          id: number;
+          name: string;
+        }>
+      ).map((c) => c.id);
     expect(await find(`keyword=${target.id}`)).toContain(target.id);
     expect(await find("keyword=readab")).toEqual([target.id]);
     expect(await find(`keyword=${target.key}`)).toEqual([target.id]);

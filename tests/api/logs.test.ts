@@ -64,7 +64,10 @@ beforeAll(async () => {
         use_time: 2,
         is_stream: s.type === 2,
         content: s.content ?? "模型倍率 1.00，补全倍率 1.00，分组倍率 1.00",
-        other: s.type === 2 ? JSON.stringify({ model_ratio: 1, group_ratio: 1, frt: 120, admin_info: { use_channel: [String(s.channel)] } }) : "",
+        other:
+          s.type === 2
+            ? JSON.stringify({ model_ratio: 1, group_ratio: 1, frt: 120, admin_info: { use_channel: [String(s.channel)] } })
+            : "",
       },
     });
   }
@@ -85,8 +88,20 @@ async function selfItems(as: Caller, qs = ""): Promise<Item[]> {
 }
 
 const SPEC_FIELDS = [
-  "created_at", "type", "channel", "username", "user_id", "token_name", "model_name", "use_time",
-  "is_stream", "prompt_tokens", "completion_tokens", "quota", "content", "other",
+  "created_at",
+  "type",
+  "channel",
+  "username",
+  "user_id",
+  "token_name",
+  "model_name",
+  "use_time",
+  "is_stream",
+  "prompt_tokens",
+  "completion_tokens",
+  "quota",
+  "content",
+  "other",
 ];
 
 describe("the admin log", () => {
@@ -161,7 +176,8 @@ describe("the self log", () => {
 });
 
 describe("stats", () => {
-  const statOf = async (qs: string, as: Caller = admin, route = stat.GET) => (await call(route, "GET", `/api/log/stat?${qs}`, { as })).json.data;
+  const statOf = async (qs: string, as: Caller = admin, route = stat.GET) =>
+    (await call(route, "GET", `/api/log/stat?${qs}`, { as })).json.data;
 
   it("sums consumed quota over the filter and counts the last 60 s for rpm and tpm", async () => {
     // Consumption rows: 100 + 50 + 400 + 70 + 900; the last minute holds 100, 50 and 70.

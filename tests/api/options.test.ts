@@ -66,7 +66,16 @@ describe("GET and PUT /api/option/", () => {
     const res = await call(optionRoute.GET, "GET", "/api/option/", { as: root });
     for (const secret of ["smtp-pass-123", "gh-secret-456", "epay-key-789", "ts-secret-000"]) expect(res.text).not.toContain(secret);
     const keys = new Set((res.json.data as Array<{ key: string }>).map((o) => o.key));
-    for (const key of ["SMTPToken", "GitHubClientSecret", "EpayKey", "TurnstileSecretKey", "WorkerValidKey", "TelegramBotToken", "WeChatServerToken", "LinuxDOClientSecret"]) {
+    for (const key of [
+      "SMTPToken",
+      "GitHubClientSecret",
+      "EpayKey",
+      "TurnstileSecretKey",
+      "WorkerValidKey",
+      "TelegramBotToken",
+      "WeChatServerToken",
+      "LinuxDOClientSecret",
+    ]) {
       expect(keys.has(key)).toBe(false);
     }
   });
@@ -122,7 +131,10 @@ describe("GET and PUT /api/option/", () => {
   it("will not enable a login method before its credentials are set", async () => {
     await put("GitHubClientId", "");
     const refused = await put("GitHubOAuthEnabled", true);
-    expect(refused.json).toEqual({ success: false, message: "无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！" });
+    expect(refused.json).toEqual({
+      success: false,
+      message: "无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！",
+    });
     expect(await getOption("GitHubOAuthEnabled")).toBe(false);
 
     expect((await put("GitHubClientId", "Iv1.abc")).json.success).toBe(true);
@@ -150,7 +162,11 @@ describe("the options cache", () => {
   it("serves reads from memory: a row changed behind its back shows only after a reload", async () => {
     await getOptions();
     const db = await getDb();
-    await db.option.upsert({ where: { key: "SystemName" }, create: { key: "SystemName", value: "Elsewhere" }, update: { value: "Elsewhere" } });
+    await db.option.upsert({
+      where: { key: "SystemName" },
+      create: { key: "SystemName", value: "Elsewhere" },
+      update: { value: "Elsewhere" },
+    });
     expect(await getOption("SystemName")).toBe("Qiao");
     await reloadOptions();
     expect(await getOption("SystemName")).toBe("Elsewhere");
@@ -192,7 +208,12 @@ describe("the options cache", () => {
 
   it("ignores stored rows of unknown keys and falls back to the default for invalid stored values", async () => {
     const db = await getDb();
-    await db.option.createMany({ data: [{ key: "LegacyOption", value: "x" }, { key: "ChannelDisableThreshold", value: "fast" }] });
+    await db.option.createMany({
+      data: [
+        { key: "LegacyOption", value: "x" },
+        { key: "ChannelDisableThreshold", value: "fast" },
+      ],
+    });
     const values = await reloadOptions();
     expect(values.ChannelDisableThreshold).toBe(5);
     expect((await listed()).has("LegacyOption")).toBe(false);

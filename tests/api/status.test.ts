@@ -112,13 +112,23 @@ describe("GET /api/status", () => {
     // Secrets never leave the server, not even through the status object.
     expect(res.text).not.toContain("0x4AAA-secret-value");
     expect(res.text).not.toContain("epay-merchant-key");
-    for (const [k, v] of [["TurnstileCheckEnabled", "false"], ["EpayKey", ""], ["EpayId", ""], ["PayAddress", ""], ["SystemName", "Qiao"]]) await updateOption(k!, v!);
+    for (const [k, v] of [
+      ["TurnstileCheckEnabled", "false"],
+      ["EpayKey", ""],
+      ["EpayId", ""],
+      ["PayAddress", ""],
+      ["SystemName", "Qiao"],
+    ])
+      await updateOption(k!, v!);
   });
 
   it("says whether root still has the default password, and updates once the password changes", async () => {
     const db = await getDb();
     expect((await status()).json.data.root_default_password).toBe(true);
-    await db.user.update({ where: { username: DEFAULT_ROOT.username }, data: { password: await bcrypt.hash("a-much-better-password", 4) } });
+    await db.user.update({
+      where: { username: DEFAULT_ROOT.username },
+      data: { password: await bcrypt.hash("a-much-better-password", 4) },
+    });
     // Cached: a change made without telling the status module is not seen yet.
     expect((await status()).json.data.root_default_password).toBe(true);
     invalidateRootDefaultPassword();
@@ -153,8 +163,14 @@ describe("GET /api/models", () => {
     const res = await call(modelsRoute.GET, "GET", "/api/models", { as: user });
     expect(res.json.success).toBe(true);
     const data = res.json.data as Record<string, string[]>;
-    const specTypes = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 48];
-    expect(Object.keys(data).map(Number).sort((a, b) => a - b)).toEqual(specTypes);
+    const specTypes = [
+      1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 48,
+    ];
+    expect(
+      Object.keys(data)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(specTypes);
     for (const type of specTypes) expect(Array.isArray(data[type]), String(type)).toBe(true);
     expect(data[1]).toContain("gpt-4o-mini");
     expect(data[3]).toContain("gpt-4o");

@@ -75,7 +75,11 @@ describe("creating tokens", () => {
       expired_time: nowSeconds() + 3600,
       unlimited_quota: true,
     });
-    expect(res.json.data).toMatchObject({ model_limits: "gpt-4o,gpt-4o-mini", allow_ips: "192.0.2.1\n10.0.0.0/8\n::1", unlimited_quota: true });
+    expect(res.json.data).toMatchObject({
+      model_limits: "gpt-4o,gpt-4o-mini",
+      allow_ips: "192.0.2.1\n10.0.0.0/8\n::1",
+      unlimited_quota: true,
+    });
   });
 
   it("allows only usable groups: UserUsableGroups and the user's own", async () => {
@@ -119,7 +123,9 @@ describe("reading tokens", () => {
     const full: string = created.json.data.key;
     const id = created.json.data.id;
     const find = async (qs: string) =>
-      ((await call(search.GET, "GET", `/api/token/search?${qs}`, { as: alice })).json.data.items as Array<{ id: number; key: string }>).map((t) => t.id);
+      ((await call(search.GET, "GET", `/api/token/search?${qs}`, { as: alice })).json.data.items as Array<{ id: number; key: string }>).map(
+        (t) => t.id,
+      );
     expect(await find("keyword=findme")).toEqual([id]);
     expect(await find(`token=${full}`)).toEqual([id]);
     expect(await find(`token=${full.slice(3)}`)).toEqual([id]);

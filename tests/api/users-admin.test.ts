@@ -27,8 +27,10 @@ const find = (qs: string, as: Caller = admin) => track(call(search.GET, "GET", `
 const get = (id: number, as: Caller = admin) => track(call(one.GET, "GET", `/api/user/${id}`, { as, params: { id: String(id) } }));
 const create = (body: Record<string, unknown>, as: Caller = admin) => track(call(users.POST, "POST", "/api/user/", { as, body }));
 const update = (body: Record<string, unknown>, as: Caller = admin) => track(call(users.PUT, "PUT", "/api/user/", { as, body }));
-const act = (id: number, action: string, as: Caller = admin) => track(call(manage.POST, "POST", "/api/user/manage", { as, body: { id, action } }));
-const hardDelete = (id: number, as: Caller = admin) => track(call(one.DELETE, "DELETE", `/api/user/${id}`, { as, params: { id: String(id) } }));
+const act = (id: number, action: string, as: Caller = admin) =>
+  track(call(manage.POST, "POST", "/api/user/manage", { as, body: { id, action } }));
+const hardDelete = (id: number, as: Caller = admin) =>
+  track(call(one.DELETE, "DELETE", `/api/user/${id}`, { as, params: { id: String(id) } }));
 
 async function row(id: number) {
   return (await getDb()).user.findUniqueOrThrow({ where: { id } });
@@ -258,7 +260,9 @@ describe("manage actions", () => {
     expect(await row(admin2.id)).toEqual(adminBefore);
     expect((await act(admin2.id, "disable", root)).json.data).toEqual({ role: 10, status: 2 });
     expect((await act(admin2.id, "enable", root)).json.data).toEqual({ role: 10, status: 1 });
-    expect((await call(manage.POST, "POST", "/api/user/manage", { as: admin, body: { id: 1, action: "explode" } })).json.message).toContain("无效的操作");
+    expect((await call(manage.POST, "POST", "/api/user/manage", { as: admin, body: { id: 1, action: "explode" } })).json.message).toContain(
+      "无效的操作",
+    );
   });
 
   it("publishes a user invalidation for each change", async () => {
@@ -301,7 +305,9 @@ describe("secrets", () => {
     await list("?page_size=100", root);
     await find("keyword=u&page_size=100", root);
     for (const u of await db.user.findMany({ select: { id: true } })) await get(u.id, root);
-    const secrets = (await db.user.findMany({ select: { password: true, access_token_hash: true } })).flatMap((u) => [u.password, u.access_token_hash ?? ""]).filter(Boolean);
+    const secrets = (await db.user.findMany({ select: { password: true, access_token_hash: true } }))
+      .flatMap((u) => [u.password, u.access_token_hash ?? ""])
+      .filter(Boolean);
     expect(seen.length).toBeGreaterThan(50);
     for (const text of seen) {
       expect(text).not.toMatch(/"password"|access_token|\$2[aby]\$/);

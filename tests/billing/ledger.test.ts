@@ -15,7 +15,25 @@ const record = (userId: number, tokenId: number, log = true): UsageRecord => ({
   promptTokens: 10,
   completionTokens: 5,
   log: log
-    ? { user_id: userId, created_at: Math.floor(Date.now() / 1000), type: 2, content: "", username: "u", token_name: "t", model_name: "gpt-4o-mini", quota: 0n, prompt_tokens: 10, completion_tokens: 5, use_time: 0, is_stream: false, channel_id: 0, token_id: tokenId, group: "default", request_id: "r", other: "{}" }
+    ? {
+        user_id: userId,
+        created_at: Math.floor(Date.now() / 1000),
+        type: 2,
+        content: "",
+        username: "u",
+        token_name: "t",
+        model_name: "gpt-4o-mini",
+        quota: 0n,
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        use_time: 0,
+        is_stream: false,
+        channel_id: 0,
+        token_id: tokenId,
+        group: "default",
+        request_id: "r",
+        other: "{}",
+      }
     : null,
 });
 
@@ -23,7 +41,12 @@ const OPTIONS = { ...DEFAULT_LEDGER_OPTIONS, flushIntervalMs: 60_000 };
 
 async function seed(db: Db, quota: bigint, tokenRemain: bigint | null) {
   const user = await db.user.create({ data: { username: `u${Math.random().toString(36).slice(2, 10)}`, password: "x", quota } });
-  const token = tokenRemain === null ? null : await db.token.create({ data: { user_id: user.id, key_hash: Math.random().toString(36), key_enc: "x", remain_quota: tokenRemain } });
+  const token =
+    tokenRemain === null
+      ? null
+      : await db.token.create({
+          data: { user_id: user.id, key_hash: Math.random().toString(36), key_enc: "x", remain_quota: tokenRemain },
+        });
   return { userId: user.id, tokenId: token?.id ?? 0 };
 }
 
@@ -59,9 +82,9 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       expect(await t.db.log.count({ where: { user_id: userId } })).toBe(5);
     });
 
-  // Several instances share a database server; SQLite serves one process (two SQLite clients in
-  // one thread would block each other inside better-sqlite3's synchronous busy wait).
-      // Nothing was settled, so closing returned every reservation.
+    // Several instances share a database server; SQLite serves one process (two SQLite clients in
+    // one thread would block each other inside better-sqlite3's synchronous busy wait).
+    // Nothing was settled, so closing returned every reservation.
     if (kind !== "sqlite") {
       it("two instances racing for one balance still never overdraw", async () => {
         const { userId } = await seed(t.db, 500n, null);
@@ -88,7 +111,10 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         const { userId, tokenId } = await seed(t.db, start, start);
         const second = await openDb(kind, t.dsn);
         const options = { ...OPTIONS, flushBatch: 3 };
-        const ledgers = [new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), options), new QuotaLedger(second, await openDirectWriter(kind, t.dsn), options)];
+        const ledgers = [
+          new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), options),
+          new QuotaLedger(second, await openDirectWriter(kind, t.dsn), options),
+        ];
         const errors: unknown[] = [];
         let charged = 0n;
         let settled = 0;
@@ -216,7 +242,10 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         // direct writer does not wait), while Prisma's connection would wait it out.
         const locker = spawn(
           process.execPath,
-          ["-e", `const d = new (require("better-sqlite3"))(${JSON.stringify(t.dsn)}); d.exec("BEGIN IMMEDIATE"); console.log("LOCKED"); setTimeout(() => { d.exec("COMMIT"); d.close(); }, 400);`],
+          [
+            "-e",
+            `const d = new (require("better-sqlite3"))(${JSON.stringify(t.dsn)}); d.exec("BEGIN IMMEDIATE"); console.log("LOCKED"); setTimeout(() => { d.exec("COMMIT"); d.close(); }, 400);`,
+          ],
           { stdio: ["ignore", "pipe", "inherit"] },
         );
         await new Promise<void>((resolve) => locker.stdout!.on("data", (d: Buffer) => String(d).includes("LOCKED") && resolve()));
@@ -224,7 +253,8 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         expect(await ledger.settle(reservation, 100n, record(userId, tokenId))).toBe(100n); // spends the hold: flush and close are tried now
         await exited;
         ledger.start();
-        for (let i = 0; i < 100 && (await t.db.quotaHold.count({ where: { user_id: userId, state: 0 } })) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+        for (let i = 0; i < 100 && (await t.db.quotaHold.count({ where: { user_id: userId, state: 0 } })) > 0; i++)
+          await new Promise((r) => setTimeout(r, 50));
         await ledger.close();
         const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
         expect(user.used_quota).toBe(100n);

@@ -127,9 +127,11 @@ const s = (v: unknown) => (v === null || v === undefined ? null : String(v));
 /** Reads tables, columns, keys, indexes and foreign keys of a MariaDB/MySQL database. */
 export async function introspectMysql(conn: mariadb.Connection, db: string): Promise<MySchema & { tableOptions: Record<string, string> }> {
   const q = (sql: string) => conn.query<Row[]>(sql, [db]);
-  const tables = (await q(
-    "SELECT TABLE_NAME, ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
-  )).filter((t) => t.TABLE_NAME !== MIGRATIONS_TABLE);
+  const tables = (
+    await q(
+      "SELECT TABLE_NAME, ENGINE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
+    )
+  ).filter((t) => t.TABLE_NAME !== MIGRATIONS_TABLE);
   const columns = await q(
     "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, EXTRA FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION",
   );
@@ -189,7 +191,11 @@ export async function introspectMysql(conn: mariadb.Connection, db: string): Pro
 
 /** information_schema's spelling of a type the generator renders (BOOLEAN is tinyint(1), …). */
 function normalizeType(type: string): string {
-  const t = type.toLowerCase().replace(/\s+/g, " ").trim().replace(/^integer\b/, "int");
+  const t = type
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^integer\b/, "int");
   if (t === "boolean" || t === "bool") return "tinyint(1)";
   if (t.startsWith("tinyint(1)")) return t;
   return t.replace(/^(tinyint|smallint|mediumint|int|bigint)\(\d+\)/, "$1"); // display widths (MariaDB, MySQL 5.7)
@@ -201,13 +207,13 @@ function normalizeDefault(d: string | null, type: string): string | null {
   let v = d.trim();
   while (v.startsWith("(") && v.endsWith(")")) v = v.slice(1, -1).trim(); // expression form ('')
   v = v.replace(/^_utf8mb4\\?'/, "'").replace(/\\'$/, "'"); // MySQL 8 prints expression defaults this way
-  if (v.startsWith("'") && v.endsWith("'")) return "s:" + v.slice(1, -1).replace(/''/g, "'").replace(/\\\\/g, "\\");
+  if (v.startsWith("'") && v.endsWith("'")) return `s:${v.slice(1, -1).replace(/''/g, "'").replace(/\\\\/g, "\\")}`;
   if (/^true$/i.test(v)) return "n:1";
   if (/^false$/i.test(v)) return "n:0";
-  if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return "n:" + String(Number(v));
+  if (/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(v)) return `n:${String(Number(v))}`;
   if (/^current_timestamp/i.test(v)) return v.toLowerCase().replace("()", "");
   // MySQL 8 prints plain string defaults unquoted.
-  return /char|text|enum|set/i.test(type) ? "s:" + v : v.toLowerCase();
+  return /char|text|enum|set/i.test(type) ? `s:${v}` : v.toLowerCase();
 }
 
 /**
@@ -258,7 +264,8 @@ export function mysqlSchemaDifferences(expected: MySchema, actual: MySchema): st
     for (const f of t.foreignKeys) {
       const af = a.foreignKeys.find((x) => x.name === f.name);
       if (!af) diffs.push(`missing foreign key ${t.name}.${f.name}`);
-      else if (JSON.stringify(f) !== JSON.stringify(af)) diffs.push(`foreign key ${t.name}.${f.name} is ${JSON.stringify(af)}, schema wants ${JSON.stringify(f)}`);
+      else if (JSON.stringify(f) !== JSON.stringify(af))
+        diffs.push(`foreign key ${t.name}.${f.name} is ${JSON.stringify(af)}, schema wants ${JSON.stringify(f)}`);
     }
     for (const f of a.foreignKeys) if (!t.foreignKeys.some((x) => x.name === f.name)) diffs.push(`extra foreign key ${t.name}.${f.name}`);
   }

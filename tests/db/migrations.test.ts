@@ -62,7 +62,7 @@ function valueFor(m: DmmfModel, f: DmmfField, variant: number): unknown {
     case "DateTime":
       return new Date(Date.UTC(2024, 4, 6, 7, 8, 9, 123) + variant * 86_400_000 + n * 1000);
     case "String":
-      if (isText(f)) return `v${variant}-${f.name}-` + "桥🌉 long text, ".repeat(40 + variant); // > 191 characters
+      if (isText(f)) return `v${variant}-${f.name}-${"桥🌉 long text, ".repeat(40 + variant)}`; // > 191 characters
       return `v${variant}-${m.name}-${f.name}-桥🌉`;
     default:
       throw new Error(`${m.name}.${f.name}: type ${f.type} has no test value: extend valueFor() in tests/db/migrations.test.ts`);
@@ -134,7 +134,8 @@ beforeAll(async () => {
 
 describe("splitSqlStatements", () => {
   it("splits the engine's output and drops comment-only chunks", () => {
-    const sql = '-- CreateTable\nCREATE TABLE "a" (\n  "x" TEXT NOT NULL DEFAULT \'\'\n);\n\n-- CreateIndex\nCREATE INDEX "a_x_idx" ON "a"("x");\n-- trailing\n';
+    const sql =
+      '-- CreateTable\nCREATE TABLE "a" (\n  "x" TEXT NOT NULL DEFAULT \'\'\n);\n\n-- CreateIndex\nCREATE INDEX "a_x_idx" ON "a"("x");\n-- trailing\n';
     expect(splitSqlStatements(sql, "postgresql")).toEqual([
       '-- CreateTable\nCREATE TABLE "a" (\n  "x" TEXT NOT NULL DEFAULT \'\'\n)',
       '-- CreateIndex\nCREATE INDEX "a_x_idx" ON "a"("x")',
@@ -151,7 +152,10 @@ describe("splitSqlStatements", () => {
       splitSqlStatements("CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql; SELECT $$;$$", "postgresql"),
     ).toEqual(["CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql", "SELECT $$;$$"]);
     expect(
-      splitSqlStatements("CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = 1; DELETE FROM u; END; PRAGMA foreign_keys=ON;", "sqlite"),
+      splitSqlStatements(
+        "CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = 1; DELETE FROM u; END; PRAGMA foreign_keys=ON;",
+        "sqlite",
+      ),
     ).toEqual(["CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = 1; DELETE FROM u; END", "PRAGMA foreign_keys=ON"]);
   });
 
@@ -199,7 +203,11 @@ for (const kind of KINDS) {
         expect(pick(await d.findUnique({ where }), m), `${m.name} after create`).toEqual(data);
 
         const keys = new Set([...pkFields(m), ...fkFields(m)]);
-        const changes = Object.fromEntries(scalars(m).filter((f) => !keys.has(f.name)).map((f) => [f.name, valueFor(m, f, 1)]));
+        const changes = Object.fromEntries(
+          scalars(m)
+            .filter((f) => !keys.has(f.name))
+            .map((f) => [f.name, valueFor(m, f, 1)]),
+        );
         await d.update({ where, data: changes });
         expect(pick(await d.findUnique({ where }), m), `${m.name} after update`).toEqual({ ...data, ...changes });
 
@@ -241,9 +249,17 @@ for (const kind of KINDS) {
 
     it("refuses to start when an applied migration was edited", async () => {
       const [first] = migrations[kind];
-      await db.$executeRawUnsafe(`UPDATE ${MIGRATIONS_TABLE} SET checksum = ${ph(kind, 1)} WHERE id = ${ph(kind, 2)}`, "0".repeat(64), first.id);
+      await db.$executeRawUnsafe(
+        `UPDATE ${MIGRATIONS_TABLE} SET checksum = ${ph(kind, 1)} WHERE id = ${ph(kind, 2)}`,
+        "0".repeat(64),
+        first.id,
+      );
       await expect(applyMigrations(db, kind)).rejects.toThrow(`"${first.id}" was changed after it was applied`);
-      await db.$executeRawUnsafe(`UPDATE ${MIGRATIONS_TABLE} SET checksum = ${ph(kind, 1)} WHERE id = ${ph(kind, 2)}`, first.checksum, first.id);
+      await db.$executeRawUnsafe(
+        `UPDATE ${MIGRATIONS_TABLE} SET checksum = ${ph(kind, 1)} WHERE id = ${ph(kind, 2)}`,
+        first.checksum,
+        first.id,
+      );
       // …and a migration applied by a newer version.
       await db.$executeRawUnsafe(`INSERT INTO ${MIGRATIONS_TABLE} (id, checksum) VALUES ('9999_future', 'x')`);
       await expect(applyMigrations(db, kind)).rejects.toThrow(/"9999_future" applied, which this version of Qiao does not know/);
@@ -260,7 +276,9 @@ for (const kind of KINDS) {
         for (const f of scalars(ability)) if (!(f.name in row)) row[f.name] = valueFor(ability, f, 3);
         await delegate(db, ability).create({ data: row });
         // What the schema engine writes when a SQLite table must change ("RedefineTables").
-        const [table] = await db.$queryRawUnsafe<{ sql: string }[]>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'channels'");
+        const [table] = await db.$queryRawUnsafe<{ sql: string }[]>(
+          "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'channels'",
+        );
         const indexes = await db.$queryRawUnsafe<{ sql: string }[]>(
           "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'channels' AND sql IS NOT NULL",
         );
@@ -288,7 +306,9 @@ for (const kind of KINDS) {
           sql: `INSERT INTO "abilities" ("group", "model", "channel_id") VALUES ('g', 'm', 999999999);`,
           checksum: "o",
         };
-        await expect(applyMigrations(db, kind, [...list, orphan])).rejects.toThrow(/9101_orphan failed \(rolled back\): it leaves 1 row\(s\) breaking foreign keys/);
+        await expect(applyMigrations(db, kind, [...list, orphan])).rejects.toThrow(
+          /9101_orphan failed \(rolled back\): it leaves 1 row\(s\) breaking foreign keys/,
+        );
         expect(await delegate(db, ability).count({ where: { channel_id: 999999999 } })).toBe(0);
         await db.$executeRawUnsafe(`DELETE FROM ${MIGRATIONS_TABLE} WHERE id = '9100_rebuild'`);
       });

@@ -22,7 +22,15 @@ import {
   schemaFile,
   type Provider,
 } from "@/scripts/db-migration";
-import { CharAsTextPool, createMysqlDatabase, createPgDatabase, introspectMysql, mysqlConnect, mysqlSchemaDifferences, sqliteFile } from "./helpers";
+import {
+  CharAsTextPool,
+  createMysqlDatabase,
+  createPgDatabase,
+  introspectMysql,
+  mysqlConnect,
+  mysqlSchemaDifferences,
+  sqliteFile,
+} from "./helpers";
 
 let schemas: Record<Provider, string>;
 /** schema.prisma with a new model, a new column, a new index: a typical next migration. */

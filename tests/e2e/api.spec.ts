@@ -20,7 +20,10 @@ test("next-auth credentials sign-in yields a working session", async ({ playwrig
   // A wrong password gets no session.
   const other = await playwright.request.newContext({ baseURL });
   const csrf2 = await (await other.get("/api/auth/csrf")).json();
-  await other.post("/api/auth/callback/credentials", { form: { csrfToken: csrf2.csrfToken, username: "root", password: "wrong-pass", json: "true" }, maxRedirects: 0 });
+  await other.post("/api/auth/callback/credentials", {
+    form: { csrfToken: csrf2.csrfToken, username: "root", password: "wrong-pass", json: "true" },
+    maxRedirects: 0,
+  });
   expect((await other.storageState()).cookies.find((c) => c.name === "qiao_session")).toBeUndefined();
   await api.dispose();
   await other.dispose();
@@ -67,7 +70,10 @@ test("console changes reach the relay workers at once", async ({ playwright, bas
       const out: number[] = [];
       for (let i = 0; i < 6; i++) {
         const client = await playwright.request.newContext({ baseURL });
-        const r = await client.post("/v1/chat/completions", { headers: { authorization: `Bearer ${key}` }, data: { model, messages: [{ role: "user", content: "hi" }] } });
+        const r = await client.post("/v1/chat/completions", {
+          headers: { authorization: `Bearer ${key}` },
+          data: { model, messages: [{ role: "user", content: "hi" }] },
+        });
         out.push(r.status());
         await client.dispose();
       }

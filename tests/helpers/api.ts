@@ -43,7 +43,14 @@ export async function call(handler: Handler, method: string, path: string, o: Ca
 }
 
 /** A user row with a known password, and a session cookie for it. */
-export async function createUser(fields: { username: string; password?: string; role?: number; status?: number; group?: string; quota?: number }) {
+export async function createUser(fields: {
+  username: string;
+  password?: string;
+  role?: number;
+  status?: number;
+  group?: string;
+  quota?: number;
+}) {
   const db = await getDb();
   const user = await db.user.create({
     data: {

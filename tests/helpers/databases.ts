@@ -18,7 +18,9 @@ export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
     const pg = await import("pg");
     const admin = new pg.default.Client({ connectionString: PG_ADMIN_DSN });
     await admin.connect().catch((e: Error) => {
-      throw new Error(`PostgreSQL on 127.0.0.1:5432 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`);
+      throw new Error(
+        `PostgreSQL on 127.0.0.1:5432 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`,
+      );
     });
     await admin.query(`CREATE DATABASE ${name}`);
     await admin.end();
@@ -32,7 +34,9 @@ export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
   } else if (kind === "mysql") {
     const mariadb = await import("mariadb");
     const conn = await mariadb.createConnection(MYSQL_ADMIN).catch((e: Error) => {
-      throw new Error(`MariaDB on 127.0.0.1:3306 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`);
+      throw new Error(
+        `MariaDB on 127.0.0.1:3306 is not reachable (${e.message}); start it with the command in shared/guide/environment.md`,
+      );
     });
     await conn.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     await conn.end();

@@ -59,7 +59,8 @@ async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerRespon
     signal: controller.signal,
   });
   const path = (req.url ?? "").split("?")[0];
-  const handler = path === "/pg/chat/completions" ? pgRoute.POST : (v1Route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
+  const handler =
+    path === "/pg/chat/completions" ? pgRoute.POST : (v1Route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
   const response = await handler!(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return void res.end();
@@ -87,12 +88,25 @@ let seq = 0;
 export async function seedUser(o: { quota?: number; role?: number; group?: string; token?: Record<string, unknown> } = {}) {
   const db = await getDb();
   const user = await db.user.create({
-    data: { username: `relay${Date.now().toString(36)}${++seq}`, password: "x", quota: BigInt(o.quota ?? 10_000_000), role: o.role ?? 1, group: o.group ?? "default" },
+    data: {
+      username: `relay${Date.now().toString(36)}${++seq}`,
+      password: "x",
+      quota: BigInt(o.quota ?? 10_000_000),
+      role: o.role ?? 1,
+      group: o.group ?? "default",
+    },
   });
-  const token = await createToken(
-    { id: user.id, group: user.group },
-    { name: `key${seq}`, remain_quota: 0, expired_time: -1, unlimited_quota: true, model_limits_enabled: false, model_limits: "", allow_ips: "", group: "", ...o.token } as never,
-  );
+  const token = await createToken({ id: user.id, group: user.group }, {
+    name: `key${seq}`,
+    remain_quota: 0,
+    expired_time: -1,
+    unlimited_quota: true,
+    model_limits_enabled: false,
+    model_limits: "",
+    allow_ips: "",
+    group: "",
+    ...o.token,
+  } as never);
   return {
     id: user.id,
     username: user.username,
@@ -104,7 +118,20 @@ export async function seedUser(o: { quota?: number; role?: number; group?: strin
   };
 }
 
-export async function seedChannel(fields: { base_url: string; models: string; type?: number; name?: string; priority?: number; weight?: number; group?: string; key?: string; model_mapping?: string; status_code_mapping?: string; other?: string; auto_ban?: number }) {
+export async function seedChannel(fields: {
+  base_url: string;
+  models: string;
+  type?: number;
+  name?: string;
+  priority?: number;
+  weight?: number;
+  group?: string;
+  key?: string;
+  model_mapping?: string;
+  status_code_mapping?: string;
+  other?: string;
+  auto_ban?: number;
+}) {
   const [channel] = await createChannels({
     mode: "single",
     type: 1,

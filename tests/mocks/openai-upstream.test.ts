@@ -27,7 +27,20 @@ function channelFor(type: number, over: Partial<ChannelConfig> = {}): ChannelCon
     22: { base_url: `${mock.url}/api/openapi` },
     39: { other: "acct-1" },
   };
-  return { id: 1, type, name: "t", key: "sk-up", base_url: mock.url, other: "", openai_organization: "", model_mapping: {}, status_code_mapping: {}, auto_ban: true, ...base[type], ...over };
+  return {
+    id: 1,
+    type,
+    name: "t",
+    key: "sk-up",
+    base_url: mock.url,
+    other: "",
+    openai_organization: "",
+    model_mapping: {},
+    status_code_mapping: {},
+    auto_ban: true,
+    ...base[type],
+    ...over,
+  };
 }
 
 function build(type: number, input: Partial<Omit<BuildRequestInput, "channel">> & { channel?: Partial<ChannelConfig> }): UpstreamRequest {
@@ -127,17 +140,45 @@ describe("every chat adapter against the mock", () => {
 describe("other modes", () => {
   it("embeddings (OpenAI, Jina), moderations, images, rerank (Jina, SiliconFlow)", async () => {
     for (const type of [1, 38] as const) {
-      const res = await send(build(type, { mode: "embeddings", clientPath: "/v1/embeddings", upstreamModel: "text-embedding-3-small", body: '{"model":"text-embedding-3-small","input":["a","bb"]}' }));
-      const u = extractResponseUsage("embeddings", new Uint8Array(await res.arrayBuffer()), { model: "text-embedding-3-small", promptTokens: 1 });
+      const res = await send(
+        build(type, {
+          mode: "embeddings",
+          clientPath: "/v1/embeddings",
+          upstreamModel: "text-embedding-3-small",
+          body: '{"model":"text-embedding-3-small","input":["a","bb"]}',
+        }),
+      );
+      const u = extractResponseUsage("embeddings", new Uint8Array(await res.arrayBuffer()), {
+        model: "text-embedding-3-small",
+        promptTokens: 1,
+      });
       expect((u.json as { data: unknown[] }).data).toHaveLength(2);
       expect(u.sawUpstreamUsage).toBe(true);
     }
-    const mod = await (await send(build(1, { mode: "moderations", clientPath: "/v1/moderations", body: '{"input":"I will kill the process"}' }))).json();
+    const mod = await (
+      await send(build(1, { mode: "moderations", clientPath: "/v1/moderations", body: '{"input":"I will kill the process"}' }))
+    ).json();
     expect(mod.results[0].flagged).toBe(true);
-    const img = await (await send(build(1, { mode: "images", clientPath: "/v1/images/generations", upstreamModel: "dall-e-3", body: '{"model":"dall-e-3","prompt":"a cat","n":2}' }))).json();
+    const img = await (
+      await send(
+        build(1, {
+          mode: "images",
+          clientPath: "/v1/images/generations",
+          upstreamModel: "dall-e-3",
+          body: '{"model":"dall-e-3","prompt":"a cat","n":2}',
+        }),
+      )
+    ).json();
     expect(img.data).toHaveLength(2);
     for (const type of [38, 40] as const) {
-      const rr = await send(build(type, { mode: "rerank", clientPath: "/v1/rerank", upstreamModel: "jina-reranker-v2", body: '{"model":"jina-reranker-v2","query":"cat","documents":["a cat","dogs","kitten"],"top_n":2}' }));
+      const rr = await send(
+        build(type, {
+          mode: "rerank",
+          clientPath: "/v1/rerank",
+          upstreamModel: "jina-reranker-v2",
+          body: '{"model":"jina-reranker-v2","query":"cat","documents":["a cat","dogs","kitten"],"top_n":2}',
+        }),
+      );
       const r = extractResponseUsage("rerank", await rr.text(), { model: "x", promptTokens: 1 });
       expect((r.json as { results: unknown[] }).results).toHaveLength(2);
       expect(r.usage.prompt_tokens).toBeGreaterThan(0);
@@ -145,7 +186,14 @@ describe("other modes", () => {
   });
 
   it("speech returns audio bytes", async () => {
-    const res = await send(build(1, { mode: "speech", clientPath: "/v1/audio/speech", upstreamModel: "tts-1", body: '{"model":"tts-1","input":"hello","voice":"alloy"}' }));
+    const res = await send(
+      build(1, {
+        mode: "speech",
+        clientPath: "/v1/audio/speech",
+        upstreamModel: "tts-1",
+        body: '{"model":"tts-1","input":"hello","voice":"alloy"}',
+      }),
+    );
     expect(res.headers.get("content-type")).toBe("audio/mpeg");
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(Array.from(bytes.subarray(0, 3))).toEqual([0x49, 0x44, 0x33]); // "ID3"
@@ -159,24 +207,52 @@ describe("other modes", () => {
       fd.append("file", new Blob([new Uint8Array([1, 2, 3])]), "a.mp3");
       const req = new Request("http://x", { method: "POST", body: fd });
       const body = new Uint8Array(await req.arrayBuffer());
-      const up = build(1, { mode: "transcriptions", clientPath: "/v1/audio/transcriptions", upstreamModel: "whisper-large", requestModel: "whisper-1", body, contentType: req.headers.get("content-type")! });
+      const up = build(1, {
+        mode: "transcriptions",
+        clientPath: "/v1/audio/transcriptions",
+        upstreamModel: "whisper-large",
+        requestModel: "whisper-1",
+        body,
+        contentType: req.headers.get("content-type")!,
+      });
       const res = await send(up);
       expect(res.status).toBe(200);
-      const usage = extractResponseUsage("transcriptions", await res.text(), { model: "whisper-1", promptTokens: 0, responseFormat: format });
+      const usage = extractResponseUsage("transcriptions", await res.text(), {
+        model: "whisper-1",
+        promptTokens: 0,
+        responseFormat: format,
+      });
       expect(usage.usage.completion_tokens).toBeGreaterThan(5);
       expect(mock.requests.at(-1)!.body).toContain("whisper-large");
     }
   });
 
   it("Cloudflare ai/run: completions (plain and streamed) and speech-to-text are converted", async () => {
-    const completion = build(39, { mode: "completions", clientPath: "/v1/completions", upstreamModel: "@cf/meta/llama-3-8b-instruct", body: '{"model":"llama","prompt":"Once","max_tokens":5}' });
+    const completion = build(39, {
+      mode: "completions",
+      clientPath: "/v1/completions",
+      upstreamModel: "@cf/meta/llama-3-8b-instruct",
+      body: '{"model":"llama","prompt":"Once","max_tokens":5}',
+    });
     const json = await (await send(completion)).json();
     const converted = JSON.parse(completion.response!.json(json).body);
     expect(converted).toMatchObject({ object: "text_completion", choices: [{ text: "Hello! How can I help you today?" }] });
     expect(mock.requests.at(-1)!.path).toBe("/client/v4/accounts/acct-1/ai/run/@cf/meta/llama-3-8b-instruct");
 
-    const streamed = build(39, { mode: "completions", clientPath: "/v1/completions", upstreamModel: "@cf/meta/llama-3-8b-instruct", stream: true, body: '{"prompt":"Once","stream":true}' });
-    const relay = new OpenAIStreamRelay({ mode: "completions", model: "@cf/meta/llama-3-8b-instruct", clientIncludeUsage: true, promptTokens: 1, mapEvent: streamed.response!.streamEvent });
+    const streamed = build(39, {
+      mode: "completions",
+      clientPath: "/v1/completions",
+      upstreamModel: "@cf/meta/llama-3-8b-instruct",
+      stream: true,
+      body: '{"prompt":"Once","stream":true}',
+    });
+    const relay = new OpenAIStreamRelay({
+      mode: "completions",
+      model: "@cf/meta/llama-3-8b-instruct",
+      clientIncludeUsage: true,
+      promptTokens: 1,
+      mapEvent: streamed.response!.streamEvent,
+    });
     const out = await relayStream(await send(streamed), relay);
     expect(relay.deliveredText).toBe("Hello! How can I help you today?");
     expect(relay.sawUpstreamUsage).toBe(true);
@@ -186,7 +262,13 @@ describe("other modes", () => {
     fd.append("file", new Blob([new Uint8Array([9, 9, 9])]), "a.wav");
     fd.append("response_format", "text");
     const req = new Request("http://x", { method: "POST", body: fd });
-    const stt = build(39, { mode: "transcriptions", clientPath: "/v1/audio/transcriptions", upstreamModel: "@cf/openai/whisper", body: new Uint8Array(await req.arrayBuffer()), contentType: req.headers.get("content-type")! });
+    const stt = build(39, {
+      mode: "transcriptions",
+      clientPath: "/v1/audio/transcriptions",
+      upstreamModel: "@cf/openai/whisper",
+      body: new Uint8Array(await req.arrayBuffer()),
+      contentType: req.headers.get("content-type")!,
+    });
     const sttOut = stt.response!.json(await (await send(stt)).json());
     expect(sttOut).toEqual({ body: "Hello there, general Kenobi.", contentType: "text/plain; charset=utf-8" });
     expect(mock.requests.at(-1)!.bytes.length).toBe(3);
@@ -218,7 +300,10 @@ describe("failure behaviours", () => {
   it("a dropped connection mid-stream ends the client stream with an error event and [DONE]", async () => {
     mock.setBehaviour({ dropAfterChunks: 2 });
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o-mini", clientIncludeUsage: true, promptTokens: 9, requestId: "rq" });
-    const out = await relayStream(await send(build(1, { stream: true, body: '{"model":"gpt-4o-mini","stream":true,"messages":[]}' })), relay);
+    const out = await relayStream(
+      await send(build(1, { stream: true, body: '{"model":"gpt-4o-mini","stream":true,"messages":[]}' })),
+      relay,
+    );
     expect(relay.endReason).toBe("interrupted");
     expect(relay.deliveredText).toBe("Hello! How");
     expect(out).toContain('"code":"stream_interrupted"');
@@ -228,14 +313,22 @@ describe("failure behaviours", () => {
   it("an error event mid-stream is relayed as an error event", async () => {
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o-mini", clientIncludeUsage: false, promptTokens: 9 });
     const req = build(1, { stream: true, body: '{"model":"gpt-4o-mini","stream":true,"messages":[]}' });
-    const out = await relayStream(await send(req, { headers: { ...req.headers, "x-mock-behaviour": JSON.stringify({ errorAfterChunks: 1 }) } }), relay);
+    const out = await relayStream(
+      await send(req, { headers: { ...req.headers, "x-mock-behaviour": JSON.stringify({ errorAfterChunks: 1 }) } }),
+      relay,
+    );
     expect(relay.endReason).toBe("upstream_error");
     expect(relay.error?.type).toBe("server_error");
     expect(out.match(/\[DONE\]/g)).toHaveLength(1);
   });
 
   it("streamed tool calls are accounted", async () => {
-    mock.setBehaviour({ toolCalls: [{ name: "get_weather", arguments: '{"location":"Paris"}' }, { name: "get_time", arguments: "{}" }] });
+    mock.setBehaviour({
+      toolCalls: [
+        { name: "get_weather", arguments: '{"location":"Paris"}' },
+        { name: "get_time", arguments: "{}" },
+      ],
+    });
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o-mini", clientIncludeUsage: false, promptTokens: 9 });
     await relayStream(await send(build(1, { stream: true, body: '{"model":"gpt-4o-mini","stream":true,"messages":[]}' })), relay);
     expect(relay.toolCallCount).toBe(2);

@@ -98,9 +98,14 @@ const ERRORS: Record<number, { message: string; type: string; code: string | nul
     code: "invalid_api_key",
   },
   403: { message: "Country, region, or territory not supported", type: "request_forbidden", code: "unsupported_country_region_territory" },
-  404: { message: "The model `unknown` does not exist or you do not have access to it.", type: "invalid_request_error", code: "model_not_found" },
+  404: {
+    message: "The model `unknown` does not exist or you do not have access to it.",
+    type: "invalid_request_error",
+    code: "model_not_found",
+  },
   429: {
-    message: "Rate limit reached for gpt-4o in organization org-mock on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.",
+    message:
+      "Rate limit reached for gpt-4o in organization org-mock on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.",
     type: "requests",
     code: "rate_limit_exceeded",
   },
@@ -158,9 +163,26 @@ function sendError(res: ServerResponse, status: number, b: MockBehaviour, extra:
     res.end(b.failBody);
     return;
   }
-  const base = ERRORS[status] ?? { message: `mock failure ${status}`, type: status >= 500 ? "server_error" : "invalid_request_error", code: null };
-  const headers = status === 429 ? { "retry-after": "20", "x-ratelimit-limit-requests": "3", "x-ratelimit-remaining-requests": "0", ...extra } : extra;
-  sendJson(res, status, { error: { message: b.failError?.message ?? base.message, type: b.failError?.type ?? base.type, param: b.failError?.param ?? null, code: b.failError?.code !== undefined ? b.failError.code : base.code } }, headers);
+  const base = ERRORS[status] ?? {
+    message: `mock failure ${status}`,
+    type: status >= 500 ? "server_error" : "invalid_request_error",
+    code: null,
+  };
+  const headers =
+    status === 429 ? { "retry-after": "20", "x-ratelimit-limit-requests": "3", "x-ratelimit-remaining-requests": "0", ...extra } : extra;
+  sendJson(
+    res,
+    status,
+    {
+      error: {
+        message: b.failError?.message ?? base.message,
+        type: b.failError?.type ?? base.type,
+        param: b.failError?.param ?? null,
+        code: b.failError?.code !== undefined ? b.failError.code : base.code,
+      },
+    },
+    headers,
+  );
 }
 
 function usageObject(prompt: number, completion: number, b: MockBehaviour): Obj {
@@ -215,7 +237,8 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { message: `mock crashed: ${String(err)}`, type: "server_error", param: null, code: null } });
+      if (!res.headersSent)
+        sendJson(res, 500, { error: { message: `mock crashed: ${String(err)}`, type: "server_error", param: null, code: null } });
       else res.destroy();
     });
   });
@@ -225,7 +248,7 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     const bytes = await readBody(req);
     const body = bytes.toString("utf8");
     const ct = String(req.headers["content-type"] ?? "");
-    let json: unknown = undefined;
+    let json: unknown;
     if (ct.includes("json") || body.startsWith("{")) {
       try {
         json = JSON.parse(body);
@@ -234,7 +257,16 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
       }
     }
     const { kind, model: pathModel } = route(req.method ?? "GET", url.pathname, json);
-    requests.push({ method: req.method ?? "GET", path: url.pathname, query: url.searchParams, headers: req.headers, body, bytes, json, kind });
+    requests.push({
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      bytes,
+      json,
+      kind,
+    });
 
     let b: MockBehaviour = behaviour;
     const override = req.headers["x-mock-behaviour"];
@@ -274,18 +306,38 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
       case "rerank":
         return rerank(res, model, json, b, extra);
       case "models":
-        return sendJson(res, 200, {
-          object: "list",
-          data: ["gpt-4o", "gpt-4o-mini", "text-embedding-3-small", "whisper-1", "tts-1", "dall-e-3"].map((id) => ({ id, object: "model", created: 1715367049, owned_by: "system" })),
-        }, extra);
+        return sendJson(
+          res,
+          200,
+          {
+            object: "list",
+            data: ["gpt-4o", "gpt-4o-mini", "text-embedding-3-small", "whisper-1", "tts-1", "dall-e-3"].map((id) => ({
+              id,
+              object: "model",
+              created: 1715367049,
+              owned_by: "system",
+            })),
+          },
+          extra,
+        );
       case "cf-run":
         return cloudflareRun(res, model, json, bytes, ct, b, extra);
       default:
-        return sendJson(res, 404, { error: { message: `Invalid URL (${req.method} ${url.pathname})`, type: "invalid_request_error", param: null, code: null } });
+        return sendJson(res, 404, {
+          error: { message: `Invalid URL (${req.method} ${url.pathname})`, type: "invalid_request_error", param: null, code: null },
+        });
     }
   }
 
-  async function textGeneration(res: ServerResponse, kind: "chat" | "completions", model: string, json: unknown, raw: string, b: MockBehaviour, extra: Record<string, string>) {
+  async function textGeneration(
+    res: ServerResponse,
+    kind: "chat" | "completions",
+    model: string,
+    json: unknown,
+    raw: string,
+    b: MockBehaviour,
+    extra: Record<string, string>,
+  ) {
     const req = isObj(json) ? json : {};
     const promptText = kind === "chat" ? JSON.stringify(req.messages ?? []) : JSON.stringify(req.prompt ?? "");
     const promptTokens = fakeTokens(promptText);
@@ -298,37 +350,61 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     if (req.stream !== true) {
       const usage = b.omitUsage ? undefined : usageObject(promptTokens, completionTokens, b);
       if (kind === "completions") {
-        return sendJson(res, 200, { id, object: "text_completion", created, model, choices: [{ text, index: 0, logprobs: null, finish_reason: "stop" }], usage }, extra);
+        return sendJson(
+          res,
+          200,
+          { id, object: "text_completion", created, model, choices: [{ text, index: 0, logprobs: null, finish_reason: "stop" }], usage },
+          extra,
+        );
       }
       const message: Obj = tools
-        ? { role: "assistant", content: null, tool_calls: tools.map((t) => ({ id: `call_${rid(24)}`, type: "function", function: { name: t.name, arguments: t.arguments } })), refusal: null, annotations: [] }
+        ? {
+            role: "assistant",
+            content: null,
+            tool_calls: tools.map((t) => ({ id: `call_${rid(24)}`, type: "function", function: { name: t.name, arguments: t.arguments } })),
+            refusal: null,
+            annotations: [],
+          }
         : { role: "assistant", content: text, refusal: null, annotations: [] };
-      return sendJson(res, 200, {
-        id,
-        object: "chat.completion",
-        created,
-        model,
-        choices: [{ index: 0, message, logprobs: null, finish_reason: tools ? "tool_calls" : "stop" }],
-        usage,
-        service_tier: "default",
-        system_fingerprint: FINGERPRINT,
-      }, extra);
+      return sendJson(
+        res,
+        200,
+        {
+          id,
+          object: "chat.completion",
+          created,
+          model,
+          choices: [{ index: 0, message, logprobs: null, finish_reason: tools ? "tool_calls" : "stop" }],
+          usage,
+          service_tier: "default",
+          system_fingerprint: FINGERPRINT,
+        },
+        extra,
+      );
     }
 
     const includeUsage = isObj(req.stream_options) && req.stream_options.include_usage === true;
-    res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache", Connection: "keep-alive", ...extra });
+    res.writeHead(200, {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache",
+      Connection: "keep-alive",
+      ...extra,
+    });
     res.flushHeaders();
     if (b.stallAfterHeadersMs) await sleep(b.stallAfterHeadersMs);
     const write = (payload: Obj | string) => res.write(`data: ${typeof payload === "string" ? payload : JSON.stringify(payload)}\n\n`);
     const chunk = (choices: Obj[]): Obj => {
-      const c: Obj = kind === "chat"
-        ? { id, object: "chat.completion.chunk", created, model, service_tier: "default", system_fingerprint: FINGERPRINT, choices }
-        : { id, object: "text_completion", created, choices, model };
+      const c: Obj =
+        kind === "chat"
+          ? { id, object: "chat.completion.chunk", created, model, service_tier: "default", system_fingerprint: FINGERPRINT, choices }
+          : { id, object: "text_completion", created, choices, model };
       if (includeUsage) c.usage = null;
       return c;
     };
     const choice = (delta: Obj, finish: string | null): Obj =>
-      kind === "chat" ? { index: 0, delta, logprobs: null, finish_reason: finish } : { text: typeof delta.content === "string" ? delta.content : "", index: 0, logprobs: null, finish_reason: finish };
+      kind === "chat"
+        ? { index: 0, delta, logprobs: null, finish_reason: finish }
+        : { text: typeof delta.content === "string" ? delta.content : "", index: 0, logprobs: null, finish_reason: finish };
 
     // The pieces to stream after the role chunk.
     const pieces: Obj[] = [];
@@ -350,7 +426,14 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
         return;
       }
       if (b.errorAfterChunks !== undefined && sent >= b.errorAfterChunks) {
-        write({ error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } });
+        write({
+          error: {
+            message: "The server had an error while processing your request. Sorry about that!",
+            type: "server_error",
+            param: null,
+            code: null,
+          },
+        });
         res.end();
         return;
       }
@@ -370,7 +453,10 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
 
   function embeddings(res: ServerResponse, model: string, json: unknown, b: MockBehaviour, extra: Record<string, string>) {
     const req = isObj(json) ? json : {};
-    const inputs = Array.isArray(req.input) && req.input.every((x) => typeof x === "string") ? (req.input as string[]) : [typeof req.input === "string" ? req.input : JSON.stringify(req.input)];
+    const inputs =
+      Array.isArray(req.input) && req.input.every((x) => typeof x === "string")
+        ? (req.input as string[])
+        : [typeof req.input === "string" ? req.input : JSON.stringify(req.input)];
     const dims = typeof req.dimensions === "number" ? req.dimensions : 8;
     const data = inputs.map((text, index) => {
       const vec = Array.from({ length: dims }, (_, i) => Number(Math.sin(text.length + i).toFixed(6)));
@@ -378,14 +464,35 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
       return { object: "embedding", index, embedding };
     });
     const tokens = inputs.reduce((n, t) => n + fakeTokens(t), 0);
-    const usage = b.omitUsage ? undefined : { prompt_tokens: tokens, total_tokens: tokens, ...(b.absurdUsage ? { prompt_tokens: 1e12, total_tokens: 1e12 } : {}), ...(b.usage ?? {}) };
+    const usage = b.omitUsage
+      ? undefined
+      : {
+          prompt_tokens: tokens,
+          total_tokens: tokens,
+          ...(b.absurdUsage ? { prompt_tokens: 1e12, total_tokens: 1e12 } : {}),
+          ...(b.usage ?? {}),
+        };
     sendJson(res, 200, { object: "list", data, model, usage }, extra);
   }
 
   function moderations(res: ServerResponse, model: string, json: unknown, extra: Record<string, string>) {
     const req = isObj(json) ? json : {};
     const inputs = Array.isArray(req.input) ? req.input : [req.input];
-    const cats = ["harassment", "harassment/threatening", "hate", "hate/threatening", "illicit", "illicit/violent", "self-harm", "self-harm/instructions", "self-harm/intent", "sexual", "sexual/minors", "violence", "violence/graphic"];
+    const cats = [
+      "harassment",
+      "harassment/threatening",
+      "hate",
+      "hate/threatening",
+      "illicit",
+      "illicit/violent",
+      "self-harm",
+      "self-harm/instructions",
+      "self-harm/intent",
+      "sexual",
+      "sexual/minors",
+      "violence",
+      "violence/graphic",
+    ];
     const results = inputs.map((input) => {
       const flagged = typeof input === "string" && /\bkill\b/i.test(input);
       return {
@@ -403,16 +510,28 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     const n = typeof req.n === "number" && req.n > 0 ? req.n : 1;
     const b64 = req.response_format === "b64_json" || model.startsWith("gpt-image");
     const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex").toString("base64");
-    const data = Array.from({ length: n }, (_, i) => (b64 ? { b64_json: png } : { url: `https://mock.invalid/images/${rid(12)}-${i}.png`, revised_prompt: typeof req.prompt === "string" ? req.prompt : "" }));
+    const data = Array.from({ length: n }, (_, i) =>
+      b64
+        ? { b64_json: png }
+        : { url: `https://mock.invalid/images/${rid(12)}-${i}.png`, revised_prompt: typeof req.prompt === "string" ? req.prompt : "" },
+    );
     const out: Obj = { created: nowSec(), data };
-    if (model.startsWith("gpt-image")) out.usage = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
+    if (model.startsWith("gpt-image"))
+      out.usage = { input_tokens: 50, output_tokens: 4160, total_tokens: 4210, input_tokens_details: { text_tokens: 50, image_tokens: 0 } };
     sendJson(res, 200, out, extra);
   }
 
   function speech(res: ServerResponse, json: unknown, extra: Record<string, string>) {
     const req = isObj(json) ? json : {};
     const format = typeof req.response_format === "string" ? req.response_format : "mp3";
-    const types: Record<string, string> = { mp3: "audio/mpeg", opus: "audio/ogg", aac: "audio/aac", flac: "audio/flac", wav: "audio/wav", pcm: "audio/pcm" };
+    const types: Record<string, string> = {
+      mp3: "audio/mpeg",
+      opus: "audio/ogg",
+      aac: "audio/aac",
+      flac: "audio/flac",
+      wav: "audio/wav",
+      pcm: "audio/pcm",
+    };
     // An ID3v2 header and one silent MPEG-1 Layer III frame header, repeated per input character.
     const frame = Buffer.from("fffb9064000000000000000000000000", "hex");
     const chars = typeof req.input === "string" ? [...req.input].length : 1;
@@ -421,15 +540,35 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     res.end(audio);
   }
 
-  async function transcription(res: ServerResponse, kind: string, bytes: Buffer, ct: string, b: MockBehaviour, extra: Record<string, string>) {
+  async function transcription(
+    res: ServerResponse,
+    kind: string,
+    bytes: Buffer,
+    ct: string,
+    b: MockBehaviour,
+    extra: Record<string, string>,
+  ) {
     let form: FormData;
     try {
-      form = await new Request("http://mock/", { method: "POST", body: bytes as unknown as BodyInit, headers: { "content-type": ct } }).formData();
+      form = await new Request("http://mock/", {
+        method: "POST",
+        body: bytes as unknown as BodyInit,
+        headers: { "content-type": ct },
+      }).formData();
     } catch {
-      return sendJson(res, 400, { error: { message: "Could not parse multipart form", type: "invalid_request_error", param: null, code: null } });
+      return sendJson(res, 400, {
+        error: { message: "Could not parse multipart form", type: "invalid_request_error", param: null, code: null },
+      });
     }
     if (!(form.get("file") instanceof Blob)) {
-      return sendJson(res, 400, { error: { message: "1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)", type: "invalid_request_error", param: null, code: null } });
+      return sendJson(res, 400, {
+        error: {
+          message: "1 validation error for Request\nbody -> file\n  field required (type=value_error.missing)",
+          type: "invalid_request_error",
+          param: null,
+          code: null,
+        },
+      });
     }
     const model = String(form.get("model") ?? "whisper-1");
     const format = String(form.get("response_format") ?? "json");
@@ -453,17 +592,39 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
         res.writeHead(200, { "Content-Type": "text/vtt; charset=utf-8", ...extra });
         return res.end(`WEBVTT\n\n${segs.map((s, i) => `${cue(i, ".")}\n${s}\n`).join("\n")}`);
       case "verbose_json":
-        return sendJson(res, 200, {
-          task: kind === "translations" ? "translate" : "transcribe",
-          language: "english",
-          duration: 3,
-          text,
-          segments: segs.map((s, i) => ({ id: i, seek: 0, start: i * 1.5, end: (i + 1) * 1.5, text: ` ${s}`, tokens: [50364], temperature: 0, avg_logprob: -0.2, compression_ratio: 0.9, no_speech_prob: 0.01 })),
-        }, extra);
+        return sendJson(
+          res,
+          200,
+          {
+            task: kind === "translations" ? "translate" : "transcribe",
+            language: "english",
+            duration: 3,
+            text,
+            segments: segs.map((s, i) => ({
+              id: i,
+              seek: 0,
+              start: i * 1.5,
+              end: (i + 1) * 1.5,
+              text: ` ${s}`,
+              tokens: [50364],
+              temperature: 0,
+              avg_logprob: -0.2,
+              compression_ratio: 0.9,
+              no_speech_prob: 0.01,
+            })),
+          },
+          extra,
+        );
       default: {
         const out: Obj = { text };
         if (model.startsWith("gpt-4o") && !b.omitUsage) {
-          out.usage = { type: "tokens", input_tokens: 14, input_token_details: { text_tokens: 0, audio_tokens: 14 }, output_tokens: fakeTokens(text), total_tokens: 14 + fakeTokens(text) };
+          out.usage = {
+            type: "tokens",
+            input_tokens: 14,
+            input_token_details: { text_tokens: 0, audio_tokens: 14 },
+            output_tokens: fakeTokens(text),
+            total_tokens: 14 + fakeTokens(text),
+          };
         }
         return sendJson(res, 200, out, extra);
       }
@@ -475,38 +636,80 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     const docs = Array.isArray(req.documents) ? req.documents : [];
     const query = typeof req.query === "string" ? req.query : "";
     const texts = docs.map((d) => (typeof d === "string" ? d : isObj(d) && typeof d.text === "string" ? d.text : JSON.stringify(d)));
-    const scored = texts.map((t, index) => ({ index, relevance_score: Number((1 / (1 + Math.abs(t.length - query.length))).toFixed(6)), text: t }));
+    const scored = texts.map((t, index) => ({
+      index,
+      relevance_score: Number((1 / (1 + Math.abs(t.length - query.length))).toFixed(6)),
+      text: t,
+    }));
     scored.sort((x, y) => y.relevance_score - x.relevance_score);
     const top = typeof req.top_n === "number" ? scored.slice(0, req.top_n) : scored;
     const withDocs = req.return_documents !== false;
     const tokens = fakeTokens(query) + texts.reduce((n, t) => n + fakeTokens(t), 0);
-    sendJson(res, 200, {
-      model,
-      usage: b.omitUsage ? undefined : { total_tokens: b.absurdUsage ? 1e12 : tokens },
-      results: top.map((r) => (withDocs ? { index: r.index, relevance_score: r.relevance_score, document: { text: r.text } } : { index: r.index, relevance_score: r.relevance_score })),
-    }, extra);
+    sendJson(
+      res,
+      200,
+      {
+        model,
+        usage: b.omitUsage ? undefined : { total_tokens: b.absurdUsage ? 1e12 : tokens },
+        results: top.map((r) =>
+          withDocs
+            ? { index: r.index, relevance_score: r.relevance_score, document: { text: r.text } }
+            : { index: r.index, relevance_score: r.relevance_score },
+        ),
+      },
+      extra,
+    );
   }
 
-  async function cloudflareRun(res: ServerResponse, model: string, json: unknown, bytes: Buffer, ct: string, b: MockBehaviour, extra: Record<string, string>) {
+  async function cloudflareRun(
+    res: ServerResponse,
+    model: string,
+    json: unknown,
+    bytes: Buffer,
+    ct: string,
+    b: MockBehaviour,
+    extra: Record<string, string>,
+  ) {
     if (model.includes("whisper")) {
       const text = b.content ?? DEFAULT_TRANSCRIPT;
       const audioLen = ct.includes("json") && isObj(json) && typeof json.audio === "string" ? json.audio.length : bytes.length;
-      if (audioLen === 0) return sendJson(res, 400, { result: null, success: false, errors: [{ code: 5006, message: "Error: required properties at '/' are 'audio'" }], messages: [] });
+      if (audioLen === 0)
+        return sendJson(res, 400, {
+          result: null,
+          success: false,
+          errors: [{ code: 5006, message: "Error: required properties at '/' are 'audio'" }],
+          messages: [],
+        });
       const words = text.split(" ").map((word, i) => ({ word, start: i * 0.5, end: i * 0.5 + 0.4 }));
-      return sendJson(res, 200, {
-        result: { text, word_count: words.length, words, vtt: `WEBVTT\n\n00:00.000 --> 00:03.000\n${text}\n` },
-        success: true,
-        errors: [],
-        messages: [],
-      }, extra);
+      return sendJson(
+        res,
+        200,
+        {
+          result: { text, word_count: words.length, words, vtt: `WEBVTT\n\n00:00.000 --> 00:03.000\n${text}\n` },
+          success: true,
+          errors: [],
+          messages: [],
+        },
+        extra,
+      );
     }
     const req = isObj(json) ? json : {};
     if (typeof req.prompt !== "string" && !Array.isArray(req.messages)) {
-      return sendJson(res, 400, { result: null, success: false, errors: [{ code: 5006, message: "Error: required properties at '/' are 'prompt'" }], messages: [] });
+      return sendJson(res, 400, {
+        result: null,
+        success: false,
+        errors: [{ code: 5006, message: "Error: required properties at '/' are 'prompt'" }],
+        messages: [],
+      });
     }
     const text = b.content ?? DEFAULT_TEXT;
-    const usage = { prompt_tokens: fakeTokens(String(req.prompt ?? "")), completion_tokens: fakeTokens(text), total_tokens: fakeTokens(String(req.prompt ?? "")) + fakeTokens(text) };
-    if (req.stream !== true) return sendJson(res, 200, { result: { response: text, usage }, success: true, errors: [], messages: [] }, extra);
+    const usage = {
+      prompt_tokens: fakeTokens(String(req.prompt ?? "")),
+      completion_tokens: fakeTokens(text),
+      total_tokens: fakeTokens(String(req.prompt ?? "")) + fakeTokens(text),
+    };
+    if (req.stream !== true)
+      return sendJson(res, 200, { result: { response: text, usage }, success: true, errors: [], messages: [] }, extra);
     res.writeHead(200, { "Content-Type": "text/event-stream", ...extra });
     for (const piece of splitReply(text, b.chunks)) {
       if (b.chunkDelayMs) await sleep(b.chunkDelayMs);

@@ -58,7 +58,9 @@ for (const entry of ENTRIES) {
     });
 
     it("cached prompt tokens are billed at the cache ratio", async () => {
-      mock.setBehaviour({ usage: { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200, prompt_tokens_details: { cached_tokens: 600 } } });
+      mock.setBehaviour({
+        usage: { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200, prompt_tokens_details: { cached_tokens: 600 } },
+      });
       const u = await seedUser();
       await clientFor(u.key).chat.completions.create({ model: "m-ratio", messages: [{ role: "user", content: "hi" }] });
       await settleAll();
@@ -99,7 +101,9 @@ for (const entry of ENTRIES) {
       mock.setBehaviour({ absurdUsage: true });
       const u = await seedUser({ quota: 5_000_000 });
       const before = await u.quota();
-      await clientFor(u.key).chat.completions.create({ model: "m-flat", messages: [{ role: "user", content: "hi" }] }).catch(() => undefined);
+      await clientFor(u.key)
+        .chat.completions.create({ model: "m-flat", messages: [{ role: "user", content: "hi" }] })
+        .catch(() => undefined);
       await settleAll();
       const after = await u.quota();
       expect(after).toBeLessThanOrEqual(before);
@@ -157,7 +161,9 @@ for (const entry of ENTRIES) {
       const u = await seedUser({ quota: 520 });
       const client = clientFor(u.key);
       const results = await Promise.allSettled(
-        Array.from({ length: 50 }, () => client.chat.completions.create({ model: "m-flat", max_tokens: 90, messages: [{ role: "user", content: "hi" }] })),
+        Array.from({ length: 50 }, () =>
+          client.chat.completions.create({ model: "m-flat", max_tokens: 90, messages: [{ role: "user", content: "hi" }] }),
+        ),
       );
       const ok = results.filter((r) => r.status === "fulfilled").length;
       const refused = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
@@ -197,7 +203,11 @@ for (const entry of ENTRIES) {
       const u = await seedUser();
       const before = await u.quota();
       const cookie = await sessionCookieFor(u.id);
-      const noHeader = await fetch(`${relay.url}/pg/chat/completions`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: JSON.stringify({ model: "m-flat", messages: [{ role: "user", content: "hi" }] }) });
+      const noHeader = await fetch(`${relay.url}/pg/chat/completions`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json" },
+        body: JSON.stringify({ model: "m-flat", messages: [{ role: "user", content: "hi" }] }),
+      });
       expect(noHeader.status).toBe(401);
       const res = await fetch(`${relay.url}/pg/chat/completions`, {
         method: "POST",

@@ -42,11 +42,22 @@ for (const entry of ENTRIES) {
       await settleAll();
       const db = await getDb();
       const log = await db.log.findFirstOrThrow({ where: { user_id: user.id, type: 2 } });
-      expect(log).toMatchObject({ model_name: MODEL, prompt_tokens: res.usage!.prompt_tokens, completion_tokens: res.usage!.completion_tokens, is_stream: false, username: user.username });
+      expect(log).toMatchObject({
+        model_name: MODEL,
+        prompt_tokens: res.usage!.prompt_tokens,
+        completion_tokens: res.usage!.completion_tokens,
+        is_stream: false,
+        username: user.username,
+      });
       expect(before - (await user.quota())).toBe(log.quota);
       expect(log.quota).toBeGreaterThan(0n);
       const other = JSON.parse(log.other);
-      expect(other).toMatchObject({ model_ratio: expect.any(Number), group_ratio: 1, completion_ratio: expect.any(Number), model_price: -1 });
+      expect(other).toMatchObject({
+        model_ratio: expect.any(Number),
+        group_ratio: 1,
+        completion_ratio: expect.any(Number),
+        model_price: -1,
+      });
       expect(other.admin_info.use_channel).toHaveLength(1);
       expect(typeof other.frt).toBe("number");
     });
@@ -76,7 +87,12 @@ for (const entry of ENTRIES) {
     });
 
     it("streams the usage chunk to a client that asked for it", async () => {
-      const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let usage: OpenAI.CompletionUsage | undefined;
       for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
       expect(usage?.completion_tokens).toBeGreaterThan(0);
@@ -84,7 +100,12 @@ for (const entry of ENTRIES) {
 
     it("counts tokens locally when the upstream sends no usage", async () => {
       mock.setBehaviour({ omitUsage: true, content: "one two three four" });
-      const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let usage: OpenAI.CompletionUsage | undefined;
       for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
       expect(usage?.completion_tokens).toBe(4);
@@ -99,7 +120,9 @@ for (const entry of ENTRIES) {
       const stream = await client.chat.completions.create({
         model: MODEL,
         messages: [{ role: "user", content: "weather?" }],
-        tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+        tools: [
+          { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+        ],
         stream: true,
       });
       let name = "";
@@ -119,7 +142,10 @@ for (const entry of ENTRIES) {
         messages: [{ role: "user", content: "hi" }],
         temperature: 0,
         top_p: 0,
-        response_format: { type: "json_schema", json_schema: { name: "x", strict: true, schema: { type: "object", properties: { a: { type: "integer" } } } } },
+        response_format: {
+          type: "json_schema",
+          json_schema: { name: "x", strict: true, schema: { type: "object", properties: { a: { type: "integer" } } } },
+        },
         // @ts-expect-error: fields OpenAI's types do not know are passed through
         top_k: 0,
         thinking: { type: "enabled", budget_tokens: 0 },
@@ -129,7 +155,10 @@ for (const entry of ENTRIES) {
       expect(sent.top_p).toBe(0);
       expect(sent.top_k).toBe(0);
       expect(sent.thinking).toEqual({ type: "enabled", budget_tokens: 0 });
-      expect(sent.response_format).toEqual({ type: "json_schema", json_schema: { name: "x", strict: true, schema: { type: "object", properties: { a: { type: "integer" } } } } });
+      expect(sent.response_format).toEqual({
+        type: "json_schema",
+        json_schema: { name: "x", strict: true, schema: { type: "object", properties: { a: { type: "integer" } } } },
+      });
       expect(mock.requests.at(-1)!.headers.authorization).toBe("Bearer sk-upstream-key");
     });
 
@@ -143,7 +172,10 @@ for (const entry of ENTRIES) {
       const speech = await client.audio.speech.create({ model: "tts-1", voice: "alloy", input: "Hello there" });
       const audio = new Uint8Array(await speech.arrayBuffer());
       expect(audio.length).toBeGreaterThan(0);
-      const transcript = await client.audio.transcriptions.create({ model: "whisper-1", file: await toFile(Buffer.from("RIFFfake-wav"), "a.wav", { type: "audio/wav" }) });
+      const transcript = await client.audio.transcriptions.create({
+        model: "whisper-1",
+        file: await toFile(Buffer.from("RIFFfake-wav"), "a.wav", { type: "audio/wav" }),
+      });
       expect(transcript.text).toBe("Hello there, general Kenobi.");
       const sentMultipart = mock.requests.find((r) => r.path.endsWith("/audio/transcriptions"))!;
       expect(String(sentMultipart.headers["content-type"])).toMatch(/^multipart\/form-data; boundary=/);
@@ -156,7 +188,14 @@ for (const entry of ENTRIES) {
       expect((await rerank.json()).results).toHaveLength(2);
       await settleAll();
       const logs = await (await getDb()).log.findMany({ where: { user_id: user.id, type: 2 }, orderBy: { id: "asc" } });
-      expect(logs.map((l) => l.model_name)).toEqual(["text-embedding-3-small", "text-moderation-latest", "dall-e-3", "tts-1", "whisper-1", "jina-reranker-v2-base-multilingual"]);
+      expect(logs.map((l) => l.model_name)).toEqual([
+        "text-embedding-3-small",
+        "text-moderation-latest",
+        "dall-e-3",
+        "tts-1",
+        "whisper-1",
+        "jina-reranker-v2-base-multilingual",
+      ]);
       expect(logs.every((l) => l.quota > 0n)).toBe(true);
     });
 
@@ -181,7 +220,10 @@ for (const entry of ENTRIES) {
     });
 
     it("sends CORS headers and answers preflight", async () => {
-      const pre = await fetch(`${relay.url}/v1/chat/completions`, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+      const pre = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+      });
       expect(pre.status).toBe(204);
       expect(pre.headers.get("access-control-allow-origin")).toBe("*");
     });

@@ -12,11 +12,27 @@ import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases
 
 /** Seeds a user with a key and one channel straight into a database (any of the three). */
 async function seed(db: Db, o: { quota: bigint; baseUrl: string; model: string }) {
-  const user = await db.user.create({ data: { username: `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`, password: "x", quota: o.quota } });
+  const user = await db.user.create({
+    data: { username: `p${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`, password: "x", quota: o.quota },
+  });
   const key = generateTokenKey();
-  await db.token.create({ data: { user_id: user.id, key_hash: hashTokenKey(key), key_enc: seal(key), key_hint: tokenKeyHint(key), name: "k", unlimited_quota: true, expired_time: -1 } });
-  const channel = await db.channel.create({ data: { type: 1, name: "c", key: seal("sk-up"), base_url: o.baseUrl, models: o.model, group: "default" } });
-  await db.ability.createMany({ data: abilityRowsFor({ id: channel.id, models: o.model, group: "default", priority: 0, weight: 0, status: 1 }) });
+  await db.token.create({
+    data: {
+      user_id: user.id,
+      key_hash: hashTokenKey(key),
+      key_enc: seal(key),
+      key_hint: tokenKeyHint(key),
+      name: "k",
+      unlimited_quota: true,
+      expired_time: -1,
+    },
+  });
+  const channel = await db.channel.create({
+    data: { type: 1, name: "c", key: seal("sk-up"), base_url: o.baseUrl, models: o.model, group: "default" },
+  });
+  await db.ability.createMany({
+    data: abilityRowsFor({ id: channel.id, models: o.model, group: "default", priority: 0, weight: 0, status: 1 }),
+  });
   return { userId: user.id, key: `sk-${key}` };
 }
 
@@ -115,12 +131,18 @@ describe("a relay process", () => {
       try {
         const client = new OpenAI({ apiKey: key, baseURL: `${relay.url}/v1`, maxRetries: 0 });
         const results = await Promise.allSettled(
-          Array.from({ length: 50 }, () => client.chat.completions.create({ model: "m-flat", max_tokens: 90, messages: [{ role: "user", content: "hi" }] })),
+          Array.from({ length: 50 }, () =>
+            client.chat.completions.create({ model: "m-flat", max_tokens: 90, messages: [{ role: "user", content: "hi" }] }),
+          ),
         );
         const ok = results.filter((r) => r.status === "fulfilled").length;
         expect(ok).toBeGreaterThanOrEqual(1);
         expect(ok).toBeLessThanOrEqual(5);
-        expect((results.filter((r) => r.status === "rejected") as PromiseRejectedResult[]).every((r) => (r.reason as { status: number }).status === 403)).toBe(true);
+        expect(
+          (results.filter((r) => r.status === "rejected") as PromiseRejectedResult[]).every(
+            (r) => (r.reason as { status: number }).status === 403,
+          ),
+        ).toBe(true);
       } finally {
         mock.setBehaviour(null);
         await relay.stop();

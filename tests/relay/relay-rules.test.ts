@@ -55,7 +55,7 @@ for (const entry of ENTRIES) {
       it("rejects a missing, malformed or unknown key with 401 and shows at most a masked key", async () => {
         const noKey = await fetch(`${relay.url}/v1/chat/completions`, { method: "POST", body: "{}" });
         expect(noKey.status).toBe(401);
-        const unknownKey = "sk-" + "A".repeat(48);
+        const unknownKey = `sk-${"A".repeat(48)}`;
         const unknown = await errorOf(chat(clientFor(unknownKey)));
         expect(unknown.status).toBe(401);
         expect(unknown.message).not.toContain("A".repeat(20));
@@ -177,7 +177,11 @@ for (const entry of ENTRIES) {
       it("rejects a body that is not JSON with a clean 400 and moves no quota", async () => {
         const u = await seedUser();
         const before = await u.quota();
-        const res = await fetch(`${relay.url}/v1/chat/completions`, { method: "POST", headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" }, body: "{oops" });
+        const res = await fetch(`${relay.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" },
+          body: "{oops",
+        });
         expect(res.status).toBe(400);
         expect((await res.json()).error.message).toContain("JSON");
         await settleAll();

@@ -12,16 +12,32 @@ const MODEL = "gpt-4o-mini";
 /** Where each type must send a chat request, and how it must authenticate. */
 const EXPECT: Record<number, { path: RegExp; auth: (h: Record<string, unknown>) => boolean; channel?: Record<string, unknown> }> = {
   1: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
-  3: { path: /^\/openai\/deployments\/gpt-4o-mini\/chat\/completions$/, auth: (h) => h["api-key"] === "sk-up", channel: { other: "2024-10-21" } },
+  3: {
+    path: /^\/openai\/deployments\/gpt-4o-mini\/chat\/completions$/,
+    auth: (h) => h["api-key"] === "sk-up",
+    channel: { other: "2024-10-21" },
+  },
   4: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === undefined },
-  8: { path: /^\/custom\/gpt-4o-mini\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up", channel: { base_url: "{mock}/custom/{model}/v1/chat/completions" } },
+  8: {
+    path: /^\/custom\/gpt-4o-mini\/v1\/chat\/completions$/,
+    auth: (h) => h.authorization === "Bearer sk-up",
+    channel: { base_url: "{mock}/custom/{model}/v1/chat/completions" },
+  },
   17: { path: /^\/compatible-mode\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
   19: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
-  22: { path: /^\/api\/openapi\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up", channel: { base_url: "{mock}/api/openapi" } },
+  22: {
+    path: /^\/api\/openapi\/v1\/chat\/completions$/,
+    auth: (h) => h.authorization === "Bearer sk-up",
+    channel: { base_url: "{mock}/api/openapi" },
+  },
   25: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
   31: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
   35: { path: /^\/v1\/text\/chatcompletion_v2$/, auth: (h) => h.authorization === "Bearer sk-up" },
-  39: { path: /^\/client\/v4\/accounts\/acct-1\/ai\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up", channel: { other: "acct-1" } },
+  39: {
+    path: /^\/client\/v4\/accounts\/acct-1\/ai\/v1\/chat\/completions$/,
+    auth: (h) => h.authorization === "Bearer sk-up",
+    channel: { other: "acct-1" },
+  },
   40: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
   42: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
   43: { path: /^\/(v1\/)?chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
@@ -55,7 +71,9 @@ describe("every OpenAI-family channel type through the relay", () => {
 
   it.each(chatTypes)("type %i: chat, whole and streamed", async (type) => {
     const exp = EXPECT[type]!;
-    const channel = Object.fromEntries(Object.entries(exp.channel ?? {}).map(([k, v]) => [k, typeof v === "string" ? v.replace("{mock}", mock.url) : v]));
+    const channel = Object.fromEntries(
+      Object.entries(exp.channel ?? {}).map(([k, v]) => [k, typeof v === "string" ? v.replace("{mock}", mock.url) : v]),
+    );
     await seedChannel({ base_url: mock.url, models: MODEL, type, key: "sk-up", ...channel });
     const whole = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }] });
     expect(whole.choices[0]!.message.content).toBe("Hello! How can I help you today?");
@@ -63,7 +81,11 @@ describe("every OpenAI-family channel type through the relay", () => {
     expect(seen.path).toMatch(exp.path);
     expect(exp.auth(seen.headers as Record<string, unknown>)).toBe(true);
     let text = "";
-    for await (const chunk of await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], stream: true })) {
+    for await (const chunk of await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: "user", content: "hi" }],
+      stream: true,
+    })) {
       text += chunk.choices[0]?.delta?.content ?? "";
     }
     expect(text).toBe("Hello! How can I help you today?");
@@ -74,7 +96,9 @@ describe("every OpenAI-family channel type through the relay", () => {
     const emb = await client.embeddings.create({ model: "jina-clip-v1", input: "hello" });
     expect(emb.data).toHaveLength(1);
     expect(mock.requests.at(-1)!.path).toBe("/v1/embeddings");
-    const chat = await client.chat.completions.create({ model: "jina-clip-v1", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    const chat = await client.chat.completions
+      .create({ model: "jina-clip-v1", messages: [{ role: "user", content: "hi" }] })
+      .catch((e) => e);
     expect(chat.status).toBe(400);
   });
 

@@ -51,11 +51,15 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const send = (path: string) => UpstreamExchange.send(agent, { method: "POST", url: `${origin}${path}`, headers: { "content-type": "application/json" }, body: "{}" });
+const send = (path: string) =>
+  UpstreamExchange.send(agent, { method: "POST", url: `${origin}${path}`, headers: { "content-type": "application/json" }, body: "{}" });
 
 describe("splitUrl", () => {
   it("splits origin and path without a URL parser in the common case, and with one otherwise", () => {
-    expect(splitUrl("https://api.openai.com/v1/chat/completions")).toEqual({ origin: "https://api.openai.com", path: "/v1/chat/completions" });
+    expect(splitUrl("https://api.openai.com/v1/chat/completions")).toEqual({
+      origin: "https://api.openai.com",
+      path: "/v1/chat/completions",
+    });
     expect(splitUrl("http://127.0.0.1:8080")).toEqual({ origin: "http://127.0.0.1:8080", path: "/" });
     expect(splitUrl("http://h:1?api-version=2024-02-01")).toEqual({ origin: "http://h:1", path: "/?api-version=2024-02-01" });
     expect(splitUrl("https://x.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-02-01")).toEqual({

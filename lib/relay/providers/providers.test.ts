@@ -9,10 +9,23 @@ const dec = new TextDecoder();
 const text = (b: Uint8Array | string) => (typeof b === "string" ? b : dec.decode(b));
 
 function channel(type: number, over: Partial<ChannelConfig> = {}): ChannelConfig {
-  return { id: 1, type, name: "c", key: "sk-up", base_url: "", other: "", openai_organization: "", model_mapping: {}, status_code_mapping: {}, auto_ban: true, ...over };
+  return {
+    id: 1,
+    type,
+    name: "c",
+    key: "sk-up",
+    base_url: "",
+    other: "",
+    openai_organization: "",
+    model_mapping: {},
+    status_code_mapping: {},
+    auto_ban: true,
+    ...over,
+  };
 }
 
-const CHAT = '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"temperature":0,"top_k":40,"thinking":{"type":"enabled"},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"seed":12345678901234567890}';
+const CHAT =
+  '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"temperature":0,"top_k":40,"thinking":{"type":"enabled"},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"seed":12345678901234567890}';
 
 function build(type: number, over: Partial<Omit<BuildRequestInput, "channel">> & { channel?: Partial<ChannelConfig> } = {}) {
   const { channel: ch, ...rest } = over;
@@ -82,15 +95,29 @@ describe("OpenAI", () => {
     const req = new Request("http://x", { method: "POST", body: fd });
     const body = new Uint8Array(await req.arrayBuffer());
     const ct = req.headers.get("content-type")!;
-    const same = build(1, { mode: "transcriptions", clientPath: "/v1/audio/transcriptions", body, contentType: ct, upstreamModel: "whisper-1", requestModel: "whisper-1" });
+    const same = build(1, {
+      mode: "transcriptions",
+      clientPath: "/v1/audio/transcriptions",
+      body,
+      contentType: ct,
+      upstreamModel: "whisper-1",
+      requestModel: "whisper-1",
+    });
     expect(same.body).toBe(body);
     expect(same.url).toBe("https://api.openai.com/v1/audio/transcriptions");
     expect(same.headers["Content-Type"]).toBe(ct);
-    const mapped = build(1, { mode: "transcriptions", clientPath: "/v1/audio/transcriptions", body, contentType: ct, upstreamModel: "gpt-4o-transcribe", requestModel: "whisper-1" });
+    const mapped = build(1, {
+      mode: "transcriptions",
+      clientPath: "/v1/audio/transcriptions",
+      body,
+      contentType: ct,
+      upstreamModel: "gpt-4o-transcribe",
+      requestModel: "whisper-1",
+    });
     expect(readMultipartField(mapped.body as Uint8Array, ct, "model")).toBe("gpt-4o-transcribe");
-    expect(build(1, { mode: "images", clientPath: "/v1/images/edits", body: '{"model":"gpt-image-1"}', upstreamModel: "gpt-image-1" }).url).toBe(
-      "https://api.openai.com/v1/images/edits",
-    );
+    expect(
+      build(1, { mode: "images", clientPath: "/v1/images/edits", body: '{"model":"gpt-image-1"}', upstreamModel: "gpt-image-1" }).url,
+    ).toBe("https://api.openai.com/v1/images/edits");
   });
 });
 
@@ -102,7 +129,9 @@ describe("Azure", () => {
     expect(r.headers["api-key"]).toBe("sk-up");
     expect(r.headers.Authorization).toBeUndefined();
     expect(build(3, { channel: { ...az, other: "2024-10-21" } }).url).toContain("?api-version=2024-10-21");
-    expect(build(3, { channel: { ...az, other: "2024-10-21" }, clientQuery: "api-version=2025-01-01-preview" }).url).toContain("?api-version=2025-01-01-preview");
+    expect(build(3, { channel: { ...az, other: "2024-10-21" }, clientQuery: "api-version=2025-01-01-preview" }).url).toContain(
+      "?api-version=2025-01-01-preview",
+    );
     expect(build(3, { channel: az, mode: "embeddings", clientPath: "/v1/embeddings", upstreamModel: "text-embedding-3-small" }).url).toBe(
       "https://res.openai.azure.com/openai/deployments/text-embedding-3-small/embeddings?api-version=2023-06-01-preview",
     );
@@ -132,11 +161,18 @@ describe("OpenAI-compatible data entries", () => {
   });
 
   it("Qwen uses compatible mode, DashScope headers and clamps top_p only when present", () => {
-    const r = build(17, { stream: true, body: '{"model":"qwen-max","top_p":1,"stream":true}', upstreamModel: "qwen-max", channel: { other: "search" } });
+    const r = build(17, {
+      stream: true,
+      body: '{"model":"qwen-max","top_p":1,"stream":true}',
+      upstreamModel: "qwen-max",
+      channel: { other: "search" },
+    });
     expect(r.url).toBe("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions");
     expect(r.headers).toMatchObject({ "X-DashScope-SSE": "enable", "X-DashScope-Plugin": "search" });
     expect(JSON.parse(text(r.body))).toEqual({ model: "qwen-max", top_p: 0.999, stream: true, stream_options: { include_usage: true } });
-    expect(text(build(17, { body: '{"model":"qwen-max","top_p":0}', upstreamModel: "qwen-max" }).body)).toBe('{"model":"qwen-max","top_p":0.001}');
+    expect(text(build(17, { body: '{"model":"qwen-max","top_p":0}', upstreamModel: "qwen-max" }).body)).toBe(
+      '{"model":"qwen-max","top_p":0.001}',
+    );
     const untouched = '{"model":"qwen-max","top_p":0.5}';
     expect(build(17, { body: untouched, upstreamModel: "qwen-max" }).body).toBe(untouched);
     expect(text(build(17, { body: '{"model":"qwen-max"}', upstreamModel: "qwen-max" }).body)).toBe('{"model":"qwen-max"}');
@@ -196,7 +232,9 @@ describe("Custom", () => {
     const r = build(8, { channel: { base_url: "https://llm.example.com/deploy/{model}/v1/chat" }, upstreamModel: "@cf/meta/llama 3" });
     expect(r.url).toBe("https://llm.example.com/deploy/@cf/meta/llama%203/v1/chat");
     expect(r.headers.Authorization).toBe("Bearer sk-up");
-    expect(build(8, { channel: { base_url: "https://x.example/emb" }, mode: "embeddings", clientPath: "/v1/embeddings" }).url).toBe("https://x.example/emb");
+    expect(build(8, { channel: { base_url: "https://x.example/emb" }, mode: "embeddings", clientPath: "/v1/embeddings" }).url).toBe(
+      "https://x.example/emb",
+    );
   });
 });
 
@@ -206,7 +244,9 @@ describe("Cloudflare", () => {
     expect(build(39, { channel: cf, upstreamModel: "@cf/meta/llama-3.1-8b-instruct" }).url).toBe(
       "https://api.cloudflare.com/client/v4/accounts/acc123/ai/v1/chat/completions",
     );
-    expect(build(39, { channel: cf, mode: "embeddings", clientPath: "/v1/embeddings" }).url).toBe("https://api.cloudflare.com/client/v4/accounts/acc123/ai/v1/embeddings");
+    expect(build(39, { channel: cf, mode: "embeddings", clientPath: "/v1/embeddings" }).url).toBe(
+      "https://api.cloudflare.com/client/v4/accounts/acc123/ai/v1/embeddings",
+    );
     expect(() => build(39)).toThrow(/account id/);
   });
 
@@ -221,15 +261,26 @@ describe("Cloudflare", () => {
     });
     expect(r.url).toBe("https://api.cloudflare.com/client/v4/accounts/acc123/ai/run/@cf/meta/llama-3-8b-instruct");
     expect(JSON.parse(text(r.body))).toEqual({ prompt: "Once upon", max_tokens: 16, temperature: 0, stream: true });
-    const out = r.response!.json({ result: { response: " a time", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }, success: true, errors: [], messages: [] });
+    const out = r.response!.json({
+      result: { response: " a time", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+      success: true,
+      errors: [],
+      messages: [],
+    });
     expect(JSON.parse(out.body)).toMatchObject({
       object: "text_completion",
       model: "@cf/meta/llama-3-8b-instruct",
       choices: [{ text: " a time", index: 0, finish_reason: "stop" }],
       usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
     });
-    expect(r.response!.streamEvent!({ response: " a", p: "abcdef" })).toMatchObject({ object: "text_completion", choices: [{ text: " a" }] });
-    expect(r.response!.streamEvent!({ response: "", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })).toMatchObject({ choices: [], usage: { total_tokens: 5 } });
+    expect(r.response!.streamEvent!({ response: " a", p: "abcdef" })).toMatchObject({
+      object: "text_completion",
+      choices: [{ text: " a" }],
+    });
+    expect(r.response!.streamEvent!({ response: "", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } })).toMatchObject({
+      choices: [],
+      usage: { total_tokens: 5 },
+    });
   });
 
   it("transcriptions send the raw audio and convert the answer to the requested format", async () => {
@@ -240,7 +291,14 @@ describe("Cloudflare", () => {
     fd.append("file", new Blob([audio]), "a.wav");
     const req = new Request("http://x", { method: "POST", body: fd });
     const body = new Uint8Array(await req.arrayBuffer());
-    const r = build(39, { channel: cf, mode: "transcriptions", clientPath: "/v1/audio/transcriptions", body, contentType: req.headers.get("content-type")!, upstreamModel: "@cf/openai/whisper" });
+    const r = build(39, {
+      channel: cf,
+      mode: "transcriptions",
+      clientPath: "/v1/audio/transcriptions",
+      body,
+      contentType: req.headers.get("content-type")!,
+      upstreamModel: "@cf/openai/whisper",
+    });
     expect(r.url).toBe("https://api.cloudflare.com/client/v4/accounts/acc123/ai/run/@cf/openai/whisper");
     expect(r.headers["Content-Type"]).toBe("application/octet-stream");
     expect(Array.from(r.body as Uint8Array)).toEqual(Array.from(audio));

@@ -20,7 +20,7 @@ export const openai = defineOpenAICompatible({
   modes: ["chat", "completions", "embeddings", "moderations", "images", "speech", "transcriptions", "translations"],
   streamOptions: "force",
   // A Cloudflare AI Gateway base already ends in ".../openai": the path goes without "/v1".
-  url: (input, base, path) => (base.startsWith(CLOUDFLARE_AI_GATEWAY) ? base + path.replace(/^\/v1/, "") : base + path),
+  url: (_input, base, path) => (base.startsWith(CLOUDFLARE_AI_GATEWAY) ? base + path.replace(/^\/v1/, "") : base + path),
   headers: (input) => (input.channel.openai_organization ? { "OpenAI-Organization": input.channel.openai_organization } : undefined),
   edits: (input) => reasoningModelEdits(input.upstreamModel),
 });

@@ -24,7 +24,11 @@ export function toRunCompletionBody(input: BuildRequestInput): string {
   let prompt = json.prompt;
   if (Array.isArray(prompt) && prompt.length === 1) prompt = prompt[0];
   if (typeof prompt !== "string") {
-    throw new RelayError(400, "this channel accepts a single string prompt", { type: "invalid_request_error", code: "invalid_prompt", param: "prompt" });
+    throw new RelayError(400, "this channel accepts a single string prompt", {
+      type: "invalid_request_error",
+      code: "invalid_prompt",
+      param: "prompt",
+    });
   }
   const out: Record<string, unknown> = { prompt };
   for (const k of RUN_TEXT_FIELDS) if (json[k] !== undefined && json[k] !== null) out[k] = json[k];

@@ -62,7 +62,10 @@ function vttToSrt(vtt: string): string {
     .map((cue, i) => {
       const lines = cue.split(/\r?\n/);
       const t = lines.findIndex((l) => l.includes("-->"));
-      const timing = lines[t].replace(/(\d\d:\d\d)\.(\d\d\d)/g, "$1,$2").replace(/^(\d\d:\d\d,\d\d\d)/, "00:$1").replace(/--> (\d\d:\d\d,\d\d\d)/, "--> 00:$1");
+      const timing = lines[t]
+        .replace(/(\d\d:\d\d)\.(\d\d\d)/g, "$1,$2")
+        .replace(/^(\d\d:\d\d,\d\d\d)/, "00:$1")
+        .replace(/--> (\d\d:\d\d,\d\d\d)/, "--> 00:$1");
       return `${i + 1}\n${timing}\n${lines.slice(t + 1).join("\n")}`;
     })
     .join("\n\n")

@@ -15,7 +15,9 @@ const supportedModes = new Set(MODES);
 function accountBase(input: BuildRequestInput): string {
   const account = input.channel.other.trim();
   if (account === "") {
-    throw new RelayError(500, `channel #${input.channel.id} (Cloudflare) needs its account id in the "other" field`, { code: "channel_misconfigured" });
+    throw new RelayError(500, `channel #${input.channel.id} (Cloudflare) needs its account id in the "other" field`, {
+      code: "channel_misconfigured",
+    });
   }
   return `${baseUrlOf(input, cloudflare.defaultBaseUrl, "Cloudflare")}/client/v4/accounts/${encodeURIComponent(account)}/ai`;
 }
