@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db, DbKind } from "@/lib/db";
 import type { DirectWriter, Statement } from "@/lib/db/direct";
-import { logInsertStatements, quoteIdent } from "@/lib/logs/insert";
+import { logInsertStatements, quoteIdent, type LogRow } from "@/lib/logs/insert";
 import { nowSeconds } from "@/lib/db/num";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
@@ -55,26 +55,6 @@ export type UsageRecord = {
   failed?: boolean;
   /** Set by settle(): the quota actually charged. */
   charged?: bigint;
-};
-
-export type LogRow = {
-  user_id: number;
-  created_at: number;
-  type: number;
-  content: string;
-  username: string;
-  token_name: string;
-  model_name: string;
-  quota: bigint;
-  prompt_tokens: number;
-  completion_tokens: number;
-  use_time: number;
-  is_stream: boolean;
-  channel_id: number;
-  token_id: number;
-  group: string;
-  request_id: string;
-  other: string;
 };
 
 type Hold = {

@@ -3,7 +3,7 @@
 // channel, so the two never disagree.
 import type { Db } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
-import { splitList } from "@/lib/channels/fields";
+import { CHANNEL_STATUS, splitList } from "@/lib/channels/fields";
 
 type Tx = Prisma.TransactionClient | Db;
 
@@ -14,7 +14,14 @@ const INSERT_CHUNK = 500;
 export function abilityRowsFor(ch: AbilitySource): Prisma.AbilityCreateManyInput[] {
   const models = splitList(ch.models);
   return splitList(ch.group).flatMap((group) =>
-    models.map((model) => ({ group, model, channel_id: ch.id, enabled: ch.status === 1, priority: ch.priority, weight: ch.weight })),
+    models.map((model) => ({
+      group,
+      model,
+      channel_id: ch.id,
+      enabled: ch.status === CHANNEL_STATUS.enabled,
+      priority: ch.priority,
+      weight: ch.weight,
+    })),
   );
 }
 

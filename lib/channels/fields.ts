@@ -57,13 +57,16 @@ export function parseOtherInfo(text: string | null | undefined): ChannelStatusNo
   }
 }
 
+/** A channel's status column: enabled, disabled by an admin, or disabled by the relay after failures. */
+export const CHANNEL_STATUS = { enabled: 1, manuallyDisabled: 2, autoDisabled: 3 } as const;
+
 /**
  * other_info after a status change: enabling clears the reason and time; disabling records them
  * (a manual disable without a reason leaves the note as it was).
  */
 export function otherInfoForStatus(current: string, status: number, reason: string | undefined, now: number): string {
   const info = parseOtherInfo(current);
-  if (status === 1) {
+  if (status === CHANNEL_STATUS.enabled) {
     delete info.status_reason;
     delete info.status_time;
   } else if (reason !== undefined) {

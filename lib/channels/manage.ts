@@ -7,14 +7,14 @@ import { nowSeconds } from "@/lib/db/num";
 import { seal } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities";
-import { defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
+import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import type { ChannelCreateInput, ChannelUpdateInput } from "@/lib/channels/schemas";
 
 /** Large batches and the full rebuild may take longer than Prisma's 5 s default. */
 const LONG_TX = { timeout: 60_000, maxWait: 10_000 };
 
-const CHANNEL_STATUS_DISABLED = [2, 3];
+const CHANNEL_STATUS_DISABLED = [CHANNEL_STATUS.manuallyDisabled, CHANNEL_STATUS.autoDisabled];
 
 /** Creates one channel, or one per non-empty key line in batch mode, all or none. */
 export async function createChannels(input: ChannelCreateInput): Promise<ChannelView[]> {

@@ -1,10 +1,10 @@
-// What the relay needs from channels: every channel with its key opened and its text columns
-// parsed, and the one status change the relay makes (auto-disable / auto-enable).
+// What the relay needs from channels: every channel with its key opened and its list columns
+// split (the mappings stay text: lib/relay/channel.ts parses them, once), and the one status change the relay makes (auto-disable / auto-enable).
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
-import { otherInfoForStatus, parseOtherInfo, parseStringMap, splitList } from "@/lib/channels/fields";
+import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
 
 const SEALED_PREFIX = "v1:";
 
@@ -35,8 +35,9 @@ export type RoutingChannel = {
   test_model: string;
   models: string[];
   groups: string[];
-  model_mapping: Record<string, string>;
-  status_code_mapping: Record<string, string>;
+  /** JSON text as stored; toChannelConfig (lib/relay/channel.ts) parses it. */
+  model_mapping: string;
+  status_code_mapping: string;
   priority: number;
   weight: number;
   auto_ban: boolean;
@@ -80,9 +81,8 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
       key: openChannelKey(key),
       models: splitList(models),
       groups: splitList(group),
-      // The form refuses malformed JSON; a row written some other way routes without mapping.
-      model_mapping: parseStringMap(model_mapping) ?? {},
-      status_code_mapping: parseStringMap(status_code_mapping) ?? {},
+      model_mapping: model_mapping ?? "",
+      status_code_mapping: status_code_mapping ?? "",
       auto_ban: auto_ban === 1,
       status_reason: typeof note.status_reason === "string" ? note.status_reason : "",
       status_time: typeof note.status_time === "number" ? note.status_time : 0,
@@ -100,11 +100,16 @@ export async function setChannelStatus(id: number, status: number, reason?: stri
   const db = await getDb();
   const current = await db.channel.findUnique({ where: { id }, select: { status: true, other_info: true } });
   if (!current || current.status === status) return false;
-  const other_info = otherInfoForStatus(current.other_info, status, reason ?? (status === 1 ? undefined : ""), nowSeconds());
+  const other_info = otherInfoForStatus(
+    current.other_info,
+    status,
+    reason ?? (status === CHANNEL_STATUS.enabled ? undefined : ""),
+    nowSeconds(),
+  );
   const changed = await db.$transaction(async (tx) => {
     const { count } = await tx.channel.updateMany({ where: { id, status: current.status }, data: { status, other_info } });
     if (count === 0) return false;
-    await tx.ability.updateMany({ where: { channel_id: id }, data: { enabled: status === 1 } });
+    await tx.ability.updateMany({ where: { channel_id: id }, data: { enabled: status === CHANNEL_STATUS.enabled } });
     return true;
   });
   if (changed) publishInvalidation({ kind: "channels" });

@@ -7,6 +7,7 @@ import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/api/errors";
 import { getOptions } from "@/lib/options";
 import { publishInvalidation } from "@/lib/cache/bus";
+import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
 import { getProvider } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
@@ -25,11 +26,7 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
 async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResult & { status: number; disable: boolean }> {
   const adapter = getProvider(ch.type);
   if (!adapter) return { success: false, message: `渠道类型 ${ch.type} 不支持测试`, time: 0, status: 0, disable: false };
-  const config = toChannelConfig({
-    ...ch,
-    model_mapping: JSON.stringify(ch.model_mapping),
-    status_code_mapping: JSON.stringify(ch.status_code_mapping),
-  });
+  const config = toChannelConfig(ch);
   const upstreamModel = resolveUpstreamModel(config, model);
   const mode = adapter.supportedModes.has("chat") ? "chat" : adapter.supportedModes.has("embeddings") ? "embeddings" : null;
   if (!mode) return { success: false, message: "该渠道类型不支持测试", time: 0, status: 0, disable: false };
@@ -93,7 +90,7 @@ async function applyTest(ch: RoutingChannel, r: Awaited<ReturnType<typeof probe>
   const o = await getOptions();
   const thresholdMs = Number(o.ChannelDisableThreshold) * 1000;
   const tooSlow = thresholdMs > 0 && r.time > thresholdMs;
-  if (r.success && !tooSlow && ch.status === 3 && o.AutomaticEnableChannelEnabled) {
+  if (r.success && !tooSlow && ch.status === CHANNEL_STATUS.autoDisabled && o.AutomaticEnableChannelEnabled) {
     await setChannelStatus(ch.id, 1);
   } else if ((!r.success && r.disable) || (r.success && tooSlow)) {
     if (ch.status === 1 && ch.auto_ban && o.AutomaticDisableChannelEnabled) {

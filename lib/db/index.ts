@@ -4,10 +4,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env, sqlitePath } from "@/lib/env";
-import { PrismaClient } from "@/lib/db/generated/sqlite/client";
+import type { Db, DbKind } from "@/lib/db/types";
 
-export type Db = PrismaClient;
-export type DbKind = "sqlite" | "postgresql" | "mysql";
+export type { Db, DbKind };
 
 export function dbKindOf(dsn: string): DbKind {
   if (/^postgres(ql)?:\/\//i.test(dsn)) return "postgresql";
@@ -47,7 +46,10 @@ export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
     });
     return new MyClient({ adapter }) as unknown as Db;
   }
-  const { PrismaBetterSqlite3 } = await import("@prisma/adapter-better-sqlite3");
+  const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([
+    import("@prisma/adapter-better-sqlite3"),
+    import("@/lib/db/generated/sqlite/client"),
+  ]);
   const file = dsn || sqlitePath;
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const adapter = new PrismaBetterSqlite3({ url: file, timeout: 5000 }, { timestampFormat: "unixepoch-ms" });

@@ -11,7 +11,7 @@
 //   into child rows) and are checked with PRAGMA foreign_key_check before they commit.
 // - A migration that was edited after it was applied (checksum mismatch), or an applied migration
 //   this build does not know, stops the start with an error instead of guessing.
-import type { Db, DbKind } from "@/lib/db";
+import type { Db, DbKind } from "@/lib/db/types";
 import { migrations as generated, type Migration } from "@/lib/db/migrations.generated";
 
 export type { Migration };

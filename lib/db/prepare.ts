@@ -1,6 +1,6 @@
 // Runs once per process when the database is first opened: migrations (master node only),
 // the root account on an empty database, and recovery of relay holds left by a crash.
-import type { Db, DbKind } from "@/lib/db";
+import type { Db, DbKind } from "@/lib/db/types";
 import { isMaster } from "@/lib/env";
 import { applyMigrations } from "@/lib/db/migrate";
 import { ensureRootUser } from "@/lib/users/bootstrap";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogRow } from "@/lib/billing/ledger";
+import type { LogRow } from "@/lib/logs/insert";
 import { logInsertStatements } from "./insert";
 
 const row = (i: number): LogRow => ({

@@ -2,7 +2,27 @@
 // (lib/db/direct.ts). The column list is the LogRow type's.
 import type { DbKind } from "@/lib/db";
 import type { Statement } from "@/lib/db/direct";
-import type { LogRow } from "@/lib/billing/ledger";
+
+/** One log row as the relay writes it; COLUMNS below lists its fields in INSERT order. */
+export type LogRow = {
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: string;
+  username: string;
+  token_name: string;
+  model_name: string;
+  quota: bigint;
+  prompt_tokens: number;
+  completion_tokens: number;
+  use_time: number;
+  is_stream: boolean;
+  channel_id: number;
+  token_id: number;
+  group: string;
+  request_id: string;
+  other: string;
+};
 
 const COLUMNS = [
   "user_id",

@@ -3,6 +3,8 @@
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
 import { ipInList } from "@/lib/net/ip";
+import { isAdmin, USER_STATUS } from "@/lib/auth/roles";
+import { expiryPassed, TOKEN_STATUS } from "@/lib/tokens/status";
 import { RelayError } from "@/lib/relay/errors";
 import { cachedKeyEntry, cachedUserEntry, keyEntry, userEntry, type KeyEntry, type UserEntry } from "@/lib/relay/state";
 import type { RelayRequest } from "@/lib/relay/http";
@@ -74,9 +76,10 @@ function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null)
   const { masked } = parsed;
   if (!token) throw unauthorized(`无效的令牌 ${masked}`);
   const now = Math.floor(Date.now() / 1000);
-  if (token.status === 3 || (token.expiredTime !== -1 && token.expiredTime <= now)) throw unauthorized(`该令牌已过期 ${masked}`);
-  if (token.status === 4 || (!token.unlimited && token.remainHint <= 0n)) throw unauthorized(`该令牌额度已用尽 ${masked}`);
-  if (token.status !== 1) throw unauthorized(`该令牌状态不可用 ${masked}`);
+  if (token.status === TOKEN_STATUS.expired || expiryPassed(token.expiredTime, now)) throw unauthorized(`该令牌已过期 ${masked}`);
+  if (token.status === TOKEN_STATUS.exhausted || (!token.unlimited && token.remainHint <= 0n))
+    throw unauthorized(`该令牌额度已用尽 ${masked}`);
+  if (token.status !== TOKEN_STATUS.enabled) throw unauthorized(`该令牌状态不可用 ${masked}`);
   const user = cachedUserEntry(token.userId);
   if (user === undefined) return userEntry(token.userId).then((u) => withUser(req, parsed, token, u));
   return withUser(req, parsed, token, user);
@@ -84,7 +87,7 @@ function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null)
 
 function withUser(req: RelayRequest, parsed: ParsedKey, token: KeyEntry, user: UserEntry | null): RelayCaller | Promise<RelayCaller> {
   if (!user || user.deleted) throw unauthorized(`无效的令牌 ${parsed.masked}`);
-  if (user.status !== 1) throw forbidden("用户已被封禁");
+  if (user.status !== USER_STATUS.enabled) throw forbidden("用户已被封禁");
 
   if (token.allowIps && !ipInList(req.clientIp, token.allowIps)) {
     throw forbidden(`您的 IP ${req.clientIp} 不在令牌允许访问的列表中`, "ip_not_allowed");
@@ -92,7 +95,7 @@ function withUser(req: RelayRequest, parsed: ParsedKey, token: KeyEntry, user: U
 
   let pinnedChannelId: number | null = null;
   if (parsed.channelPart !== undefined) {
-    if (user.role < 10) throw forbidden("普通用户不支持指定渠道");
+    if (!isAdmin(user)) throw forbidden("普通用户不支持指定渠道");
     const id = Number(parsed.channelPart);
     if (!Number.isInteger(id) || id <= 0) throw forbidden("渠道 id 格式错误");
     pinnedChannelId = id;
@@ -114,7 +117,7 @@ export async function authenticateSession(req: RelayRequest, requestedGroup: str
   if (!header || Number(header) !== claims.id) throw new RelayError(401, "无权进行此操作，与登录用户不匹配");
   const user = await userEntry(claims.id);
   if (!user || user.deleted) throw new RelayError(401, "未登录或登录已过期，请重新登录！");
-  if (user.status !== 1) throw forbidden("用户已被封禁");
+  if (user.status !== USER_STATUS.enabled) throw forbidden("用户已被封禁");
   const group = await effectiveGroup(user, requestedGroup ?? "");
   return { user, key: null, maskedKey: "", pinnedChannelId: null, group };
 }

@@ -22,6 +22,9 @@ import {
 } from "@/lib/billing/price";
 import { setChannelStatus } from "@/lib/channels/routing";
 import { markTokenStatus } from "@/lib/tokens/relay";
+import { TOKEN_STATUS } from "@/lib/tokens/status";
+import { CHANNEL_STATUS } from "@/lib/channels/fields";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
 import {
   CORS_HEADERS,
@@ -70,9 +73,6 @@ const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
   "/v1/rerank": { mode: "rerank", defaultModel: "" },
   "/pg/chat/completions": { mode: "chat", defaultModel: "gpt-4o-mini" },
 };
-
-/** Log type of a relay request that failed (beside spec §4's 1–4; new-api later added the same). */
-export const LOG_TYPE_ERROR = 5;
 
 /** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
 const NOT_IMPLEMENTED =
@@ -250,7 +250,7 @@ async function relayCall(
   if (caller.pinnedChannelId !== null) {
     const pinned = table.byId.get(caller.pinnedChannelId);
     if (!pinned) throw new RelayError(403, `渠道 #${caller.pinnedChannelId} 不存在`);
-    if (pinned.row.status !== 1) throw new RelayError(403, "该渠道已被禁用");
+    if (pinned.row.status !== CHANNEL_STATUS.enabled) throw new RelayError(403, "该渠道已被禁用");
   } else if (!pickChannel(table, caller.group, body.model, new Set())) {
     throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
   }
@@ -779,7 +779,7 @@ async function settle(
     ? {
         user_id: ctx.caller.user.id,
         created_at: Math.floor(Date.now() / 1000),
-        type: 2,
+        type: LOG_TYPE.consume,
         content,
         username: ctx.caller.user.username,
         token_name: tokenName,
@@ -808,7 +808,7 @@ async function settle(
   if (charged < BigInt(quota.quota) && ctx.caller.key && !ctx.caller.key.unlimited) {
     // The token (or the user) ran dry mid-request: remember, so the next call fails fast.
     ctx.caller.key.remainHint = 0n;
-    void markTokenStatus(ctx.caller.key.id, 4).catch(() => undefined);
+    void markTokenStatus(ctx.caller.key.id, TOKEN_STATUS.exhausted).catch(() => undefined);
   }
 }
 
@@ -821,7 +821,7 @@ async function settleFailure(ctx: CallContext, failure?: Failure) {
       ? {
           user_id: ctx.caller.user.id,
           created_at: Math.floor(Date.now() / 1000),
-          type: LOG_TYPE_ERROR,
+          type: LOG_TYPE.error,
           content: failure.error.message.slice(0, 1000),
           username: ctx.caller.user.username,
           token_name: ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`,

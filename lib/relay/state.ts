@@ -12,6 +12,7 @@ import { toChannelConfig } from "@/lib/relay/channel";
 import type { ChannelConfig } from "@/lib/relay/types";
 import { findTokenByKey } from "@/lib/tokens/relay";
 import { hashTokenKey } from "@/lib/tokens/keys";
+import { CHANNEL_STATUS } from "@/lib/channels/fields";
 
 export type KeyEntry = {
   id: number;
@@ -211,21 +212,10 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
   for (const row of channels) {
     const rc: RouteChannel = {
       row,
-      config: toChannelConfig({
-        id: row.id,
-        type: row.type,
-        name: row.name,
-        key: row.key,
-        base_url: row.base_url,
-        other: row.other,
-        openai_organization: row.openai_organization,
-        model_mapping: JSON.stringify(row.model_mapping),
-        status_code_mapping: JSON.stringify(row.status_code_mapping),
-        auto_ban: row.auto_ban,
-      }),
+      config: toChannelConfig(row),
     };
     byId.set(row.id, rc);
-    if (row.status !== 1) continue;
+    if (row.status !== CHANNEL_STATUS.enabled) continue;
     for (const group of row.groups) {
       let models = byGroupModel.get(group);
       if (!models) byGroupModel.set(group, (models = new Map()));

@@ -9,6 +9,7 @@ import { open, seal } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { listSelfGroups } from "@/lib/users/self";
 import { generateTokenKey, hashTokenKey, normalizeTokenKey, TOKEN_KEY_LENGTH, tokenKeyHint } from "@/lib/tokens/keys";
+import { expiryPassed } from "@/lib/tokens/status";
 import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTokenView, type TokenView } from "@/lib/tokens/view";
 import { TOKEN_MSG, type TokenCreateInput, type TokenListQuery, type TokenSearchQuery, type TokenUpdateInput } from "@/lib/tokens/schemas";
 
@@ -56,7 +57,7 @@ export async function getToken(owner: TokenOwner, id: number): Promise<TokenView
 }
 
 function assertExpiry(expiredTime: number) {
-  if (expiredTime !== -1 && expiredTime <= nowSeconds()) throw new ApiError(TOKEN_MSG.expiryInvalid, 400);
+  if (expiryPassed(expiredTime, nowSeconds())) throw new ApiError(TOKEN_MSG.expiryInvalid, 400);
 }
 
 /** A token may name no group, or one the user may use: UserUsableGroups plus their own (new-api #7180). */

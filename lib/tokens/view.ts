@@ -3,8 +3,9 @@
 import type { Token } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { maskTokenKey } from "@/lib/tokens/keys";
+import { expiryPassed, TOKEN_STATUS } from "@/lib/tokens/status";
 
-export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
+export { TOKEN_STATUS };
 
 export const TOKEN_VIEW_SELECT = {
   id: true,
@@ -29,7 +30,7 @@ export type TokenView = ReturnType<typeof toTokenView>;
 
 type Limits = Pick<Token, "expired_time" | "remain_quota" | "unlimited_quota">;
 
-export const isTokenExpired = (t: Limits, now = nowSeconds()) => t.expired_time !== -1 && t.expired_time <= now;
+export const isTokenExpired = (t: Limits, now = nowSeconds()) => expiryPassed(t.expired_time, now);
 export const isTokenExhausted = (t: Limits) => !t.unlimited_quota && t.remain_quota <= 0n;
 
 /**

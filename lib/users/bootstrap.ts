@@ -1,5 +1,5 @@
 import bcrypt from "bcryptjs";
-import type { Db } from "@/lib/db";
+import type { Db } from "@/lib/db/types";
 import { nowSeconds } from "@/lib/db/num";
 import { ROLE } from "@/lib/auth/roles";
 

@@ -12,6 +12,7 @@ import * as batch from "@/app/api/channel/batch/route";
 import * as fix from "@/app/api/channel/fix/route";
 import * as models from "@/app/api/channel/models/route";
 import { loadChannelsForRouting, setChannelStatus } from "@/lib/channels/routing";
+import { toChannelConfig } from "@/lib/relay/channel";
 
 type Caller = { id: number; cookie: string };
 let root: Caller;
@@ -312,7 +313,7 @@ describe("updating and deleting channels", () => {
     expect(events).toEqual(["channels", "channels", "channels"]);
   });
 
-  it("gives the relay opened keys and parsed fields", async () => {
+  it("gives the relay opened keys and split lists; the relay parses the mappings once", async () => {
     await put({ model_mapping: '{"m2": "upstream-m2"}', status_code_mapping: '{"400": "500"}', key: "sk-routing-key" });
     const all = await loadChannelsForRouting();
     const mine = all.find((c) => c.id === id)!;
@@ -320,11 +321,10 @@ describe("updating and deleting channels", () => {
       key: "sk-routing-key",
       models: ["m2", "m3", "m4"],
       groups: ["vip", "svip"],
-      model_mapping: { m2: "upstream-m2" },
-      status_code_mapping: { "400": "500" },
       auto_ban: true,
       status: 1,
     });
+    expect(toChannelConfig(mine)).toMatchObject({ model_mapping: { m2: "upstream-m2" }, status_code_mapping: { "400": 500 } });
     const db = await getDb();
     expect(all).toHaveLength(await db.channel.count());
   });
