@@ -76,7 +76,6 @@ export const env: Env = load();
 
 export const dataDir = path.resolve(env.DATA_DIR);
 export const sqlitePath = path.resolve(env.SQLITE_PATH || path.join(dataDir, "qiao.db"));
-export const isProduction = env.NODE_ENV === "production";
 export const isMaster = env.NODE_TYPE !== "slave";
 
 /**

@@ -18,7 +18,6 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 const encoder = new TextEncoder();
 
 export const SSE_DONE_TEXT = "data: [DONE]\n\n";
-export const SSE_DONE: Uint8Array = encoder.encode(SSE_DONE_TEXT);
 /** Keep-alive comment; clients ignore it, proxies see traffic. */
 export const SSE_PING_TEXT = ": ping\n\n";
 export const SSE_PING: Uint8Array = encoder.encode(SSE_PING_TEXT);

@@ -26,8 +26,6 @@ export const RELAY_MODES: readonly RelayMode[] = [
 
 /** Channel type codes: the one table lives in lib/channels/catalog.ts. */
 export { CHANNEL_TYPES as ChannelType } from "@/lib/channels/catalog";
-import type { ChannelType as CatalogChannelType } from "@/lib/channels/catalog";
-export type ChannelTypeCode = CatalogChannelType;
 
 /** Per-channel status rewrite, `{"400": 500}`: key is the upstream status as a decimal string. */
 export type StatusCodeMapping = Readonly<Record<string, number>>;
