@@ -49,10 +49,17 @@ export async function checkChannelAddress(actor: Actor, address: ChannelAddress,
 }
 
 /**
- * The `address_by_root` a save writes, or undefined to keep the stored one: root saving base_url
- * or type sets (approves) the address; anyone else moving the channel makes it an admin's address.
+ * The address columns an update writes. Root writes the base_url and type it sent and thereby sets
+ * (approves) the address. Below root a move makes it an admin's address, and an unchanged address
+ * is not written at all: a form loaded before someone else's move must not undo that move, nor
+ * keep root's approval for an address root never saw.
  */
-export function addressByRootAfterSave(actor: Actor, sentAddress: boolean, moved: boolean): boolean | undefined {
-  if (isRoot(actor)) return sentAddress ? true : undefined;
-  return moved ? false : undefined;
+export function addressColumns(
+  actor: Actor,
+  sent: Partial<ChannelAddress>,
+  moved: boolean,
+): Partial<ChannelAddress> & { address_by_root?: boolean } {
+  const given = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined)) as Partial<ChannelAddress>;
+  if (isRoot(actor)) return Object.keys(given).length > 0 ? { ...given, address_by_root: true } : {};
+  return moved ? { ...given, address_by_root: false } : {};
 }

@@ -10,7 +10,7 @@ import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities"
 import { defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import type { ChannelCreateInput, ChannelUpdateInput } from "@/lib/channels/schemas";
-import { addressByRootAfterSave, checkChannelAddress, movesChannel } from "@/lib/channels/address";
+import { addressColumns, checkChannelAddress, movesChannel } from "@/lib/channels/address";
 import { isRoot } from "@/lib/auth/roles";
 
 /** Large batches and the full rebuild may take longer than Prisma's 5 s default. */
@@ -75,16 +75,15 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
     select: { type: true, base_url: true, other: true, status: true, other_info: true },
   });
   if (!current) throw notFound("渠道不存在");
+  const { type, base_url, ...rest } = fields;
   const newKey = key?.trim() ?? "";
-  const address = { type: fields.type ?? current.type, base_url: fields.base_url ?? current.base_url };
+  const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
   const moved = movesChannel(current, address);
   if (moved) await checkChannelAddress(actor, address, newKey !== "");
-  const data: Prisma.ChannelUpdateInput = {};
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
+  const data: Prisma.ChannelUpdateInput = addressColumns(actor, { type, base_url }, moved);
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
   if (fields.group !== undefined) data.group = fields.group || "default";
   if (newKey) data.key = seal(newKey);
-  const byRoot = addressByRootAfterSave(actor, fields.type !== undefined || fields.base_url !== undefined, moved);
-  if (byRoot !== undefined) data.address_by_root = byRoot;
   if (fields.type !== undefined || fields.other !== undefined)
     data.other = defaultOtherFor(fields.type ?? current.type, fields.other ?? current.other);
   if (status !== undefined && status !== current.status) {
