@@ -21,11 +21,11 @@ import { getProvider } from "@/lib/relay/providers";
 export type ChannelAddress = { type: number; base_url: string };
 type Actor = { role: number };
 
-/** The host a channel's requests go to, or null when its URL does not parse. */
+/** The host a channel's requests go to (an IPv6 literal without brackets), or null when its URL does not parse. */
 function hostOf({ type, base_url }: ChannelAddress): string | null {
   const url = base_url || getProvider(type)?.defaultBaseUrl || channelTypeInfo(type)?.baseUrl || "";
   try {
-    return new URL(url).hostname || null;
+    return new URL(url).hostname.replace(/^\[|\]$/g, "") || null;
   } catch {
     return null;
   }
@@ -45,7 +45,7 @@ export async function checkChannelAddress(actor: Actor, address: ChannelAddress,
   if ((await getOptions()).ChannelPrivateAddressAllowed) return;
   const host = hostOf(address);
   const internal = host && (await internalAddressOf(host));
-  if (internal) throw new ApiError(CHANNEL_MSG.internalAddress(host.replace(/^\[|\]$/g, ""), internal), 403);
+  if (internal) throw new ApiError(CHANNEL_MSG.internalAddress(host, internal), 403);
 }
 
 /**
