@@ -85,6 +85,7 @@ describe("moving a channel needs its key below root", () => {
 
     const moved = await update(id, { base_url: "https://other.example.com", key: "sk-admins-own-key" }, admin);
     expect(moved.json.success, moved.json.message).toBe(true);
+    expect(moved.json.data).toMatchObject({ base_url: "https://other.example.com", key: "", address_by_root: false });
     expect(await row(id)).toMatchObject({ base_url: "https://other.example.com", key: "sk-admins-own-key", address_by_root: false });
   });
 
