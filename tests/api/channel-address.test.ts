@@ -83,7 +83,8 @@ describe("moving a channel needs its key below root", () => {
     expect(renamed.json.success, renamed.json.message).toBe(true);
     expect(await row(id)).toMatchObject({ name: "renamed", key: KEY, address_by_root: true });
 
-    const moved = await update(id, { base_url: "https://other.example.com", key: "sk-admins-own-key" }, admin);
+    // address_by_root is the server's record; a body cannot set it.
+    const moved = await update(id, { base_url: "https://other.example.com", key: "sk-admins-own-key", address_by_root: true }, admin);
     expect(moved.json.success, moved.json.message).toBe(true);
     expect(moved.json.data).toMatchObject({ base_url: "https://other.example.com", key: "", address_by_root: false });
     expect(await row(id)).toMatchObject({ base_url: "https://other.example.com", key: "sk-admins-own-key", address_by_root: false });
