@@ -124,9 +124,6 @@ const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const INTERNAL_RANGES = parseCidrList(
   "0.0.0.0/8 127.0.0.0/8 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 100.64.0.0/10 169.254.0.0/16 ::/96 fc00::/7 fe80::/10",
 ).cidrs;
-/** The error code of a connection refused for going to an internal address. */
-export const INTERNAL_ADDRESS_CODE = "QIAO_INTERNAL_ADDRESS";
-
 /** NAT64 (RFC 6052) carries an IPv4 address in its low 32 bits; a gateway would reach it. */
 const NAT64 = parseCidr("64:ff9b::/96")!;
 const IPV4_MAPPED = 0xffffn << 32n;
@@ -138,3 +135,6 @@ export function isInternalAddress(ip: string): boolean {
   if (cidrContains(NAT64, n)) n = IPV4_MAPPED | (n & 0xffffffffn);
   return INTERNAL_RANGES.some((c) => cidrContains(c, n));
 }
+
+/** The error code of a connection refused for going to an internal address. */
+export const INTERNAL_ADDRESS_CODE = "QIAO_INTERNAL_ADDRESS";
