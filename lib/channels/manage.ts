@@ -10,22 +10,29 @@ import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities"
 import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import type { ChannelCreateInput, ChannelUpdateInput } from "@/lib/channels/schemas";
+import { addressColumns, checkChannelAddress, movesChannel } from "@/lib/channels/address";
+import { isRoot } from "@/lib/auth/roles";
 
 /** Large batches and the full rebuild may take longer than Prisma's 5 s default. */
 const LONG_TX = { timeout: 60_000, maxWait: 10_000 };
 
 const CHANNEL_STATUS_DISABLED = [CHANNEL_STATUS.manuallyDisabled, CHANNEL_STATUS.autoDisabled];
 
+/** Who saves: the role decides where the channel may point (lib/channels/address). */
+export type ChannelActor = { role: number };
+
 /** Creates one channel, or one per non-empty key line in batch mode, all or none. */
-export async function createChannels(input: ChannelCreateInput): Promise<ChannelView[]> {
+export async function createChannels(input: ChannelCreateInput, actor: ChannelActor): Promise<ChannelView[]> {
   const { mode, key = "", ...fields } = input;
   const keys = mode === "batch" ? splitKeyLines(key) : [key.trim()];
   const type = fields.type ?? 1;
+  const base_url = fields.base_url ?? "";
+  await checkChannelAddress(actor, { type, base_url }, true);
   const base = {
     type,
     name: fields.name ?? "",
     openai_organization: fields.openai_organization ?? "",
-    base_url: fields.base_url ?? "",
+    base_url,
     other: defaultOtherFor(type, fields.other ?? ""),
     model_mapping: fields.model_mapping ?? "",
     status_code_mapping: fields.status_code_mapping ?? "",
@@ -39,6 +46,7 @@ export async function createChannels(input: ChannelCreateInput): Promise<Channel
     tag: fields.tag ?? "",
     status: fields.status ?? 1,
     created_time: nowSeconds(),
+    address_by_root: isRoot(actor),
   };
   const db = await getDb();
   const created = await db.$transaction(async (tx) => {
@@ -55,18 +63,27 @@ export async function createChannels(input: ChannelCreateInput): Promise<Channel
 }
 
 /**
- * Updates the given fields of a channel. A blank key keeps the stored one; enabling clears the
- * disable reason; an empty `other` takes the type's default.
+ * Updates the given fields of a channel. A blank key keeps the stored one, except that below root
+ * a new type or base_url needs the key again; enabling clears the disable reason; an empty `other`
+ * takes the type's default.
  */
-export async function updateChannel(input: ChannelUpdateInput): Promise<ChannelView> {
+export async function updateChannel(input: ChannelUpdateInput, actor: ChannelActor): Promise<ChannelView> {
   const { id, key, status, ...fields } = input;
   const db = await getDb();
-  const current = await db.channel.findUnique({ where: { id }, select: { type: true, other: true, status: true, other_info: true } });
+  const current = await db.channel.findUnique({
+    where: { id },
+    select: { type: true, base_url: true, other: true, status: true, other_info: true },
+  });
   if (!current) throw notFound("渠道不存在");
-  const data: Prisma.ChannelUpdateInput = {};
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
+  const { type, base_url, ...rest } = fields;
+  const newKey = key?.trim() ?? "";
+  const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
+  const moved = movesChannel(current, address);
+  if (moved) await checkChannelAddress(actor, address, newKey !== "");
+  const data: Prisma.ChannelUpdateInput = addressColumns(actor, { type, base_url }, moved);
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
   if (fields.group !== undefined) data.group = fields.group || "default";
-  if (key?.trim()) data.key = seal(key.trim());
+  if (newKey) data.key = seal(newKey);
   if (fields.type !== undefined || fields.other !== undefined)
     data.other = defaultOtherFor(fields.type ?? current.type, fields.other ?? current.other);
   if (status !== undefined && status !== current.status) {

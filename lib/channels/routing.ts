@@ -45,6 +45,8 @@ export type RoutingChannel = {
   tag: string;
   status_reason: string;
   status_time: number;
+  /** Root set the address (base_url, type): see agentForChannel in lib/relay/runtime. */
+  address_by_root: boolean;
 };
 
 /** Every channel (enabled and disabled), keys opened, ready for the relay's in-memory router. */
@@ -71,6 +73,7 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
       max_input_tokens: true,
       tag: true,
       other_info: true,
+      address_by_root: true,
     },
     orderBy: { id: "asc" },
   });

@@ -16,6 +16,11 @@ export const CHANNEL_MSG = {
   priorityMin: "优先级不能小于 -999",
   weightMin: "权重不能小于 0",
   noneSelected: "请先选择要删除的通道！",
+  keyRequiredToMove: "修改渠道类型或 Base URL 时请重新填写渠道密钥！",
+  internalAddress: (host: string, address: string) =>
+    host === address
+      ? `不能将渠道指向本机、内网或链路本地地址 ${address}！`
+      : `不能将渠道指向本机、内网或链路本地地址：${host} 解析到 ${address}！`,
 } as const;
 
 /** null (which some forms send for empty fields) is treated as absent. */

@@ -5,14 +5,15 @@ import { request } from "undici";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/api/errors";
-import { getOptions } from "@/lib/options";
+import { getOptions, type OptionValues } from "@/lib/options";
+import { InternalAddressError } from "@/lib/net/public-connect";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
 import { getProvider } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
 import { describeUpstreamNetworkError, parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
-import { upstreamAgent } from "@/lib/relay/runtime";
+import { agentForChannel } from "@/lib/relay/runtime";
 
 export type ChannelTestResult = { success: boolean; message: string; time: number };
 
@@ -23,7 +24,11 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
 }
 
 /** Sends the test request; returns the outcome without changing anything. */
-async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResult & { status: number; disable: boolean }> {
+async function probe(
+  ch: RoutingChannel,
+  model: string,
+  options: OptionValues,
+): Promise<ChannelTestResult & { status: number; disable: boolean }> {
   const adapter = getProvider(ch.type);
   if (!adapter) return { success: false, message: `渠道类型 ${ch.type} 不支持测试`, time: 0, status: 0, disable: false };
   const config = toChannelConfig(ch);
@@ -55,7 +60,7 @@ async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResu
       method: "POST",
       headers: up.headers,
       body: up.body,
-      dispatcher: upstreamAgent(),
+      dispatcher: agentForChannel(ch, options),
       signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
     });
     const text = await res.body.text();
@@ -72,7 +77,12 @@ async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResu
       disable: shouldDisableChannel(res.statusCode, error, ch.type),
     };
   } catch (error) {
-    return { success: false, message: describeUpstreamNetworkError(error).message, time: Date.now() - started, status: 0, disable: false };
+    // The admin testing the channel is told which address was refused and why.
+    const message =
+      error instanceof InternalAddressError
+        ? `${error.message}，ChannelPrivateAddressAllowed 已关闭，不允许管理员设置的渠道连接这类地址`
+        : describeUpstreamNetworkError(error).message;
+    return { success: false, message, time: Date.now() - started, status: 0, disable: false };
   }
 }
 
@@ -80,7 +90,7 @@ async function probe(ch: RoutingChannel, model: string): Promise<ChannelTestResu
 export async function testChannel(id: number, model?: string): Promise<ChannelTestResult> {
   const ch = (await loadChannelsForRouting()).find((c) => c.id === id);
   if (!ch) throw notFound("渠道不存在");
-  return applyTest(ch, await probe(ch, testModelOf(ch, model)));
+  return applyTest(ch, await probe(ch, testModelOf(ch, model), await getOptions()));
 }
 
 async function applyTest(ch: RoutingChannel, r: Awaited<ReturnType<typeof probe>>): Promise<ChannelTestResult> {
@@ -119,7 +129,9 @@ export function testAllChannels(): boolean {
   all.running = (async () => {
     const channels = (await loadChannelsForRouting()).filter((c) => c.status === 1 || c.status === 3);
     for (const ch of channels) {
-      await applyTest(ch, await probe(ch, testModelOf(ch))).catch((e) => console.error(`[channels] test of #${ch.id} failed:`, e));
+      await applyTest(ch, await probe(ch, testModelOf(ch), await getOptions())).catch((e) =>
+        console.error(`[channels] test of #${ch.id} failed:`, e),
+      );
     }
   })().finally(() => {
     all.running = null;

@@ -28,6 +28,7 @@ export const CHANNEL_VIEW_SELECT = {
   other_info: true,
   max_input_tokens: true,
   tag: true,
+  address_by_root: true,
 } as const;
 
 export type ChannelViewRow = Pick<Channel, keyof typeof CHANNEL_VIEW_SELECT>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ipInList, ipToBigInt, normalizeIp, parseCidr, parseCidrList, resolveClientIp } from "@/lib/net/ip";
+import { ipInList, ipToBigInt, isInternalAddress, normalizeIp, parseCidr, parseCidrList, resolveClientIp } from "@/lib/net/ip";
 
 describe("ip parsing and CIDR", () => {
   it("matches exact IPv4, IPv4 CIDR and IPv4-mapped IPv6", () => {
@@ -49,5 +49,63 @@ describe("resolveClientIp", () => {
   });
   it("stops at a garbage hop instead of trusting what is left of it", () => {
     expect(resolveClientIp("127.0.0.1", "6.6.6.6, junk", trusted)).toBe("127.0.0.1");
+  });
+});
+
+describe("isInternalAddress", () => {
+  it("covers loopback, private, link-local, CGNAT and unspecified, in IPv4 and IPv6", () => {
+    for (const ip of [
+      "127.0.0.1",
+      "127.255.0.9",
+      "0.0.0.0",
+      "0.1.2.3",
+      "10.0.0.1",
+      "172.16.0.1",
+      "172.31.255.254",
+      "192.168.0.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "100.100.100.200",
+      "::1",
+      "::",
+      "[::1]",
+      "fc00::1",
+      "fd00:ec2::254",
+      "fe80::1",
+      "fe80::1%eth0",
+    ]) {
+      expect(isInternalAddress(ip), ip).toBe(true);
+    }
+  });
+  it("sees IPv4 inside IPv6: mapped in either notation, IPv4-compatible and NAT64", () => {
+    for (const ip of [
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:a00:1",
+      "::ffff:169.254.169.254",
+      "::127.0.0.1",
+      "64:ff9b::7f00:1",
+      "64:ff9b::10.0.0.1",
+    ]) {
+      expect(isInternalAddress(ip), ip).toBe(true);
+    }
+    expect(isInternalAddress("::ffff:8.8.8.8")).toBe(false);
+    expect(isInternalAddress("64:ff9b::8.8.8.8")).toBe(false);
+  });
+  it("leaves public addresses and non-addresses alone", () => {
+    for (const ip of [
+      "8.8.8.8",
+      "1.1.1.1",
+      "172.32.0.1",
+      "172.15.255.255",
+      "100.128.0.1",
+      "192.169.0.1",
+      "2606:4700::1111",
+      "fec0::1",
+      "localhost",
+      "",
+    ]) {
+      expect(isInternalAddress(ip), ip).toBe(false);
+    }
   });
 });

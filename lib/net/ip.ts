@@ -113,3 +113,28 @@ export function normalizeIp(ip: string): string {
   return m ? m[1]! : s;
 }
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
+ * Addresses that lead into the host or its network rather than to the Internet: unspecified and
+ * "this network" (0.0.0.0/8, ::), loopback, RFC 1918 private, CGNAT (cloud metadata services
+ * such as 100.100.100.200 live there), link-local (169.254.169.254 metadata), IPv6 unique-local
+ * and link-local, and the deprecated IPv4-compatible ::/96. IPv4-mapped IPv6 (::ffff:a.b.c.d, in
+ * either notation) falls under the IPv4 ranges because addresses compare in one 128-bit space.
+ */
+const INTERNAL_RANGES = parseCidrList(
+  "0.0.0.0/8 127.0.0.0/8 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 100.64.0.0/10 169.254.0.0/16 ::/96 fc00::/7 fe80::/10",
+).cidrs;
+/** NAT64 (RFC 6052) carries an IPv4 address in its low 32 bits; a gateway would reach it. */
+const NAT64 = parseCidr("64:ff9b::/96")!;
+const IPV4_MAPPED = 0xffffn << 32n;
+
+/** Whether an IP address (any notation) is internal in the sense of INTERNAL_RANGES; false for non-IPs. */
+export function isInternalAddress(ip: string): boolean {
+  let n = ipToBigInt(ip);
+  if (n === null) return false;
+  if (cidrContains(NAT64, n)) n = IPV4_MAPPED | (n & 0xffffffffn);
+  return INTERNAL_RANGES.some((c) => cidrContains(c, n));
+}
+
+/** The error code of a connection refused for going to an internal address. */
+export const INTERNAL_ADDRESS_CODE = "QIAO_INTERNAL_ADDRESS";

@@ -207,6 +207,12 @@ export const OPTION_REGISTRY = {
   ChannelDisableThreshold: float(5, { min: 0 }),
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
+  /**
+   * Whether channels whose address an admin below root set may reach loopback, private,
+   * link-local, CGNAT and unspecified addresses (Ollama and local vendors live on loopback).
+   * Checked after DNS resolution, when a connection is opened; root's own addresses are not.
+   */
+  ChannelPrivateAddressAllowed: bool(true),
 
   // Logging and display
   LogConsumeEnabled: bool(true),

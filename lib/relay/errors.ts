@@ -1,5 +1,6 @@
 // Relay error shapes and decisions: the OpenAI error body, request ids, retry and auto-disable
 // rules, status-code mapping and upstream error parsing. Pure; the pipeline acts on the answers.
+import { INTERNAL_ADDRESS_CODE } from "@/lib/net/ip";
 import { ChannelType, type StatusCodeMapping } from "./types";
 
 /** The `type` of errors Qiao raises itself. Kept identical to new-api's for client compatibility. */
@@ -298,6 +299,7 @@ const NETWORK_CODES: Record<string, string> = {
   SELF_SIGNED_CERT_IN_CHAIN: "TLS certificate not trusted",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TLS certificate not trusted",
   ERR_TLS_CERT_ALTNAME_INVALID: "TLS certificate does not match host",
+  [INTERNAL_ADDRESS_CODE]: "internal address not allowed for this channel",
 };
 
 function errorCode(err: unknown): string | null {

@@ -35,7 +35,7 @@ import {
   type RelayStreamBody,
 } from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
-import { getLedger, readyLedger, upstreamAgent } from "@/lib/relay/runtime";
+import { agentForChannel, getLedger, readyLedger } from "@/lib/relay/runtime";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
   applyStatusCodeMapping,
@@ -408,7 +408,12 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
   if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined)
     headers = { ...headers, accept: "text/event-stream" };
-  const exchange = UpstreamExchange.send(upstreamAgent(), { method: upstream.method, url: upstream.url, headers, body: upstream.body });
+  const exchange = UpstreamExchange.send(agentForChannel(channel.row, ctx.options), {
+    method: upstream.method,
+    url: upstream.url,
+    headers,
+    body: upstream.body,
+  });
   // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
   // answer runs to completion (it is billed either way, and skips the listener work).
   const unsubscribe = ctx.body.stream ? ctx.req.onGone(() => exchange.abort(new Error("client disconnected"))) : null;

@@ -5,6 +5,7 @@ import { dbKind, getDb, type Db } from "@/lib/db";
 import { openDirectWriter } from "@/lib/db/direct";
 import { env, isMaster, sqlitePath } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
+import { publicOnlyConnector } from "@/lib/net/public-connect";
 import { startRelayState } from "@/lib/relay/state";
 
 type Runtime = {
@@ -12,10 +13,11 @@ type Runtime = {
   /** The ledger once started: the hot path takes it without an await. */
   ready: QuotaLedger | null;
   agent: Agent | null;
+  publicAgent: Agent | null;
   recovery: NodeJS.Timeout | null;
 };
 const g = globalThis as { __qiaoRelayRuntime?: Runtime };
-const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, ready: null, agent: null, recovery: null });
+const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, ready: null, agent: null, publicAgent: null, recovery: null });
 
 export const ledgerOptions = () => ({ ...DEFAULT_LEDGER_OPTIONS, staleSeconds: env.HOLD_STALE_SECONDS });
 
@@ -55,19 +57,39 @@ async function startRecovery(db: Db) {
 
 /** Keep-alive connection pool to upstreams; RELAY_TIMEOUT bounds the wait for headers and body. */
 export function upstreamAgent(): Agent {
-  if (!runtime.agent) {
-    const timeout = env.RELAY_TIMEOUT > 0 ? env.RELAY_TIMEOUT * 1000 : 0;
-    runtime.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      connections: null,
-      pipelining: 1,
-      headersTimeout: timeout,
-      bodyTimeout: 0,
-      connect: { timeout: 10_000 },
-    });
-  }
+  runtime.agent ??= new Agent(agentOptions(CONNECT_OPTIONS));
   return runtime.agent;
+}
+
+/** The same pool, except that connections to internal addresses are refused (see publicOnlyConnector). */
+export function publicUpstreamAgent(): Agent {
+  runtime.publicAgent ??= new Agent(agentOptions(publicOnlyConnector(CONNECT_OPTIONS)));
+  return runtime.publicAgent;
+}
+
+/**
+ * The pool a channel's requests go through. An address that only root set (or approved) may be
+ * anything; one set by an admin below root may not reach internal hosts while root has turned
+ * ChannelPrivateAddressAllowed off. Decided per request from memory: the DNS check itself runs
+ * when the public pool opens a connection.
+ */
+export function agentForChannel(channel: { address_by_root: boolean }, options: { ChannelPrivateAddressAllowed: boolean }): Agent {
+  return channel.address_by_root || options.ChannelPrivateAddressAllowed ? upstreamAgent() : publicUpstreamAgent();
+}
+
+const CONNECT_OPTIONS = { timeout: 10_000 };
+
+function agentOptions(connect: Agent.Options["connect"]): Agent.Options {
+  const timeout = env.RELAY_TIMEOUT > 0 ? env.RELAY_TIMEOUT * 1000 : 0;
+  return {
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: null,
+    pipelining: 1,
+    headersTimeout: timeout,
+    bodyTimeout: 0,
+    connect,
+  };
 }
 
 /** Writes pending usage and returns unused holds; call on shutdown. */

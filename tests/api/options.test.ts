@@ -80,6 +80,21 @@ describe("GET and PUT /api/option/", () => {
     }
   });
 
+  it("keeps ChannelPrivateAddressAllowed with root: on by default, read and written by root only", async () => {
+    expect((await listed()).get("ChannelPrivateAddressAllowed")).toBe("true");
+    expect(await getOption("ChannelPrivateAddressAllowed")).toBe(true);
+    expect((await put("ChannelPrivateAddressAllowed", false, admin)).status).toBe(403);
+    expect(await getOption("ChannelPrivateAddressAllowed")).toBe(true);
+    expect((await put("ChannelPrivateAddressAllowed", "no")).json).toEqual({
+      success: false,
+      message: "ChannelPrivateAddressAllowed 的值只能是 true 或 false",
+    });
+    expect((await put("ChannelPrivateAddressAllowed", false)).json.success).toBe(true);
+    expect((await listed()).get("ChannelPrivateAddressAllowed")).toBe("false");
+    expect(await getOption("ChannelPrivateAddressAllowed")).toBe(false);
+    expect((await put("ChannelPrivateAddressAllowed", true)).json.success).toBe(true);
+  });
+
   it("normalises numbers and booleans sent as JSON values to strings", async () => {
     expect((await put("RetryTimes", 2)).json.success).toBe(true);
     expect((await put("DisplayTokenStatEnabled", false)).json.success).toBe(true);

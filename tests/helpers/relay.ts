@@ -9,6 +9,7 @@ import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
 import * as v1Route from "@/app/v1/[...path]/route";
 import * as pgRoute from "@/app/pg/chat/completions/route";
 import { createChannels } from "@/lib/channels/manage";
+import { ROLE } from "@/lib/auth/roles";
 import { createToken } from "@/lib/tokens/manage";
 import { resetRelayState } from "@/lib/relay/state";
 import { publishInvalidation } from "@/lib/cache/bus";
@@ -84,6 +85,9 @@ async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerRespon
 
 let seq = 0;
 
+/** Seeded channels are root's: their loopback mock upstreams are never refused. */
+const ROOT_ACTOR = { role: ROLE.root };
+
 /** A user with a balance and an sk- key, plus helpers to read their money back. */
 export async function seedUser(o: { quota?: number; role?: number; group?: string; token?: Record<string, unknown> } = {}) {
   const db = await getDb();
@@ -132,16 +136,19 @@ export async function seedChannel(fields: {
   other?: string;
   auto_ban?: number;
 }) {
-  const [channel] = await createChannels({
-    mode: "single",
-    type: 1,
-    name: `ch${++seq}`,
-    key: "sk-upstream-key",
-    group: "default",
-    priority: 0,
-    weight: 0,
-    ...fields,
-  } as never);
+  const [channel] = await createChannels(
+    {
+      mode: "single",
+      type: 1,
+      name: `ch${++seq}`,
+      key: "sk-upstream-key",
+      group: "default",
+      priority: 0,
+      weight: 0,
+      ...fields,
+    } as never,
+    ROOT_ACTOR,
+  );
   return channel!;
 }
 

@@ -5,6 +5,6 @@ import { createChannels, updateChannel } from "@/lib/channels/manage";
 
 export const GET = route({ auth: "admin", query: channelListQuery, handler: ({ query }) => listChannels(query) });
 
-export const POST = route({ auth: "admin", body: channelCreateSchema, handler: ({ body }) => createChannels(body) });
+export const POST = route({ auth: "admin", body: channelCreateSchema, handler: ({ body, caller }) => createChannels(body, caller) });
 
-export const PUT = route({ auth: "admin", body: channelUpdateSchema, handler: ({ body }) => updateChannel(body) });
+export const PUT = route({ auth: "admin", body: channelUpdateSchema, handler: ({ body, caller }) => updateChannel(body, caller) });
