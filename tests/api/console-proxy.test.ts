@@ -68,11 +68,12 @@ async function startNextLikeConsole() {
   return { socket, seen, connections: () => connections };
 }
 
-async function startFront(proxy: ConsoleProxy, onClose?: () => void) {
+async function startFront(proxy: ConsoleProxy, hooks: { onRequest?: () => void; onClose?: () => void } = {}) {
   let connections = 0;
   const server = http.createServer((req, res) => {
-    if (onClose) res.on("close", onClose);
+    if (hooks.onClose) res.on("close", hooks.onClose);
     void proxy.forward(req, res, "203.0.113.7");
+    hooks.onRequest?.();
   });
   server.on("connection", () => connections++);
   await listen(server, 0);
@@ -104,10 +105,10 @@ const CHROMIUM_PREFETCH = {
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: Buffer };
 
 /** One GET over `agent` (kept alive, as a browser does), the body read raw (still encoded). */
-function get(base: string, path: string, headers: Record<string, string>, agent: http.Agent): Promise<Answer> {
+function get(base: string, target: string, headers: Record<string, string>, agent: http.Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
     http
-      .get(`${base}${path}`, { headers, agent }, (res) => {
+      .get(`${base}${target}`, { headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -219,13 +220,14 @@ describe("console proxy", () => {
   it("does not hand the console a request whose client left while the console was starting", async () => {
     const next = await startNextLikeConsole();
     const proxy = new ConsoleProxy();
+    let held!: () => void;
     let closed!: () => void;
+    const requestHeld = new Promise<void>((r) => (held = r));
     const clientLeft = new Promise<void>((r) => (closed = r));
-    const front = await startFront(proxy, () => closed());
+    const front = await startFront(proxy, { onRequest: () => held(), onClose: () => closed() });
     const controller = new AbortController();
     const abandoned = fetch(`${front}/login?first`, { signal: controller.signal }).catch((e: Error) => e.name);
-    // Wait until the request is held, then leave.
-    await new Promise((r) => setTimeout(r, 100));
+    await requestHeld;
     controller.abort();
     expect(await abandoned).toBe("AbortError");
     await clientLeft;
