@@ -7,6 +7,22 @@ import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
 
+/**
+ * Next's router marks every link prefetch with this header, and drops a prefetch answer that is
+ * not a 2xx Flight answer without reading or cancelling its body. Chromium keeps such an unread
+ * `no-store` answer pending for as long as the page lives, so a page that links to a missing page
+ * (the login page to /reset) never reaches network idle. Those answers go out with their status
+ * and headers and no body: nobody would read it.
+ */
+const PREFETCH_HEADER = "next-router-prefetch";
+const FLIGHT_CONTENT_TYPE = "text/x-component";
+/** Headers that describe a body; dropped with it. */
+const BODY_HEADERS = new Set(["content-length", "content-encoding", "transfer-encoding"]);
+
+function isFlightAnswer(status: number, contentType: string | undefined): boolean {
+  return status >= 200 && status < 300 && contentType?.startsWith(FLIGHT_CONTENT_TYPE) === true;
+}
+
 export class ConsoleProxy {
   private socketPath: string | null = null;
   private waiting: Array<() => void> = [];
@@ -44,15 +60,29 @@ export class ConsoleProxy {
 
   async forward(req: IncomingMessage, res: ServerResponse, clientIp: string): Promise<void> {
     if (!(await this.ready(this.waitMs))) return unavailable(res);
+    // The client left while the console was starting: a request opened now would never be sent
+    // (its body never ends) and would hold a console socket until the console timed it out.
+    if (res.destroyed) return;
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
     headers[CLIENT_IP_HEADER] = clientIp;
     const upstream = http.request({ socketPath: this.socketPath!, method: req.method, path: req.url, headers, agent: this.agent });
     upstream.on("response", (answer) => {
+      const status = answer.statusCode ?? 502;
+      const bodyless = req.headers[PREFETCH_HEADER] !== undefined && !isFlightAnswer(status, answer.headers["content-type"]);
       const raw = answer.rawHeaders;
       const out: string[] = [];
-      for (let i = 0; i < raw.length; i += 2) if (!HOP_BY_HOP.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i]!.toLowerCase();
+        if (!HOP_BY_HOP.has(name) && !(bodyless && BODY_HEADERS.has(name))) out.push(raw[i]!, raw[i + 1]!);
+      }
+      if (bodyless) {
+        res.writeHead(status, answer.statusMessage, [...out, "content-length", "0"]);
+        res.end();
+        answer.resume(); // read and drop it, so the console socket goes back to the pool
+        return;
+      }
+      res.writeHead(status, answer.statusMessage, out);
       answer.pipe(res);
       answer.on("error", () => res.destroy());
     });

@@ -1,6 +1,6 @@
 // The real server's HTTP surface without a browser: next-auth's credentials sign-in issues the
 // same session cookie as /api/user/login, and the relay answers OpenAI-shaped on server.ts.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support";
 
 test("next-auth credentials sign-in yields a working session", async ({ playwright, baseURL }) => {
   const api = await playwright.request.newContext({ baseURL });

@@ -1,9 +1,8 @@
 // Logs in as root through the UI once; the other specs reuse the stored session.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { test as setup } from "@playwright/test";
+import { test as setup, loginViaUi } from "./support";
 import { ROOT_STATE } from "./env";
-import { loginViaUi } from "./support";
 
 setup("log in as root", async ({ page }) => {
   await loginViaUi(page, "root", "123456");

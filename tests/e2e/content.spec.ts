@@ -1,7 +1,7 @@
 // Admin-written content (footer, home page, about, notice) is rendered through the sanitizer.
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
+import { expect, test, shot } from "./support";
 import { ROOT_STATE } from "./env";
-import { shot } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 

@@ -1,7 +1,6 @@
 // Page guard, expired sessions and the not-found page.
-import { expect, test } from "@playwright/test";
+import { expect, test, forgedSessionCookie, shot } from "./support";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { forgedSessionCookie, shot } from "./support";
 
 test.describe("logged out", () => {
   test("a console page sends the visitor to /login", async ({ page }) => {

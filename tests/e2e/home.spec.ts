@@ -1,6 +1,5 @@
 // Home and about pages before the admin writes their content; the footer.
-import { expect, test } from "@playwright/test";
-import { shot } from "./support";
+import { expect, test, shot } from "./support";
 
 test("the welcome page shows the system name, the API address and the footer version", async ({ page }) => {
   await page.goto("/");

@@ -1,7 +1,6 @@
 // Login screen: validation, root login with the default-password notice, logout, expired notice.
-import { expect, test } from "@playwright/test";
+import { expect, test, DEFAULT_PASSWORD_NOTICE, loginViaUi, shot, sideMenu } from "./support";
 import { ROOT_STATE } from "./env";
-import { DEFAULT_PASSWORD_NOTICE, loginViaUi, shot, sideMenu } from "./support";
 
 test("asks for username and password", async ({ page }) => {
   await page.goto("/login");

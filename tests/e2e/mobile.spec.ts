@@ -1,7 +1,6 @@
 // Narrow screens: the side menu hides behind a burger.
-import { expect, test } from "@playwright/test";
+import { expect, test, shot, sideMenu } from "./support";
 import { ROOT_STATE } from "./env";
-import { shot, sideMenu } from "./support";
 
 test.use({ storageState: ROOT_STATE, viewport: { width: 390, height: 844 } });
 

@@ -1,6 +1,5 @@
 // Register screen: validation, a new user registers and logs in, and sees no admin entries.
-import { expect, test } from "@playwright/test";
-import { DEFAULT_PASSWORD_NOTICE, loginViaUi, shot, sideMenu, uniqueName } from "./support";
+import { expect, test, DEFAULT_PASSWORD_NOTICE, loginViaUi, shot, sideMenu, uniqueName } from "./support";
 
 test("validates the password and its confirmation", async ({ page }) => {
   await page.goto("/register");

@@ -1,5 +1,5 @@
 // Wide screens: the side menu collapses and expands; DefaultCollapseSidebar starts it collapsed.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support";
 import { ROOT_STATE } from "./env";
 
 test.use({ storageState: ROOT_STATE });

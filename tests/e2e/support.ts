@@ -1,7 +1,71 @@
-// Helpers for the console specs.
-import { expect, type Page } from "@playwright/test";
+// Helpers for the console specs, and the `test` every spec imports: it waits for the network to
+// go idle after each test, so a request that never ends (a page that never settles) fails it.
+import { test as base, type BrowserContext, expect, type Page, type Request } from "@playwright/test";
 import { SignJWT } from "jose";
 import { E2E_SESSION_SECRET } from "./env";
+
+export { expect };
+
+/** Quiet this long counts as idle (Playwright's own "networkidle" uses 500 ms). */
+const NETWORK_QUIET_MS = 500;
+/** A page still busy this long after it loaded has a request that never finishes. */
+const NETWORK_IDLE_TIMEOUT_MS = 10_000;
+const IDLE_POLL_MS = 100;
+
+/** The requests in flight in one browser context. */
+export class NetworkWatch {
+  private readonly inflight = new Set<Request>();
+  private lastActivity = Date.now();
+
+  constructor(context: BrowserContext) {
+    context.on("request", (r) => {
+      // An event stream is open by design.
+      if (r.resourceType() !== "eventsource") this.inflight.add(r);
+      this.lastActivity = Date.now();
+    });
+    const done = (r: Request) => {
+      this.inflight.delete(r);
+      this.lastActivity = Date.now();
+    };
+    context.on("requestfinished", done);
+    context.on("requestfailed", done);
+  }
+
+  /** Waits until nothing is in flight for NETWORK_QUIET_MS; fails naming what never finished. */
+  async idle(when: string): Promise<void> {
+    const deadline = Date.now() + NETWORK_IDLE_TIMEOUT_MS;
+    while (this.inflight.size > 0 || Date.now() - this.lastActivity < NETWORK_QUIET_MS) {
+      if (Date.now() > deadline) {
+        const pending = [...this.inflight].map((r) => `${r.method()} ${r.url()}`).join("\n  ");
+        throw new Error(`the network did not go idle within ${NETWORK_IDLE_TIMEOUT_MS} ms ${when}; still pending:\n  ${pending}`);
+      }
+      await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
+    }
+  }
+}
+
+export const test = base.extend<{ network: NetworkWatch }>({
+  network: [
+    async ({ context }, use, testInfo) => {
+      const watch = new NetworkWatch(context);
+      await use(watch);
+      // A test that already failed keeps its own error.
+      if (testInfo.status === testInfo.expectedStatus) await watch.idle("after the test");
+    },
+    { auto: true },
+  ],
+  // Every navigation by URL also waits for idle, so a hang on a page the test later leaves fails
+  // too (leaving would cancel the pending request).
+  page: async ({ page, network }, use) => {
+    const goto = page.goto.bind(page);
+    page.goto = async (url, options) => {
+      const response = await goto(url, options);
+      await network.idle(`after loading ${url}`);
+      return response;
+    };
+    await use(page);
+  },
+});
 
 export const SCREENSHOT_DIR = "test-results/screenshots";
 

@@ -1,7 +1,6 @@
 // The dark/light switch is remembered across reloads.
-import { expect, test } from "@playwright/test";
+import { expect, test, shot } from "./support";
 import { ROOT_STATE } from "./env";
-import { shot } from "./support";
 
 test("dark mode persists across a reload", async ({ page }) => {
   await page.goto("/login");
