@@ -469,7 +469,7 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   }
   if (ctx.body.stream || isSse) {
     // A 200 page from a proxy or portal is no answer, streamed or not.
-    if (isMarkupType(upstreamType)) {
+    if (!isSse && isMarkupType(upstreamType)) {
       exchange.abort(new Error("upstream answered markup"));
       return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
     }
