@@ -478,12 +478,15 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   return wholeResponse(ctx, channel, upstream, upstreamModel, exchange);
 }
 
-/** A 200 whose content type this endpoint never produces: a bad gateway, not content to relay. */
+/**
+ * A 200 this endpoint never produces (an HTML page, a JSON endpoint answering text or nothing):
+ * a bad gateway, not content to relay.
+ */
 function unexpectedAnswer(contentType: string): UpstreamError {
   const shown = contentType.split(";")[0]!.trim().slice(0, 100) || "none";
   return {
     status: 502,
-    message: `上游返回了非预期的内容类型 (${shown})`,
+    message: `上游的应答不是该接口能返回的内容 (content-type: ${shown})`,
     type: UPSTREAM_ERROR_TYPE,
     code: "bad_response_content_type",
     param: null,
