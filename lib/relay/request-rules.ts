@@ -39,6 +39,19 @@ function checkMessages(messages: unknown): void {
   }
 }
 
+/** OpenAI's upper bounds of `n`: choices per chat or completions request, images per request. */
+const MAX_CHOICES = 128;
+const MAX_IMAGES = 10;
+
+/** An optional count (`n`, `max_tokens`): absent or null, else a whole number in [1, max]. */
+function checkCount(body: Body, param: string, max: number): void {
+  const v = body[param];
+  if (v === undefined || v === null) return;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1 || v > max) {
+    throw invalidRequest(param, max === Number.MAX_SAFE_INTEGER ? `${param} 必须是正整数` : `${param} 必须是 1 到 ${max} 之间的整数`);
+  }
+}
+
 /** A text input: a string (non-empty when `nonEmpty`) or a non-empty array (of texts, token ids…). */
 function isTextInput(v: unknown, nonEmpty: boolean): boolean {
   return typeof v === "string" ? !nonEmpty || v !== "" : isNonEmptyArray(v);
@@ -51,9 +64,14 @@ export function checkRequestBody(mode: RelayMode, body: Body): void {
   switch (mode) {
     case "chat":
       checkMessages(body.messages);
+      checkCount(body, "n", MAX_CHOICES);
+      checkCount(body, "max_tokens", Number.MAX_SAFE_INTEGER);
+      checkCount(body, "max_completion_tokens", Number.MAX_SAFE_INTEGER);
       return;
     case "completions":
       if (!isTextInput(body.prompt, false)) throw invalidRequest("prompt", "prompt 必须是字符串或非空数组");
+      checkCount(body, "n", MAX_CHOICES);
+      checkCount(body, "max_tokens", Number.MAX_SAFE_INTEGER);
       return;
     case "embeddings":
       if (!isTextInput(body.input, true)) throw invalidRequest("input", "input 必须是非空字符串或非空数组");
@@ -63,6 +81,7 @@ export function checkRequestBody(mode: RelayMode, body: Body): void {
       return;
     case "images":
       if (!isNonEmptyString(body.prompt)) throw invalidRequest("prompt", "prompt 必须是非空字符串");
+      checkCount(body, "n", MAX_IMAGES);
       return;
     case "speech":
       if (!isNonEmptyString(body.input)) throw invalidRequest("input", "input 必须是非空字符串");
