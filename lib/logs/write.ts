@@ -3,7 +3,8 @@
 import type { Db } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 
-export const LOG_TYPE = { topup: 1, consume: 2, manage: 3, system: 4 } as const;
+/** Spec §4's types, and 5: a relay request that failed (new-api added the same later). */
+export const LOG_TYPE = { topup: 1, consume: 2, manage: 3, system: 4, error: 5 } as const;
 
 export type LogInput = {
   user_id: number;

@@ -22,6 +22,7 @@ import {
 } from "@/lib/billing/price";
 import { setChannelStatus } from "@/lib/channels/routing";
 import { markTokenStatus } from "@/lib/tokens/relay";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
 import {
   CORS_HEADERS,
@@ -75,9 +76,6 @@ const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
   "/v1/rerank": { mode: "rerank", defaultModel: "" },
   "/pg/chat/completions": { mode: "chat", defaultModel: "gpt-4o-mini" },
 };
-
-/** Log type of a relay request that failed (beside spec §4's 1–4; new-api later added the same). */
-export const LOG_TYPE_ERROR = 5;
 
 /** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
 const NOT_IMPLEMENTED =
@@ -898,7 +896,7 @@ async function settleFailure(ctx: CallContext, failure?: Failure) {
       ? {
           user_id: ctx.caller.user.id,
           created_at: Math.floor(Date.now() / 1000),
-          type: LOG_TYPE_ERROR,
+          type: LOG_TYPE.error,
           content: shown.slice(0, ERROR_LOG_CHARS),
           username: ctx.caller.user.username,
           token_name: ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`,

@@ -199,6 +199,21 @@ for (const entry of ENTRIES) {
         expect(admin[0]!.content).toBe(own[0]!.content);
         expect(JSON.parse(admin[0]!.other).admin_info.error_message).toBe(leaky);
       });
+
+      it("in an error row written unmasked (before this release) reaches the user masked too", async () => {
+        const db = await getDb();
+        const base = { user_id: user.id, username: user.username, created_at: Math.floor(Date.now() / 1000), other: "{}" };
+        await db.log.create({ data: { ...base, type: 5, content: leaky } });
+        await db.log.create({ data: { ...base, type: 2, content: "模型倍率 0.08，补全倍率 4.00，分组倍率 1.00" } });
+        const query = logQuerySchema.parse({});
+        const own = (await listUserLogs(user.id, query)).items;
+        expect(own.map((l) => l.content)).toEqual([
+          "模型倍率 0.08，补全倍率 4.00，分组倍率 1.00",
+          "Incorrect API key provided: sk-***. Manage keys at [url] or ask ops@[host]",
+        ]);
+        const admin = (await listLogs({ ...query, username: user.username })).items;
+        expect(admin.map((l) => l.content)).toContain(leaky);
+      });
     });
 
     describe("percent-encoding in paths", () => {
