@@ -98,6 +98,22 @@ for (const entry of ENTRIES) {
         expect(await logsOf(user.id)).toEqual([]);
       });
 
+      it("are refused on the playground too, after its session check", async () => {
+        const { sessionCookieFor } = await import("@/tests/helpers/api");
+        const cookie = await sessionCookieFor(user.id);
+        const playground = (headers: Record<string, string>) =>
+          fetch(`${relay.url}/pg/chat/completions`, {
+            method: "POST",
+            headers: { cookie, "content-type": "application/json", ...headers },
+            body: JSON.stringify({ model: MODEL, messages: { role: "user", content: "hi" } }),
+          });
+        expect((await playground({})).status).toBe(401);
+        const res = await playground({ "new-api-user": String(user.id) });
+        expect(res.status).toBe(400);
+        expect((await res.json()).error).toMatchObject({ type: "invalid_request_error", param: "messages" });
+        expect(mock.requests).toHaveLength(0);
+      });
+
       it("still pass a valid body with unknown fields to the upstream byte for byte", async () => {
         const raw = `{"model":"${MODEL}", "messages":[{"role":"user","content":"hi"}],"seed":12345678901234567890,"temperature":1.0,"x_vendor":{"a":[1, 2]}}`;
         const res = await send("/v1/chat/completions", raw);
