@@ -7,6 +7,7 @@ import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
+import { maskSensitiveText } from "@/lib/relay/mask";
 
 /** A numeric filter; empty or malformed means "not filtered" (0). */
 const numberFilter = queryNumber.transform((v) => (v === undefined || !Number.isInteger(v) ? 0 : v));
@@ -79,7 +80,9 @@ function withoutAdminInfo(other: string): string {
 
 function toSelfLog(row: LogRow): SelfLogItem {
   const { id: _id, channel: _channel, ...rest } = toAdminLog(row);
-  return { ...rest, other: withoutAdminInfo(row.other) };
+  // The relay writes error rows masked; rows from before it did are masked here.
+  const content = row.type === LOG_TYPE.error ? maskSensitiveText(row.content) : row.content;
+  return { ...rest, content, other: withoutAdminInfo(row.other) };
 }
 
 /** Filters shared by the list and the stats, except type and time. */

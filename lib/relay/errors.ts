@@ -322,12 +322,3 @@ export function describeUpstreamNetworkError(err: unknown): { message: string; c
   const reason = NETWORK_CODES[code];
   return { message: reason ? `请求上游地址失败: ${reason} (${code})` : "请求上游地址失败", code: "do_request_failed" };
 }
-
-const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
-const IPV4_RE = /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b/g;
-const HOSTPORT_RE = /\b(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d{1,5})?\b/gi;
-
-/** Remove URLs, IPv4 addresses and host names from a message meant for API users. */
-export function scrubUpstreamAddress(message: string): string {
-  return message.replace(URL_RE, "[upstream]").replace(IPV4_RE, "[upstream]").replace(HOSTPORT_RE, "[upstream]");
-}

@@ -1,5 +1,6 @@
 // The relay core's transport-agnostic request and response. lib/relay/node.ts serves them over
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
+import { RelayError } from "./errors";
 
 export interface RelayRequest {
   method: string;
@@ -63,3 +64,12 @@ export const CORS_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.fr
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "*",
 });
+
+/** A percent-encoded path segment (`/v1/models/{id}`), decoded; malformed encoding is the client's 400. */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RelayError(400, "请求路径中的百分号编码无效", { type: "invalid_request_error", code: "invalid_path" });
+  }
+}

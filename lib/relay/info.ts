@@ -2,7 +2,7 @@
 // and the OpenAI-style billing dashboard some clients show (subscription and usage).
 import { getOptions } from "@/lib/options";
 import { authenticateKey } from "@/lib/relay/auth";
-import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
+import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
 import { getDb } from "@/lib/db";
@@ -30,7 +30,7 @@ export async function serveModels(req: RelayRequest, path: string, requestId: st
   const models = caller.key?.modelLimits ? [...caller.key.modelLimits].sort() : (table.modelsByGroup.get(caller.group) ?? []);
   const item = (id: string) => ({ id, object: "model", created: MODEL_CREATED, owned_by: ownerOf(id) });
   if (path === "/v1/models") return json(200, { object: "list", data: models.map(item) }, requestId);
-  const id = decodeURIComponent(path.slice("/v1/models/".length));
+  const id = decodePathSegment(path.slice("/v1/models/".length));
   if (!models.includes(id)) {
     const { status, body } = openAIError(
       404,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { multipartBoundary, readMultipartField, readMultipartFile, setMultipartField } from "./multipart";
+import { multipartBoundary, readMultipartField, readMultipartFile, readMultipartForm, setMultipartField } from "./multipart";
 
 async function formBody(fields: Record<string, string | Blob>): Promise<{ body: Uint8Array; contentType: string }> {
   const fd = new FormData();
@@ -37,6 +37,15 @@ describe("multipart", () => {
     const file = readMultipartFile(body, contentType, "file")!;
     expect(Array.from(file.data)).toEqual(Array.from(audio));
     expect(file.filename).toBe("audio.mp3");
+  });
+
+  it("reads every text field and part name in one pass, or null for a body that is not multipart", async () => {
+    const { body, contentType } = await formBody({ model: "whisper-1", file: new Blob([audio]), response_format: "srt" });
+    const form = readMultipartForm(body, contentType)!;
+    expect({ ...form.fields }).toEqual({ model: "whisper-1", response_format: "srt" });
+    expect([...form.names].sort()).toEqual(["file", "model", "response_format"]);
+    expect(readMultipartForm(new TextEncoder().encode("hello"), contentType)).toBeNull();
+    expect(readMultipartForm(body, "application/json")).toBeNull();
   });
 
   it("replaces an existing field, leaving the file bytes identical", async () => {

@@ -101,6 +101,27 @@ function layoutOrThrow(body: Uint8Array, contentType: string): { layout: Multipa
   return { layout, boundary };
 }
 
+export interface MultipartForm {
+  /** Text of the first non-file part of each name. */
+  fields: Record<string, string>;
+  /** Names of all parts, files included. */
+  names: Set<string>;
+}
+
+/** Every text field and part name, from one pass over the body; null when it is not multipart. */
+export function readMultipartForm(body: Uint8Array, contentType: string): MultipartForm | null {
+  const boundary = multipartBoundary(contentType);
+  const layout = boundary ? parseMultipart(body, boundary) : null;
+  if (!layout) return null;
+  const fields: Record<string, string> = Object.create(null);
+  const names = new Set<string>();
+  for (const p of layout.parts) {
+    names.add(p.name);
+    if (p.filename === null && !(p.name in fields)) fields[p.name] = decoder.decode(body.subarray(p.dataStart, p.dataEnd));
+  }
+  return { fields, names };
+}
+
 /** Text value of the first non-file field called `name`, or undefined. */
 export function readMultipartField(body: Uint8Array, contentType: string, name: string): string | undefined {
   const boundary = multipartBoundary(contentType);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleRelay } from "@/lib/relay/pipeline";
 import { MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
+import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 
 function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
@@ -88,6 +89,8 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
 }
 
 function writeResponse(res: ServerResponse, out: RelayResponse): void {
+  // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
+  out.headers[NOSNIFF_HEADER] = NOSNIFF;
   const body = out.body;
   if (body === null || typeof body === "string" || body instanceof Uint8Array) {
     const buf = body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;

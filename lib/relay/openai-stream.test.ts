@@ -137,6 +137,18 @@ describe("OpenAIStreamRelay", () => {
     expect(relay.error?.type).toBe("server_error");
   });
 
+  it("masks keys and addresses in a mid-stream upstream error, keeping the full text for the log", () => {
+    const leaky = "Key sk-live-Zx81pQ7mN2vB5cD9eF3gH6jK reached quota at https://gw.vendor.example/v1 (via 10.20.30.40:8443)";
+    const src = fixture("openai-error-midstream.chunks.txt").replace(
+      "The server had an error while processing your request. Sorry about that!",
+      leaky,
+    );
+    const { relay, events } = run(src, {});
+    const shown = JSON.parse(events[3]).error.message as string;
+    expect(shown).toBe("Key sk-*** reached quota at [url] (via [host]) (request id: req1)");
+    expect(relay.error?.message).toBe(leaky);
+  });
+
   it("emits an error event and [DONE] when the connection breaks after the first byte", () => {
     const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 5, requestId: "r9" });
     const first = payloads(fixture("openai-chat.chunks.txt"))

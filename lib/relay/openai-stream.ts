@@ -22,6 +22,7 @@
 // or as a web stream: upstream.body.pipeThrough(openAIStreamTransform(relay)).
 import { countTextTokens } from "./tokens";
 import { errorFromJson, LOCAL_ERROR_TYPE, UPSTREAM_ERROR_TYPE, type UpstreamError } from "./errors";
+import { maskSensitiveText } from "./mask";
 import { encodeSse, SSE_DONE_TEXT, SseReader, splitDataLines, sseJson, type SseEvent } from "./sse";
 import { simpleUsage, type Usage } from "./types";
 import { hasTokens, normalizeUsage } from "./usage";
@@ -519,7 +520,9 @@ export class OpenAIStreamRelay {
       param: null,
     };
     this.upstreamError = e;
-    const message = this.opts.requestId ? `${e.message} (request id: ${this.opts.requestId})` : e.message;
+    // The upstream's own words can carry its key, URL or hosts: the client sees them masked.
+    const shown = maskSensitiveText(e.message);
+    const message = this.opts.requestId ? `${shown} (request id: ${this.opts.requestId})` : shown;
     this.out += sseJson(JSON.stringify({ error: { message, type: e.type, param: e.param, code: e.code } }));
     this.out += SSE_DONE_TEXT;
     this.finished = true;

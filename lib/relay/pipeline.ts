@@ -29,6 +29,7 @@ import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCall
 import {
   CORS_HEADERS,
   CORS_RESPONSE_HEADERS,
+  decodePathSegment,
   type RelayRequest,
   type RelayResponse,
   type RelaySink,
@@ -40,6 +41,7 @@ import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type Rout
 import {
   applyStatusCodeMapping,
   describeUpstreamNetworkError,
+  errorFromJson,
   newRequestId,
   openAIError,
   parseUpstreamError,
@@ -56,7 +58,10 @@ import { OpenAIStreamRelay, type OpenAIStreamOptions, type StreamEndReason } fro
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
 import { countRequestPromptTokens, countTtsCharacters, estimateTokensFromBytes } from "@/lib/relay/tokens";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
-import { readMultipartField } from "@/lib/relay/multipart";
+import { readMultipartForm } from "@/lib/relay/multipart";
+import { checkRequestBody, invalidRequest, requestModel } from "@/lib/relay/request-rules";
+import { answerContentType, isMarkupType, JSON_TYPE, looksLikeJson } from "@/lib/relay/answer-type";
+import { maskSensitiveText } from "@/lib/relay/mask";
 import type { RelayMode, Usage } from "@/lib/relay/types";
 import { serveModels, serveBilling } from "@/lib/relay/info";
 
@@ -80,13 +85,20 @@ const NOT_IMPLEMENTED =
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-function errorResponse(status: number, message: string, type: string, code: string | number | null, requestId: string): RelayResponse {
-  const { body } = openAIError(status, message, type, code, null, requestId);
+function errorResponse(
+  status: number,
+  message: string,
+  type: string,
+  code: string | number | null,
+  requestId: string,
+  param: string | null = null,
+): RelayResponse {
+  const { body } = openAIError(status, message, type, code, param, requestId);
   return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(body) };
 }
 
 function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
-  return errorResponse(e.status, e.message, e.type, e.code, requestId);
+  return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param);
 }
 
 export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
@@ -120,7 +132,7 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     if (!route || req.method !== "POST") {
       return errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId);
     }
-    return await relayCall(req, path, route.mode, route.defaultModel || decodeURIComponent(embeddingsByPath?.[1] ?? ""), requestId);
+    return await relayCall(req, path, route.mode, route.defaultModel || decodePathSegment(embeddingsByPath?.[1] ?? ""), requestId);
   } catch (error) {
     if (error instanceof RelayError) return relayErrorResponse(error, requestId);
     console.error(`[relay] ${requestId} failed:`, error);
@@ -128,16 +140,36 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
   }
 }
 
-type ParsedBody = { json: Record<string, unknown> | null; model: string; stream: boolean; contentType: string };
+type ParsedBody = {
+  json: Record<string, unknown> | null;
+  model: string;
+  stream: boolean;
+  contentType: string;
+  /** transcriptions/translations: the form's `response_format`. */
+  responseFormat?: string;
+};
 
 const decoder = new TextDecoder();
+
+function parseOrNull(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    return null;
+  }
+}
 
 function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): ParsedBody {
   const contentType = req.headers.get("content-type") ?? "";
   if (mode === "transcriptions" || mode === "translations") {
     if (!/^multipart\/form-data/i.test(contentType)) throw new RelayError(400, "请求须为 multipart/form-data", { code: "invalid_request" });
-    const model = readMultipartField(req.body, contentType, "model") ?? defaultModel;
-    return { json: null, model, stream: false, contentType };
+    const form = readMultipartForm(req.body, contentType);
+    if (!form)
+      throw new RelayError(400, "请求体不是合法的 multipart/form-data", { type: "invalid_request_error", code: "invalid_multipart" });
+    if (!form.names.has("file")) throw invalidRequest("file", "缺少 file 字段（要转写的音频文件）");
+    const model = form.fields.model ?? defaultModel;
+    if (model === "") throw invalidRequest("model", "model 必须是非空字符串");
+    return { json: null, model, stream: false, contentType, responseFormat: form.fields.response_format };
   }
   // Clients that forget the JSON content type still get their model read (a classic new-api trap).
   let json: unknown;
@@ -150,9 +182,12 @@ function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): Pa
     throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
   }
   const body = json as Record<string, unknown>;
-  const model = typeof body.model === "string" && body.model ? body.model : defaultModel;
-  if (!model) throw new RelayError(400, "请求中缺少 model 字段", { type: "invalid_request_error", code: "model_required", param: "model" });
-  return { json: body, model, stream: body.stream === true, contentType: contentType || "application/json" };
+  return {
+    json: body,
+    model: requestModel(body, defaultModel),
+    stream: body.stream === true,
+    contentType: contentType || "application/json",
+  };
 }
 
 function clientWantsUsage(json: Record<string, unknown> | null): boolean {
@@ -242,6 +277,8 @@ async function relayCall(
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
     body = parseBody(req, mode, defaultModel);
   }
+  // After authentication (the playground parses first, for its group), before any reservation.
+  if (body.json) checkRequestBody(mode, body.json);
   checkModelAllowed(caller, body.model);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
@@ -364,7 +401,8 @@ async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeo
   if (!last) {
     throw new RelayError(503, `当前分组 ${ctx.caller.group} 下对于模型 ${ctx.body.model} 无可用渠道`, { code: "model_not_found" });
   }
-  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : last.error.message;
+  // Upstream text can carry the channel's key, URL or internal hosts: users see it masked.
+  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(last.error.message);
   await settleFailure(ctx, last);
   return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId);
 }
@@ -428,13 +466,36 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
     unsubscribe?.();
   }
 
-  const isSse = /text\/event-stream/i.test(String(exchange.headers["content-type"] ?? ""));
+  const upstreamType = String(exchange.headers["content-type"] ?? "");
+  const isSse = /text\/event-stream/i.test(upstreamType);
   if (exchange.status < 200 || exchange.status >= 300) {
     const text = await exchange.text(ERROR_BODY_LIMIT);
     return { failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text)) };
   }
-  if (ctx.body.stream || isSse) return { response: streamResponse(ctx, channel, upstream, upstreamModel, exchange) };
+  if (ctx.body.stream || isSse) {
+    // A 200 page from a proxy or portal is no answer, streamed or not.
+    if (!isSse && isMarkupType(upstreamType)) {
+      exchange.abort(new Error("upstream answered markup"));
+      return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
+    }
+    return { response: streamResponse(ctx, channel, upstream, upstreamModel, exchange) };
+  }
   return wholeResponse(ctx, channel, upstream, upstreamModel, exchange);
+}
+
+/**
+ * A 200 this endpoint never produces (an HTML page, a JSON endpoint answering text or nothing):
+ * a bad gateway, not content to relay.
+ */
+function unexpectedAnswer(contentType: string): UpstreamError {
+  const shown = contentType.split(";")[0]!.trim().slice(0, 100) || "none";
+  return {
+    status: 502,
+    message: `上游的应答不是该接口能返回的内容 (content-type: ${shown})`,
+    type: UPSTREAM_ERROR_TYPE,
+    code: "bad_response_content_type",
+    param: null,
+  };
 }
 
 /** An error answer is read up to this size (its message is all we keep). */
@@ -495,20 +556,22 @@ async function wholeResponse(
       failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone },
     };
   }
-  const contentType = String(exchange.headers["content-type"] ?? "application/json");
-  const responseFormat =
-    ctx.mode === "transcriptions" || ctx.mode === "translations"
-      ? readMultipartField(ctx.req.body, ctx.body.contentType, "response_format")
-      : undefined;
+  const upstreamType = String(exchange.headers["content-type"] ?? "");
+  const responseFormat = ctx.body.responseFormat;
+  let outType = answerContentType(ctx.mode, upstreamType, raw, responseFormat);
+  if (outType === null) {
+    // Not what this endpoint produces: an error object if it is one, else a bad gateway.
+    const error = looksLikeJson(raw) ? errorFromJson(200, parseOrNull(raw)) : null;
+    return { failure: failureOf(ctx, channel, error ? 500 : 502, error ?? unexpectedAnswer(upstreamType)) };
+  }
   let body: Uint8Array | string = raw;
-  let outType = contentType;
   let extracted = extractResponseUsage(ctx.mode, raw, new UsageContext(ctx, upstreamModel, responseFormat));
   // Some vendors answer 200 with an error object: treat it as the failure it is.
   if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
   if (upstream.response && extracted.json !== null) {
     const converted = upstream.response.json(extracted.json);
     body = converted.body;
-    outType = converted.contentType;
+    outType = answerContentType(ctx.mode, converted.contentType, converted.body, responseFormat) ?? JSON_TYPE;
     extracted = extractResponseUsage(ctx.mode, converted.body, new UsageContext(ctx, upstreamModel, responseFormat));
   }
   let quota: QuotaResult;
@@ -817,17 +880,31 @@ async function settle(
   }
 }
 
+/**
+ * The error row's admin part: the channels tried and, when masking changed what users see in
+ * `content`, the upstream's full text (GET /api/log shows admin_info, /api/log/self drops it).
+ */
+function errorAdminInfo(ctx: CallContext, full: string, shown: string): { use_channel: string[]; error_message?: string } {
+  const useChannel = ctx.tried.map(String);
+  return shown === full ? { use_channel: useChannel } : { use_channel: useChannel, error_message: full.slice(0, ERROR_LOG_CHARS) };
+}
+
+/** An error row keeps this much of the message. */
+const ERROR_LOG_CHARS = 1000;
+
 /** Returns the whole reservation (the request failed and used nothing) and logs the error. */
 async function settleFailure(ctx: CallContext, failure?: Failure) {
   if (ctx.reservation.settled) return;
   const ledger = await getLedger();
+  const full = failure?.error.message ?? "";
+  const shown = maskSensitiveText(full);
   const log =
     failure && ctx.options.LogConsumeEnabled
       ? {
           user_id: ctx.caller.user.id,
           created_at: Math.floor(Date.now() / 1000),
           type: LOG_TYPE.error,
-          content: failure.error.message.slice(0, 1000),
+          content: shown.slice(0, ERROR_LOG_CHARS),
           username: ctx.caller.user.username,
           token_name: ctx.caller.key ? ctx.caller.key.name : `playground-${ctx.caller.group}`,
           model_name: ctx.body.model,
@@ -844,7 +921,7 @@ async function settleFailure(ctx: CallContext, failure?: Failure) {
             status_code: failure.status,
             error_type: failure.error.type,
             error_code: failure.error.code,
-            admin_info: { use_channel: ctx.tried.map(String) },
+            admin_info: errorAdminInfo(ctx, full, shown),
             request_path: ctx.req.path,
           }),
         }

@@ -2,6 +2,7 @@
 import { handleRelay } from "@/lib/relay/pipeline";
 import { MAX_BODY_BYTES, type RelayRequest } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
+import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
 
 /** A web Request as the relay core sees it (a class: an object literal with a getter is slow in V8). */
@@ -40,10 +41,15 @@ export async function relayWebRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const length = Number(request.headers.get("content-length") ?? 0);
   if (length > MAX_BODY_BYTES) {
-    return Response.json(openAIError(413, "请求体过大", "invalid_request_error").body, { status: 413 });
+    return Response.json(openAIError(413, "请求体过大", "invalid_request_error").body, {
+      status: 413,
+      headers: { [NOSNIFF_HEADER]: NOSNIFF },
+    });
   }
   const body = new Uint8Array(await request.arrayBuffer());
   const out = await handleRelay(new WebRelayRequest(request, url, body));
+  // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
+  out.headers[NOSNIFF_HEADER] = NOSNIFF;
   const b = out.body;
   if (b === null || typeof b === "string" || b instanceof Uint8Array) {
     return new Response(b as BodyInit | null, { status: out.status, headers: out.headers });
