@@ -581,7 +581,14 @@ export class QuotaLedger {
    * their reservations to the refund; any of them settled before the writer closes is charged
    * to the balance directly (its hold is closed by then).
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // Once: a worker's shutdown may ask twice (its grace timer and the server's close callback).
+    this.closeRun ??= this.closeOnce();
+    return this.closeRun;
+  }
+  private closeRun: Promise<void> | null = null;
+
+  private async closeOnce(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
