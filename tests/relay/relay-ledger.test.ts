@@ -175,6 +175,26 @@ describe("the relay's money path", () => {
     });
     expect(await db.quotaHold.count({ where: { user_id: u.id, state: 0 } })).toBe(1); // the lease is still open
   });
+
+  it("applies a key's remaining quota and a user's balance, edited while a lease is out, as set", async () => {
+    mock.setBehaviour({ usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } });
+    const u = await seedUser({ quota: 1_000_000, token: { unlimited_quota: false, remain_quota: 500_000 } });
+    const admin = await createUser({ username: `admin${Date.now().toString(36)}`, role: 100 });
+    const owner = { id: u.id, cookie: await sessionCookieFor(u.id) };
+    expect((await chat(u.key, { model: "m-flat" })).status).toBe(200);
+    await new Promise((r) => setImmediate(r));
+    await (await getLedger()).flush();
+    expect(await (await getDb()).quotaHold.count({ where: { user_id: u.id, state: 0 } })).toBe(1); // the lease
+    const token = await call(tokensRoute.PUT, "PUT", "/api/token/", { as: owner, body: { id: u.tokenId, remain_quota: 300_000 } });
+    expect(token.json).toMatchObject({ success: true, data: { remain_quota: 300_000 } });
+    const user = await call(usersRoute.PUT, "PUT", "/api/user/", { as: admin, body: { id: u.id, quota: 2_000_000 } });
+    expect(user.json).toMatchObject({ success: true, data: { quota: 2_000_000 } });
+    // The lease is returned: the values stay what was set, not that plus the lease's unused part.
+    await settleAll();
+    const db = await getDb();
+    expect((await db.token.findUniqueOrThrow({ where: { id: u.tokenId } })).remain_quota).toBe(300_000n);
+    expect(await u.quota()).toBe(2_000_000n);
+  });
 });
 
 describe("a relay process stopped while a stream runs", () => {
