@@ -7,9 +7,16 @@
 // so the sum of all holds never exceeds what the user had, whichever instance asks. When the
 // balance is ample the hold is larger than one request (a lease) and later requests reserve from
 // it in memory; when it is tight the hold is exactly one request's estimate. Usage is settled in
-// memory and written in batches (logs, counters, `consumed`); closing a hold returns
-// `amount - consumed` exactly once (a conditional state change guards it). A hold whose instance
-// died stops being refreshed and is closed the same way by recoverHolds() at the next start.
+// memory and written in batches (logs, counters, `consumed`, and the hold's in-flight total in
+// `reserved`, which is what balances shown to people add back: see visibleQuota); closing a hold
+// returns `amount - consumed` exactly once (a conditional state change guards it). A hold whose
+// instance died stops being refreshed and is closed the same way by recoverHolds() at the next
+// start; this instance refreshes every hold it still uses, however long its requests run.
+//
+// Usage is never free. Beyond its reservation a request draws on the hold's spare quota, then on
+// the balance unconditionally (written with the next batch), even when that takes the balance
+// below zero; a balance at or below zero then refuses every reservation until it is topped up. A
+// batch whose hold turns out closed under it (recovery took it) charges the balance directly.
 //
 // Lock order: every transaction here touches rows in the same order — users, tokens, quota_holds,
 // channels, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
@@ -62,17 +69,28 @@ type Hold = {
   owner: HoldOwner;
   /** Row id, or null before the first acquisition. */
   id: string | null;
+  /** The row's `amount` plus overruns not yet written. */
+  amount: bigint;
   /** Quota still free to reserve in memory. */
   available: bigint;
+  /** Usage written to the row's `consumed`. */
+  consumed: bigint;
   /** Settled usage not yet written to `consumed`. */
   unflushed: bigint;
+  /** The in-flight total last written to the row's `reserved`. */
+  writtenReserved: bigint;
   /** Reservations not yet settled. */
   inflight: number;
   lastUsed: number;
   openedAt: number;
   acquiring: Promise<void> | null;
   closing: boolean;
+  /** The row was closed under this instance (by recovery): its usage goes to the balance directly. */
+  gone: boolean;
 };
+
+/** Reservations in flight on a hold: what it holds minus what is free and what is spent. */
+const reservedOf = (hold: Hold) => hold.amount - hold.available - hold.consumed - hold.unflushed;
 
 export type Reservation = { hold: Hold; amount: bigint; settled: boolean };
 
@@ -111,9 +129,13 @@ export class QuotaLedger {
   private holds = new Map<string, Hold>();
   private pending: UsageRecord[] = [];
   private pendingConsumed = new Map<Hold, bigint>();
+  /** Per hold, usage beyond what it held: taken from the balance with the next batch. */
+  private pendingOverrun = new Map<Hold, bigint>();
   private flushing: Promise<void> | null = null;
   /** Holds taken out of use whose close waits for their usage to be written. */
   private unclosed = new Set<Hold>();
+  /** Closes started by settle(); close() waits for them. */
+  private closings = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -161,13 +183,17 @@ export class QuotaLedger {
         key,
         owner,
         id: null,
+        amount: 0n,
         available: 0n,
+        consumed: 0n,
         unflushed: 0n,
+        writtenReserved: 0n,
         inflight: 0,
         lastUsed: Date.now(),
         openedAt: Date.now(),
         acquiring: null,
         closing: false,
+        gone: false,
       };
       this.holds.set(key, hold);
     }
@@ -197,7 +223,10 @@ export class QuotaLedger {
   /** Takes `chunk` (or, failing that, just `need`) from the balance into the hold. */
   private async acquire(hold: Hold, need: bigint, chunk: bigint): Promise<void> {
     for (const size of chunk > need ? [chunk, need] : [need]) {
-      if (await this.take(hold, size)) {
+      const taken = await this.take(hold, size);
+      if (taken === "gone") return this.retire(hold); // the caller sees it closing and opens another
+      if (taken === "taken") {
+        hold.amount += size;
         hold.available += size;
         return;
       }
@@ -206,7 +235,7 @@ export class QuotaLedger {
     throw new QuotaShortfall(who);
   }
 
-  private async take(hold: Hold, size: bigint): Promise<boolean> {
+  private async take(hold: Hold, size: bigint): Promise<"taken" | "no-funds" | "gone"> {
     const { userId, tokenId } = hold.owner;
     try {
       const created = await retryConflicts(() =>
@@ -222,7 +251,7 @@ export class QuotaLedger {
           if (hold.id) {
             const h =
               await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
-            if (h !== 1) throw new Error(`hold ${hold.id} closed under an open lease`);
+            if (h !== 1) throw new HoldGone(); // rolls the debit back
             return null;
           }
           const id = newHoldId();
@@ -236,11 +265,21 @@ export class QuotaLedger {
         hold.id = created;
         hold.openedAt = Date.now();
       }
-      return true;
+      return "taken";
     } catch (error) {
-      if (error instanceof NoFunds) return false; // thrown and caught inside this module copy
+      // Both thrown and caught inside this module copy.
+      if (error instanceof NoFunds) return "no-funds";
+      if (error instanceof HoldGone) return "gone";
       throw error;
     }
+  }
+
+  /** Takes a hold closed under this instance out of use; requests still on it settle directly. */
+  private retire(hold: Hold) {
+    hold.gone = true;
+    hold.closing = true;
+    hold.available = 0n;
+    if (this.holds.get(hold.key) === hold) this.holds.delete(hold.key);
   }
 
   private async shortfallOf(owner: HoldOwner, need: bigint): Promise<"user" | "token"> {
@@ -250,76 +289,77 @@ export class QuotaLedger {
   }
 
   /**
-   * Settles a reservation with the quota actually used (once; later calls are ignored). Usage
-   * beyond the reservation is drawn from the hold, then from the balance as far as it goes; the
-   * amount really charged is returned (it is less than `actual` only when the balance ran out).
+   * Settles a reservation with the quota actually used (once; later calls are ignored) and
+   * returns what was charged: always `actual`. Usage beyond the reservation is drawn from the
+   * hold's spare quota, then from the balance with the next batch, even below zero. No await:
+   * the record is queued before this returns.
    */
   async settle(reservation: Reservation, actual: bigint, record: UsageRecord): Promise<bigint> {
     if (reservation.settled) return 0n;
     reservation.settled = true;
     const hold = reservation.hold;
     if (actual < 0n) actual = 0n;
-    let charged = actual;
+    const charged = actual;
     const over = actual - reservation.amount;
     if (over <= 0n) hold.available -= over;
     else {
       // This request's own excess: from what the hold has spare, claimed at once so that
-      // concurrent settles never count the same units, then from the balance as far as it goes.
+      // concurrent settles never count the same units, then from the balance.
       const fromHold = hold.available > over ? over : hold.available > 0n ? hold.available : 0n;
       hold.available -= fromHold;
-      const missing = over - fromHold;
-      if (missing > 0n) {
-        const got = await this.takeUpTo(hold, missing); // added to the hold and spent at once
-        charged -= missing - got;
+      const overrun = over - fromHold;
+      if (overrun > 0n) {
+        hold.amount += overrun;
+        this.pendingOverrun.set(hold, (this.pendingOverrun.get(hold) ?? 0n) + overrun);
       }
     }
     hold.inflight--;
     hold.lastUsed = Date.now();
     hold.unflushed += charged;
-    this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + charged);
+    addTo(this.pendingConsumed, hold, charged);
     record.charged = charged;
     if (record.log && !record.failed) record.log.quota = charged;
     this.pending.push(record);
     if (this.pending.length >= this.options.flushBatch) void this.flush();
     if (hold.inflight === 0 && hold.available === 0n && hold.owner && !hold.acquiring) {
       // A tight hold that is used up: close it now rather than waiting for idleness.
-      void this.flush().then(() => this.closeIfIdle(hold, true));
+      const closing = this.flush().then(() => this.closeIfIdle(hold, true));
+      this.closings.add(closing);
+      void closing.finally(() => this.closings.delete(closing));
     }
     return charged;
-  }
-
-  /** Takes as much as possible, up to `want`, from a balance that may not cover it. */
-  private async takeUpTo(hold: Hold, want: bigint): Promise<bigint> {
-    if (await this.take(hold, want)) return want;
-    const { userId, tokenId } = hold.owner;
-    const [user, token] = await Promise.all([
-      this.db.user.findUnique({ where: { id: userId }, select: { quota: true } }),
-      tokenId ? this.db.token.findUnique({ where: { id: tokenId }, select: { remain_quota: true } }) : null,
-    ]);
-    let can = user ? user.quota : 0n;
-    if (token && token.remain_quota < can) can = token.remain_quota;
-    if (can <= 0n) return 0n;
-    if (can > want) can = want;
-    return (await this.take(hold, can)) ? can : 0n;
   }
 
   /** Writes settled usage: log rows, counters and holds' `consumed`, in one transaction. */
   flush(): Promise<void> {
     if (this.flushing) return this.flushing.then(() => (this.pending.length ? this.flush() : undefined));
-    if (!this.pending.length && !this.pendingConsumed.size) return Promise.resolve();
-    const records = this.pending;
-    const consumed = this.pendingConsumed;
+    // Open holds whose in-flight total changed since it was last written.
+    const reserved = new Map<Hold, bigint>();
+    for (const hold of this.holds.values()) {
+      if (!hold.id || hold.gone) continue;
+      const r = reservedOf(hold);
+      if (r !== hold.writtenReserved) reserved.set(hold, r);
+    }
+    if (!this.pending.length && !this.pendingConsumed.size && !this.pendingOverrun.size && !reserved.size) return Promise.resolve();
+    const batch: Batch = { records: this.pending, consumed: this.pendingConsumed, overrun: this.pendingOverrun, reserved };
     this.pending = [];
     this.pendingConsumed = new Map();
-    this.flushing = this.write(records, consumed)
-      .then(() => {
-        for (const [hold, amount] of consumed) hold.unflushed -= amount;
+    this.pendingOverrun = new Map();
+    this.flushing = this.write(batch)
+      .then((closed) => {
+        for (const [hold, amount] of batch.consumed) {
+          hold.unflushed -= amount;
+          if (!closed.has(hold)) hold.consumed += amount;
+        }
+        for (const [hold, r] of reserved) hold.writtenReserved = r;
+        for (const hold of closed) if (!hold.gone) this.retire(hold);
       })
       .catch((error) => {
         // Put the work back; the next tick retries it. Holds keep the money safe meanwhile.
         this.reportFlushFailure(error);
-        this.pending = records.concat(this.pending);
-        for (const [hold, amount] of consumed) this.pendingConsumed.set(hold, (this.pendingConsumed.get(hold) ?? 0n) + amount);
+        this.pending = batch.records.concat(this.pending);
+        for (const [hold, amount] of batch.consumed) addTo(this.pendingConsumed, hold, amount);
+        for (const [hold, amount] of batch.overrun) addTo(this.pendingOverrun, hold, amount);
       })
       .finally(() => {
         this.flushing = null;
@@ -350,10 +390,11 @@ export class QuotaLedger {
     console.error("[ledger] flush failed, will retry:", error);
   }
 
-  private async write(records: UsageRecord[], consumed: Map<Hold, bigint>) {
+  /** Writes a batch in one transaction; resolves to the holds found closed (charged directly). */
+  private async write({ records, consumed, overrun, reserved }: Batch): Promise<Set<Hold>> {
     const now = nowSeconds();
-    const users = new Map<number, { quota: bigint; count: number }>();
-    const tokens = new Map<number, bigint>();
+    const users = new Map<number, { quota: bigint; count: number; debit: bigint }>();
+    const tokens = new Map<number, { quota: bigint; debit: bigint }>();
     const channels = new Map<number, bigint>();
     const buckets = new Map<
       string,
@@ -366,11 +407,15 @@ export class QuotaLedger {
         continue;
       }
       const quota = r.charged ?? 0n;
-      const u = users.get(r.userId) ?? { quota: 0n, count: 0 };
+      const u = users.get(r.userId) ?? { quota: 0n, count: 0, debit: 0n };
       u.quota += quota;
       u.count++;
       users.set(r.userId, u);
-      if (r.tokenId) tokens.set(r.tokenId, (tokens.get(r.tokenId) ?? 0n) + quota);
+      if (r.tokenId) {
+        const t = tokens.get(r.tokenId) ?? { quota: 0n, debit: 0n };
+        t.quota += quota;
+        tokens.set(r.tokenId, t);
+      }
       if (r.channelId) channels.set(r.channelId, (channels.get(r.channelId) ?? 0n) + quota);
       if (r.log) {
         logs.push(r.log);
@@ -391,19 +436,60 @@ export class QuotaLedger {
         buckets.set(key, b);
       }
     }
+    // Overruns leave the balance (and a limited token's remain_quota) in the users and tokens
+    // statements, so those rows are locked first, as the lock order wants.
+    for (const [hold, amount] of overrun) {
+      const { userId, tokenId } = hold.owner;
+      const u = users.get(userId) ?? { quota: 0n, count: 0, debit: 0n };
+      u.debit += amount;
+      users.set(userId, u);
+      if (tokenId) {
+        const t = tokens.get(tokenId) ?? { quota: 0n, debit: 0n };
+        t.debit += amount;
+        tokens.set(tokenId, t);
+      }
+    }
     const k = this.writer.kind;
     const statements: Statement[] = [];
     // The lock order of the header: users, tokens, quota_holds, channels, ids ascending.
     for (const [id, u] of sortById(users))
       statements.push({
-        sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?",
-        params: [u.quota, u.count, id],
+        sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ?, quota = quota - ? WHERE id = ?",
+        params: [u.quota, u.count, u.debit, id],
       });
-    for (const [id, q] of sortById(tokens))
-      statements.push({ sql: "UPDATE tokens SET used_quota = used_quota + ?, accessed_time = ? WHERE id = ?", params: [q, now, id] });
-    const holds = [...consumed].filter(([hold, amount]) => hold.id && amount).map(([hold, amount]) => [hold.id!, amount] as const);
-    for (const [id, amount] of holds.sort(byFirst)) {
-      statements.push({ sql: "UPDATE quota_holds SET consumed = consumed + ?, updated_at = ? WHERE id = ?", params: [amount, now, id] });
+    for (const [id, t] of sortById(tokens))
+      statements.push({
+        sql: "UPDATE tokens SET used_quota = used_quota + ?, remain_quota = remain_quota - ?, accessed_time = ? WHERE id = ?",
+        params: [t.quota, t.debit, now, id],
+      });
+    const holdRows = new Map<string, { hold: Hold; consumed: bigint; overrun: bigint }>();
+    const rowOf = (hold: Hold) => {
+      let row = holdRows.get(hold.id!);
+      if (!row) holdRows.set(hold.id!, (row = { hold, consumed: 0n, overrun: 0n }));
+      return row;
+    };
+    for (const [hold, amount] of consumed) if (hold.id && amount) rowOf(hold).consumed += amount;
+    for (const [hold, amount] of overrun) if (hold.id) rowOf(hold).overrun += amount;
+    for (const hold of reserved.keys()) rowOf(hold);
+    const holdAt = new Map<number, Hold>();
+    for (const [id, row] of [...holdRows].sort(byFirst)) {
+      const { hold } = row;
+      // A hold closed under us (recovery refunded `amount - consumed` without this usage): the
+      // usage not already taken as an overrun comes straight from the balance. Those rows are
+      // already locked by this transaction's users/tokens statements.
+      const direct = row.consumed - row.overrun;
+      const ifNone: Statement[] = [];
+      if (direct > 0n) {
+        ifNone.push({ sql: "UPDATE users SET quota = quota - ? WHERE id = ?", params: [direct, hold.owner.userId] });
+        if (hold.owner.tokenId)
+          ifNone.push({ sql: "UPDATE tokens SET remain_quota = remain_quota - ? WHERE id = ?", params: [direct, hold.owner.tokenId] });
+      }
+      holdAt.set(statements.length, hold);
+      statements.push({
+        sql: "UPDATE quota_holds SET amount = amount + ?, consumed = consumed + ?, reserved = ?, updated_at = ? WHERE id = ? AND state = 0",
+        params: [row.overrun, row.consumed, reserved.get(hold) ?? reservedOf(hold), now, id],
+        ifNone,
+      });
     }
     for (const [id, q] of sortById(channels))
       statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
@@ -413,21 +499,26 @@ export class QuotaLedger {
         sql: quotaDataUpsert(k),
         params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota],
       });
-    if (statements.length) await this.writer.transaction(statements);
+    const closed = new Set<Hold>();
+    if (!statements.length) return closed;
+    for (const i of await this.writer.transaction(statements)) closed.add(holdAt.get(i)!);
+    return closed;
   }
 
   private async tick() {
     await this.flush();
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
     const now = Date.now();
-    const heartbeat: string[] = [];
-    for (const hold of this.holds.values()) {
+    for (const hold of [...this.holds.values()]) {
       const idle = now - hold.lastUsed > this.options.idleSeconds * 1000;
       const old = now - hold.openedAt > this.options.maxAgeSeconds * 1000;
-      if (idle || old) await this.closeIfIdle(hold, true);
-      else if (hold.id) heartbeat.push(hold.id);
+      if (idle || old) await this.closeIfIdle(hold, true); // not while requests are in flight on it
     }
-    // Open holds are refreshed well within staleSeconds so recovery never takes a live one.
+    // Every hold still in use is refreshed well within staleSeconds, idle or not (a request may
+    // stream for longer than that), so recovery never takes a live one.
+    const heartbeat: string[] = [];
+    for (const hold of this.holds.values()) if (hold.id) heartbeat.push(hold.id);
+    for (const hold of this.unclosed) if (hold.id) heartbeat.push(hold.id);
     if (heartbeat.length && now - this.lastHeartbeat > (this.options.staleSeconds * 1000) / 4) {
       this.lastHeartbeat = now;
       const ts = nowSeconds();
@@ -465,17 +556,32 @@ export class QuotaLedger {
     }
   }
 
-  /** Writes everything and returns all unused quota; for shutdown. */
-  async close(): Promise<void> {
+  /**
+   * Writes everything and returns all unused quota; for shutdown. Requests still in flight lose
+   * their reservations to the refund; any of them settled before the writer closes is charged
+   * to the balance directly (its hold is closed by then).
+   */
+  close(): Promise<void> {
+    // Once: a worker's shutdown may ask twice (its grace timer and the server's close callback).
+    this.closeRun ??= this.closeOnce();
+    return this.closeRun;
+  }
+  private closeRun: Promise<void> | null = null;
+
+  private async closeOnce(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    // Whole answers settle on the next turn (after being written): let those of this turn in.
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(this.closings);
     await this.flush();
     for (const hold of [...this.holds.values()]) {
       hold.inflight = 0;
       await this.closeIfIdle(hold, true);
     }
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
+    await this.flush();
     if (this.unclosed.size) console.error(`[ledger] ${this.unclosed.size} hold(s) left open; the next start settles them`);
     await this.writer.close();
   }
@@ -487,6 +593,19 @@ export class QuotaLedger {
 }
 
 class NoFunds extends Error {}
+class HoldGone extends Error {}
+
+type Batch = {
+  records: UsageRecord[];
+  consumed: Map<Hold, bigint>;
+  overrun: Map<Hold, bigint>;
+  /** Open holds whose in-flight total changed: the value to write. */
+  reserved: Map<Hold, bigint>;
+};
+
+function addTo<K>(map: Map<K, bigint>, key: K, amount: bigint) {
+  map.set(key, (map.get(key) ?? 0n) + amount);
+}
 
 /** Adds to an hourly usage bucket, creating it on first use. */
 function quotaDataUpsert(kind: DbKind): string {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { simpleUsage, type Usage } from "../relay/types";
 import { breakdownJsonOpen, clampUsage, decimalToRat, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens } from "./price";
-import type { Pricing } from "./ratios";
+import { type Pricing, resolvePricing } from "./ratios";
+import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
+import { DEFAULT_COMPLETION_RATIO } from "@/lib/options/defaults/completion-ratio";
 
 function ratio(modelRatio: number, over: Partial<Pricing> = {}): Pricing {
   return {
@@ -144,6 +146,31 @@ describe("estimateReserve", () => {
   it("PreConsumedQuota tokens when max_tokens is absent: 1.25 × (1000 + 500 × 4) = 3750", () => {
     expect(estimateReserve(gpt4o, { promptTokens: 1000 })).toBe(3750);
     expect(estimateReserve(gpt4o, { promptTokens: 1000, maxTokens: null, preConsumedTokens: 100 })).toBe(1750);
+  });
+  it("n choices reserve n completion budgets: 1.25 × (1000 + 3 × 200 × 4) = 4250", () => {
+    expect(estimateReserve(gpt4o, { promptTokens: 1000, maxTokens: 200, choices: 3 })).toBe(4250);
+    // Without max_tokens: 128 × 500 × 4 = 256 000 completion units, + 10 prompt, × 1.25.
+    expect(estimateReserve(gpt4o, { promptTokens: 10, choices: 128 })).toBe(320_013);
+    expect(estimateReserve(gpt4o, { promptTokens: 1000, maxTokens: 200, choices: 0 })).toBe(2250);
+  });
+  it("a 'hi' chat without max_tokens reserves well under 100 000 units on every built-in model", () => {
+    // What an ordinary request from a small balance must get through with (ISSUE 9, item 7).
+    for (const model of Object.keys(DEFAULT_MODEL_RATIO)) {
+      const priced = resolvePricing(
+        model,
+        {
+          modelRatio: DEFAULT_MODEL_RATIO,
+          modelPrice: {},
+          completionRatio: DEFAULT_COMPLETION_RATIO,
+          groupRatio: { default: 1 },
+          cacheRatio: {},
+          selfUseModeEnabled: false,
+        },
+        "default",
+      );
+      if (!priced.ok) throw new Error(`${model} has no price`);
+      expect(estimateReserve(priced.pricing, { promptTokens: 100 }), model).toBeLessThan(50_000);
+    }
   });
   it("per call × n, and 0 for free models", () => {
     expect(estimateReserve(price(0.04), { promptTokens: 10, n: 2 })).toBe(40000);

@@ -280,12 +280,15 @@ export interface ReserveInput {
   preConsumedTokens?: number;
   /** Images: number of images (per-call and image pricing multiply by it). */
   n?: number;
+  /** Chat and completions: choices asked for (the request's `n`); each has its own completion budget. */
+  choices?: number;
 }
 
 /**
  * The amount to reserve before calling the upstream (settled against the real quota after).
  * Ratio: round(modelRatio × groupRatio × (prompt + completionBudget × completionRatio)), where
- * completionBudget = maxTokens, or PRE_CONSUMED_TOKENS when the request sets none. Unlike
+ * completionBudget = maxTokens, or PRE_CONSUMED_TOKENS when the request sets none, once per
+ * choice (`n` choices are n completions, each up to max_tokens). Unlike
  * new-api (which reserved just 500 tokens when max_tokens was absent, ignoring the prompt), the
  * known prompt is always included, and the completion part is priced at the completion ratio.
  * Per-call: round(price × 500 000 × groupRatio × n).
@@ -297,8 +300,10 @@ export function estimateReserve(pricing: Pricing, input: ReserveInput): number {
   const n = Number.isInteger(input.n) && (input.n as number) > 0 ? (input.n as number) : 1;
   if (pricing.kind === "price") return quotaPerCall(pricing, int(n), baseBreakdown(pricing)).quota;
   const max = input.maxTokens;
-  const completion = typeof max === "number" && Number.isFinite(max) && max > 0 ? max : (input.preConsumedTokens ?? PRE_CONSUMED_TOKENS);
-  const sum = add(int(input.promptTokens), mul(int(completion), decimalToRat(pricing.completionRatio)));
+  const perChoice = typeof max === "number" && Number.isFinite(max) && max > 0 ? max : (input.preConsumedTokens ?? PRE_CONSUMED_TOKENS);
+  const choices = Number.isSafeInteger(input.choices) && (input.choices as number) > 1 ? (input.choices as number) : 1;
+  const completion = mul(int(perChoice), int(choices));
+  const sum = add(int(input.promptTokens), mul(completion, decimalToRat(pricing.completionRatio)));
   const multiplier = mul(decimalToRat(pricing.modelRatio), decimalToRat(pricing.groupRatio));
   return finalQuota(mul(sum, multiplier), multiplier);
 }

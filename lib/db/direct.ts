@@ -6,12 +6,20 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { DbKind } from "@/lib/db";
 
-export type Statement = { sql: string; params: readonly unknown[] };
+export type Statement = {
+  sql: string;
+  params: readonly unknown[];
+  /** Run in the same transaction when this statement matched no row (a conditional update missed). */
+  ifNone?: readonly Statement[];
+};
 
 export interface DirectWriter {
   readonly kind: DbKind;
-  /** Runs the statements in one transaction. */
-  transaction(statements: readonly Statement[]): Promise<void>;
+  /**
+   * Runs the statements in one transaction; resolves to the indexes of the statements with an
+   * `ifNone` that matched no row (their `ifNone` statements ran).
+   */
+  transaction(statements: readonly Statement[]): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -34,12 +42,21 @@ export async function openDirectWriter(kind: DbKind, dsn: string): Promise<Direc
         const client = await pool.connect();
         try {
           await client.query("BEGIN");
-          for (const s of statements) {
+          const run = async (s: Statement) => {
             let text = cache.get(s.sql);
             if (!text) cache.set(s.sql, (text = numbered(s.sql)));
-            await client.query(text, s.params.map((p) => (typeof p === "bigint" ? p.toString() : p)) as unknown[]);
+            const result = await client.query(text, s.params.map((p) => (typeof p === "bigint" ? p.toString() : p)) as unknown[]);
+            return result.rowCount ?? 0;
+          };
+          const missed: number[] = [];
+          for (const [i, s] of statements.entries()) {
+            if ((await run(s)) === 0 && s.ifNone) {
+              missed.push(i);
+              for (const f of s.ifNone) await run(f);
+            }
           }
           await client.query("COMMIT");
+          return missed;
         } catch (error) {
           await client.query("ROLLBACK").catch(() => undefined);
           throw error;
@@ -68,8 +85,17 @@ export async function openDirectWriter(kind: DbKind, dsn: string): Promise<Direc
         const conn = await pool.getConnection();
         try {
           await conn.beginTransaction();
-          for (const s of statements) await conn.query(s.sql, s.params as unknown[]);
+          // Affected rows are rows matched (the connector's foundRows default), not rows changed.
+          const run = async (s: Statement) => Number((await conn.query(s.sql, s.params as unknown[]))?.affectedRows ?? 0);
+          const missed: number[] = [];
+          for (const [i, s] of statements.entries()) {
+            if ((await run(s)) === 0 && s.ifNone) {
+              missed.push(i);
+              for (const f of s.ifNone) await run(f);
+            }
+          }
           await conn.commit();
+          return missed;
         } catch (error) {
           await conn.rollback().catch(() => undefined);
           throw error;
@@ -89,22 +115,30 @@ export async function openDirectWriter(kind: DbKind, dsn: string): Promise<Direc
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   const prepared = new Map<string, ReturnType<typeof db.prepare>>();
-  const run = db.transaction((statements: readonly Statement[]) => {
-    for (const s of statements) {
-      let stmt = prepared.get(s.sql);
-      if (!stmt) {
-        if (prepared.size > 256) prepared.clear();
-        prepared.set(s.sql, (stmt = db.prepare(s.sql)));
-      }
-      // better-sqlite3 binds no booleans.
-      const params = s.params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
-      (stmt.run as (...args: unknown[]) => unknown).apply(stmt, params);
+  const runOne = (s: Statement): number => {
+    let stmt = prepared.get(s.sql);
+    if (!stmt) {
+      if (prepared.size > 256) prepared.clear();
+      prepared.set(s.sql, (stmt = db.prepare(s.sql)));
     }
+    // better-sqlite3 binds no booleans.
+    const params = s.params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
+    return (stmt.run as (...args: unknown[]) => { changes: number }).apply(stmt, params).changes;
+  };
+  const run = db.transaction((statements: readonly Statement[]) => {
+    const missed: number[] = [];
+    for (const [i, s] of statements.entries()) {
+      if (runOne(s) === 0 && s.ifNone) {
+        missed.push(i);
+        for (const f of s.ifNone) runOne(f);
+      }
+    }
+    return missed;
   });
   return {
     kind,
     async transaction(statements) {
-      run.immediate(statements);
+      return run.immediate(statements);
     },
     async close() {
       db.close();

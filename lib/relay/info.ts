@@ -6,6 +6,7 @@ import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/
 import { openAIError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
 import { getDb } from "@/lib/db";
+import { visibleQuota, visibleRemain } from "@/lib/billing/visible";
 
 /** new-api's fixed "created" for listed models. */
 const MODEL_CREATED = 1626777600;
@@ -54,12 +55,13 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
   if (path.endsWith("/subscription")) {
     // A limited key reports its own remaining quota; an unlimited one its owner's balance.
     let remaining: bigint;
+    // Balances as shown (the ledger's open leases added back): see lib/billing/visible.
     if (caller.key && !caller.key.unlimited) {
-      const t = await db.token.findUnique({ where: { id: caller.key.id }, select: { remain_quota: true, used_quota: true } });
-      remaining = (t?.remain_quota ?? 0n) + (t?.used_quota ?? 0n);
+      const t = await db.token.findUnique({ where: { id: caller.key.id }, select: { id: true, remain_quota: true, used_quota: true } });
+      remaining = t ? (await visibleRemain(t)).remain_quota + t.used_quota : 0n;
     } else {
-      const u = await db.user.findUnique({ where: { id: caller.user.id }, select: { quota: true, used_quota: true } });
-      remaining = (u?.quota ?? 0n) + (u?.used_quota ?? 0n);
+      const u = await db.user.findUnique({ where: { id: caller.user.id }, select: { id: true, quota: true, used_quota: true } });
+      remaining = u ? (await visibleQuota(u)).quota + u.used_quota : 0n;
     }
     const limit = toAmount(remaining);
     const expires = caller.key && caller.key.expiredTime > 0 ? caller.key.expiredTime : 0;

@@ -42,7 +42,21 @@ export type StreamEndReason =
   /** No bytes for STREAMING_TIMEOUT (reported by the caller through `abort("timeout")`). */
   | "timeout"
   /** The upstream sent more than the SSE reader will buffer without completing an event. */
-  | "overflow";
+  | "overflow"
+  /** The server stopped while the stream ran (reported by the caller through `abort("shutdown")`). */
+  | "shutdown";
+
+const ABORTS: Record<"interrupted" | "timeout" | "shutdown", UpstreamError> = {
+  interrupted: { status: 502, message: "upstream stream interrupted", type: UPSTREAM_ERROR_TYPE, code: "stream_interrupted", param: null },
+  timeout: {
+    status: 502,
+    message: "upstream stream timed out (no data received in time)",
+    type: UPSTREAM_ERROR_TYPE,
+    code: "stream_timeout",
+    param: null,
+  },
+  shutdown: { status: 503, message: "server shutting down", type: UPSTREAM_ERROR_TYPE, code: "server_shutdown", param: null },
+};
 
 export interface OpenAIStreamOptions {
   mode: "chat" | "completions";
@@ -164,16 +178,9 @@ export class OpenAIStreamRelay {
    * `started` is false nothing reached the client yet and the caller may retry elsewhere instead
    * of writing these bytes.
    */
-  abort(reason: "interrupted" | "timeout"): Uint8Array | null {
+  abort(reason: "interrupted" | "timeout" | "shutdown"): Uint8Array | null {
     if (this.finished) return null;
-    const message = reason === "timeout" ? "upstream stream timed out (no data received in time)" : "upstream stream interrupted";
-    this.fail(reason, {
-      status: 502,
-      message,
-      type: UPSTREAM_ERROR_TYPE,
-      code: reason === "timeout" ? "stream_timeout" : "stream_interrupted",
-      param: null,
-    });
+    this.fail(reason, { ...ABORTS[reason] });
     return this.flush();
   }
 

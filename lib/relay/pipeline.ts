@@ -21,8 +21,6 @@ import {
   type QuotaResult,
 } from "@/lib/billing/price";
 import { setChannelStatus } from "@/lib/channels/routing";
-import { markTokenStatus } from "@/lib/tokens/relay";
-import { TOKEN_STATUS } from "@/lib/tokens/status";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
@@ -36,7 +34,7 @@ import {
   type RelayStreamBody,
 } from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
-import { agentForChannel, getLedger, readyLedger } from "@/lib/relay/runtime";
+import { agentForChannel, getLedger, onRelayShutdown, readyLedger } from "@/lib/relay/runtime";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
   applyStatusCodeMapping,
@@ -365,6 +363,8 @@ function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptT
     maxTokens: noCompletion ? 0 : max,
     preConsumedTokens: noCompletion ? 0 : Number(options.PreConsumedQuota) || 500,
     n: 1,
+    // Every choice is a completion of its own (billed in full by the upstream's usage).
+    choices: noCompletion || typeof json.n !== "number" ? 1 : json.n,
   });
 }
 
@@ -656,6 +656,10 @@ class StreamSweeper {
     Math.max(50, Math.min(this.pingEvery || Infinity, this.silentLimit || Infinity, DRAIN_AFTER_DONE_MS) / 5),
   );
 
+  constructor() {
+    onRelayShutdown(() => this.endAll());
+  }
+
   add(stream: RelayedStream): void {
     this.streams.add(stream);
     if (!this.timer) {
@@ -666,6 +670,11 @@ class StreamSweeper {
 
   delete(stream: RelayedStream): void {
     this.streams.delete(stream);
+  }
+
+  /** Ends every open stream now (shutdown), each billed for what it delivered. */
+  endAll(): void {
+    for (const stream of [...this.streams]) stream.shutdown();
   }
 
   private sweep(): void {
@@ -680,6 +689,15 @@ class StreamSweeper {
 }
 
 let sweeper: StreamSweeper | null = null;
+
+/**
+ * Ends every stream still running, as the server stops: the client gets an error event and
+ * [DONE], the upstream is cut, and each is settled for what it delivered, synchronously, so the
+ * ledger's closing flush writes the usage.
+ */
+export function endStreams(): void {
+  sweeper?.endAll();
+}
 
 class RelayedStream implements RelayStreamBody, UpstreamSink {
   private sink: RelaySink | null = null;
@@ -727,6 +745,17 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
       this.lastSent = now;
       this.sink!.write(SSE_PING);
     }
+  }
+
+  /** The server is stopping: end the stream now and bill what was delivered. */
+  shutdown(): void {
+    if (this.finished) {
+      if (this.upstreamOpen) this.exchange.abort(new Error("server shutting down"));
+      this.sweeper.delete(this);
+      return;
+    }
+    this.write(this.relay.abort("shutdown"));
+    this.finish();
   }
 
   // --- UpstreamSink ----------------------------------------------------------------------------
@@ -864,7 +893,7 @@ async function settle(
         other: otherJson(ctx, quota, upstreamModel, extra),
       }
     : null;
-  const charged = await ledger.settle(ctx.reservation, BigInt(quota.quota), {
+  await ledger.settle(ctx.reservation, BigInt(quota.quota), {
     userId: ctx.caller.user.id,
     tokenId: ctx.caller.key?.id ?? 0,
     channelId: channel.row.id,
@@ -873,11 +902,6 @@ async function settle(
     completionTokens: usage.completion_tokens,
     log,
   });
-  if (charged < BigInt(quota.quota) && ctx.caller.key && !ctx.caller.key.unlimited) {
-    // The token (or the user) ran dry mid-request: remember, so the next call fails fast.
-    ctx.caller.key.remainHint = 0n;
-    void markTokenStatus(ctx.caller.key.id, TOKEN_STATUS.exhausted).catch(() => undefined);
-  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { Agent } from "undici";
 import { dbKind, getDb, type Db } from "@/lib/db";
 import { openDirectWriter } from "@/lib/db/direct";
 import { env, isMaster, sqlitePath } from "@/lib/env";
-import { DEFAULT_LEDGER_OPTIONS, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
+import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { publicOnlyConnector } from "@/lib/net/public-connect";
 import { startRelayState } from "@/lib/relay/state";
 
@@ -15,20 +15,31 @@ type Runtime = {
   agent: Agent | null;
   publicAgent: Agent | null;
   recovery: NodeJS.Timeout | null;
+  /** Called first at shutdown: they end what is still running and settle it into the ledger. */
+  stoppers: Set<() => void>;
 };
 const g = globalThis as { __qiaoRelayRuntime?: Runtime };
-const runtime: Runtime = (g.__qiaoRelayRuntime ??= { ledger: null, ready: null, agent: null, publicAgent: null, recovery: null });
+const runtime: Runtime = (g.__qiaoRelayRuntime ??= {
+  ledger: null,
+  ready: null,
+  agent: null,
+  publicAgent: null,
+  recovery: null,
+  stoppers: new Set(),
+});
+runtime.stoppers ??= new Set(); // a runtime object made by an older copy of this module
 
 export const ledgerOptions = () => ({ ...DEFAULT_LEDGER_OPTIONS, staleSeconds: env.HOLD_STALE_SECONDS });
 
-export function getLedger(): Promise<QuotaLedger> {
+/** The process's ledger, started on first use (with `options`, which tests shorten). */
+export function getLedger(options: LedgerOptions = ledgerOptions()): Promise<QuotaLedger> {
   if (!runtime.ledger) {
     startRelayState();
     runtime.ready = null;
     runtime.ledger = getDb().then(async (db) => {
       await startRecovery(db);
       const writer = await openDirectWriter(dbKind, dbKind === "sqlite" ? sqlitePath : env.SQL_DSN);
-      const ledger = new QuotaLedger(db, writer, ledgerOptions());
+      const ledger = new QuotaLedger(db, writer, options);
       ledger.start();
       runtime.ready = ledger;
       return ledger;
@@ -92,8 +103,20 @@ function agentOptions(connect: Agent.Options["connect"]): Agent.Options {
   };
 }
 
-/** Writes pending usage and returns unused holds; call on shutdown. */
+/** Registers work to end at shutdown, before the ledger's last write (the relay's open streams). */
+export function onRelayShutdown(stop: () => void): void {
+  runtime.stoppers.add(stop);
+}
+
+/**
+ * Call on shutdown, after the grace period: ends the streams still running (each billed for what
+ * it delivered), cuts the upstream requests still waiting (nothing was delivered: not billed),
+ * then writes pending usage and returns unused holds.
+ */
 export async function shutdownRelay(): Promise<void> {
+  for (const stop of runtime.stoppers) stop();
+  void runtime.agent?.destroy().catch(() => undefined);
+  void runtime.publicAgent?.destroy().catch(() => undefined);
   if (runtime.ledger) await (await runtime.ledger).close();
   if (runtime.recovery) clearInterval(runtime.recovery);
   runtime.recovery = null;

@@ -11,6 +11,7 @@ import { listSelfGroups } from "@/lib/users/self";
 import { generateTokenKey, hashTokenKey, normalizeTokenKey, TOKEN_KEY_LENGTH, tokenKeyHint } from "@/lib/tokens/keys";
 import { expiryPassed } from "@/lib/tokens/status";
 import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTokenView, type TokenView } from "@/lib/tokens/view";
+import { visibleRemain, withVisibleRemain } from "@/lib/billing/visible";
 import { TOKEN_MSG, type TokenCreateInput, type TokenListQuery, type TokenSearchQuery, type TokenUpdateInput } from "@/lib/tokens/schemas";
 
 /** Who is acting: the owner, with their group (for the usable-groups check). */
@@ -27,7 +28,7 @@ async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?
     db.token.count({ where }),
     db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
   ]);
-  return { items: rows.map((r) => toTokenView(r)), page, page_size: pageSize, total };
+  return { items: (await withVisibleRemain(rows)).map((r) => toTokenView(r)), page, page_size: pageSize, total };
 }
 
 export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned(owner.id), q);
@@ -53,7 +54,7 @@ export async function getToken(owner: TokenOwner, id: number): Promise<TokenView
   const row = await db.token.findFirst({ where: owned(owner.id, id), select: { ...TOKEN_VIEW_SELECT, key_enc: true } });
   if (!row) throw notFound(TOKEN_MSG.notFound);
   const { key_enc, ...view } = row;
-  return toTokenView(view, open(key_enc));
+  return toTokenView(await visibleRemain(view), open(key_enc));
 }
 
 function assertExpiry(expiredTime: number) {
@@ -100,6 +101,7 @@ export async function createToken(owner: TokenOwner, input: TokenCreateInput): P
 }
 
 const CURRENT_SELECT = {
+  id: true,
   key_hash: true,
   status: true,
   expired_time: true,
@@ -121,7 +123,7 @@ async function writeOwned(owner: TokenOwner, id: number, keyHash: string, data: 
   if (count === 0) throw notFound(TOKEN_MSG.notFound);
   publishInvalidation({ kind: "token", keyHash, id });
   const row = await db.token.findFirstOrThrow({ where: { id }, select: TOKEN_VIEW_SELECT });
-  return toTokenView(row);
+  return toTokenView(await visibleRemain(row));
 }
 
 /**
@@ -136,10 +138,13 @@ export async function updateToken(owner: TokenOwner, input: TokenUpdateInput): P
   if (fields.group !== undefined && fields.group !== current.group) await assertUsableGroup(owner, fields.group);
   const data: Prisma.TokenUpdateManyMutationInput = {};
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
-  if (fields.remain_quota !== undefined) data.remain_quota = BigInt(fields.remain_quota);
+  // remain_quota is edited as shown (the relay's open leases added back) and applied as the
+  // difference, so a lease returned later neither inflates nor undoes the new value.
+  const shown = (await visibleRemain(current)).remain_quota;
+  if (fields.remain_quota !== undefined) data.remain_quota = { increment: BigInt(fields.remain_quota) - shown };
   const next = {
     expired_time: fields.expired_time ?? current.expired_time,
-    remain_quota: fields.remain_quota !== undefined ? BigInt(fields.remain_quota) : current.remain_quota,
+    remain_quota: fields.remain_quota !== undefined ? BigInt(fields.remain_quota) : shown,
     unlimited_quota: fields.unlimited_quota ?? current.unlimited_quota,
   };
   const marked = current.status === TOKEN_STATUS.expired || current.status === TOKEN_STATUS.exhausted;
@@ -158,7 +163,7 @@ function assertCanEnable(t: Parameters<typeof isTokenExpired>[0]) {
 export async function setTokenStatus(owner: TokenOwner, id: number, status: number | undefined): Promise<TokenView> {
   if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw new ApiError(TOKEN_MSG.statusInvalid, 400);
   const current = await ownedCurrent(owner, id);
-  if (status === TOKEN_STATUS.enabled) assertCanEnable(current);
+  if (status === TOKEN_STATUS.enabled) assertCanEnable(await visibleRemain(current));
   return writeOwned(owner, id, current.key_hash, { status });
 }
 

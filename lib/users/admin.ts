@@ -13,6 +13,7 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { getOptions } from "@/lib/options";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
 import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";
 
 export type Actor = { id: number; role: number };
@@ -44,7 +45,7 @@ async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<U
     db.user.count({ where }),
     db.user.findMany({ where, select: USER_PUBLIC_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
   ]);
-  return { items: rows.map(toUserView), page, page_size: pageSize, total };
+  return { items: (await withVisibleQuota(rows)).map(toUserView), page, page_size: pageSize, total };
 }
 
 /** Every user, newest first; soft-deleted users included (DeletedAt set) so the console shows them as deactivated. */
@@ -71,7 +72,7 @@ export async function getUser(actor: Actor, id: number): Promise<UserView> {
   const user = await db.user.findUnique({ where: { id }, select: USER_PUBLIC_SELECT });
   if (!user) throw notFound(USER_MSG.notFound);
   if (!canManageUser(actor, user) && !(isRoot(actor) && actor.id === user.id)) throw forbidden(USER_MSG.outrankedRead);
-  return toUserView(user);
+  return toUserView(await visibleQuota(user));
 }
 
 async function assertUsernameFree(username: string) {
@@ -150,12 +151,14 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
     data.password = await hashPassword(input.password);
     data.auth_version = { increment: 1 };
   }
-  const delta = input.quota === undefined ? 0n : BigInt(input.quota) - BigInt(input.original_quota ?? num(target.quota));
+  // The balance as shown (leases of the relay added back) is what the admin edits.
+  const shown = (await visibleQuota(target)).quota;
+  const delta = input.quota === undefined ? 0n : BigInt(input.quota) - BigInt(input.original_quota ?? num(shown));
   if (delta !== 0n) data.quota = { increment: delta };
 
   const db = await getDb();
   if (Object.keys(data).length === 0) {
-    return toUserView(await db.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT }));
+    return toUserView(await visibleQuota(await db.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT })));
   }
   const user = await db
     .$transaction(async (tx) => {
@@ -164,7 +167,7 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
       if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
       const after = await tx.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT });
       if (delta !== 0n) {
-        const [from, to] = await Promise.all([formatQuotaForLog(after.quota - delta), formatQuotaForLog(after.quota)]);
+        const [from, to] = await Promise.all([formatQuotaForLog(shown), formatQuotaForLog(shown + delta)]);
         await writeLog(tx, {
           user_id: after.id,
           username: after.username,
@@ -179,7 +182,7 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
       throw error;
     });
   publishInvalidation({ kind: "user", id: user.id });
-  return toUserView(user);
+  return toUserView(await visibleQuota(user));
 }
 
 type Change = Prisma.UserUpdateManyMutationInput;

@@ -11,6 +11,7 @@ import { getOptions } from "@/lib/options";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { checkVerificationCode } from "@/lib/auth/verification";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import { visibleQuota } from "@/lib/billing/visible";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
 
 export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
@@ -47,7 +48,7 @@ export async function loginWithPassword(input: LoginInput, ip: string): Promise<
     throw new ApiError(LOGIN_FAILED, 400);
   }
   await rateLimitStore().reset(nameKey);
-  return { ...toUserView(user), auth_version: user.auth_version };
+  return { ...toUserView(await visibleQuota(user)), auth_version: user.auth_version };
 }
 
 /** Four-to-six letter invite codes, unique; collisions retry. */

@@ -8,13 +8,14 @@ import { isRoot } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
 import { invalidateRootDefaultPassword } from "@/lib/options/status";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
+import { visibleQuota } from "@/lib/billing/visible";
 import type { UpdateSelfInput } from "@/lib/users/schemas";
 
 export async function getSelf(id: number): Promise<UserView> {
   const db = await getDb();
   const user = await db.user.findFirst({ where: { id, deleted_at: null }, select: USER_PUBLIC_SELECT });
   if (!user) throw notFound("用户不存在");
-  return toUserView(user);
+  return toUserView(await visibleQuota(user));
 }
 
 /**
@@ -43,7 +44,7 @@ export async function updateSelf(id: number, input: UpdateSelfInput): Promise<{ 
   if (Object.keys(data).length === 0) return { user: await getSelf(id), authVersion: null };
   const updated = await db.user.update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } });
   if (data.password) invalidateRootDefaultPassword();
-  return { user: toUserView(updated), authVersion: data.auth_version ? updated.auth_version : null };
+  return { user: toUserView(await visibleQuota(updated)), authVersion: data.auth_version ? updated.auth_version : null };
 }
 
 /** Soft-deletes the caller's account and revokes its sessions and access token. Root cannot. */

@@ -6,6 +6,7 @@ import { closeHold, QuotaLedger, QuotaShortfall, recoverHolds, type UsageRecord,
 import { openDb, type Db, type DbKind } from "@/lib/db";
 import { openDirectWriter } from "@/lib/db/direct";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
+import { withVisibleQuota, withVisibleRemain } from "@/lib/billing/visible";
 
 const record = (userId: number, tokenId: number, log = true): UsageRecord => ({
   userId,
@@ -203,32 +204,110 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       expect(await balance(t.db, userId)).toBe(10_000n);
     });
 
-    it("charges usage beyond the reservation only as far as the balance goes", async () => {
-      const { userId } = await seed(t.db, 150n, null);
+    it("charges usage beyond the reservation in full, below zero, and then refuses until the balance is positive", async () => {
+      const { userId, tokenId } = await seed(t.db, 150n, 150n);
       const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
-      const r = await ledger.reserve({ userId, tokenId: 0 }, 100n, 150n);
-      const charged = await ledger.settle(r, 400n, record(userId, 0));
-      expect(charged).toBe(150n);
+      const r = await ledger.reserve({ userId, tokenId }, 100n, 150n);
+      expect(await ledger.settle(r, 400n, record(userId, tokenId))).toBe(400n);
+      await ledger.flush();
+      expect(await balance(t.db, userId)).toBe(150n - 400n);
+      await expect(ledger.reserve({ userId, tokenId }, 1n, 1n)).rejects.toBeInstanceOf(QuotaShortfall);
+      // The user is topped up; the key is still below zero, and says so.
+      await t.db.user.update({ where: { id: userId }, data: { quota: { increment: 1000n } } });
+      await expect(ledger.reserve({ userId, tokenId }, 1n, 1n)).rejects.toMatchObject({ who: "token" });
       await ledger.close();
-      expect(await balance(t.db, userId)).toBe(0n);
-      const log = await t.db.log.findFirstOrThrow({ where: { user_id: userId } });
-      expect(log.quota).toBe(150n);
+      const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
+      expect(user.quota).toBe(150n - 400n + 1000n);
+      expect(user.used_quota).toBe(400n);
+      const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
+      expect(token.remain_quota).toBe(150n - 400n);
+      expect(token.used_quota).toBe(400n);
+      expect((await t.db.log.findFirstOrThrow({ where: { user_id: userId } })).quota).toBe(400n);
+      const holds = await t.db.quotaHold.findMany({ where: { user_id: userId } });
+      expect(holds.map((h) => [h.amount, h.consumed, h.state])).toEqual([[400n, 400n, 1]]);
     });
 
-    it("two settles over their reservations at once, with the balance spent, each pay only what was held for them", async () => {
+    it("two settles over their reservations at once, with the balance spent, each pay in full, once", async () => {
       const { userId, tokenId } = await seed(t.db, 200n, null);
       const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
       const a = await ledger.reserve({ userId, tokenId }, 100n, 100n);
       const b = await ledger.reserve({ userId, tokenId }, 100n, 100n);
       expect(await balance(t.db, userId)).toBe(0n);
       const charged = await Promise.all([ledger.settle(a, 150n, record(userId, tokenId)), ledger.settle(b, 150n, record(userId, tokenId))]);
-      expect(charged).toEqual([100n, 100n]);
+      expect(charged).toEqual([150n, 150n]);
       await ledger.close();
       const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
-      expect(user.quota).toBe(0n);
-      expect(user.used_quota).toBe(200n);
+      expect(user.quota).toBe(-100n);
+      expect(user.used_quota).toBe(300n);
       const holds = await t.db.quotaHold.findMany({ where: { user_id: userId } });
-      expect(holds.reduce((n, h) => n + h.consumed, 0n)).toBe(200n);
+      expect(holds.reduce((n, h) => n + h.consumed, 0n)).toBe(300n);
+      expect(holds.map((h) => [h.amount, h.consumed, h.state])).toEqual([[300n, 300n, 1]]);
+    });
+
+    it("keeps refreshing a hold whose only request outlives the stale limit, so recovery leaves it alone", async () => {
+      const { userId, tokenId } = await seed(t.db, 100_000n, 100_000n);
+      // Holds idle after 300 ms, stale after 2 s: a request running 3 s is "long".
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), {
+        ...DEFAULT_LEDGER_OPTIONS,
+        staleSeconds: 2,
+        idleSeconds: 0.3,
+        flushIntervalMs: 50,
+      });
+      ledger.start();
+      const r = await ledger.reserve({ userId, tokenId }, 500n, 500n);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await recoverHolds(t.db, 2)).toBe(0);
+      await ledger.settle(r, 420n, record(userId, tokenId));
+      await ledger.close();
+      expect(await balance(t.db, userId)).toBe(100_000n - 420n);
+      const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
+      expect(token.remain_quota).toBe(100_000n - 420n);
+    });
+
+    it("charges the balance directly when a batch finds its hold closed under it, and opens a new hold", async () => {
+      const { userId, tokenId } = await seed(t.db, 1_000_000n, 1_000_000n);
+      const owner = { userId, tokenId };
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const first = await ledger.reserve(owner, 300n, 1_000_000n); // a lease ahead: the balance is ample
+      // This instance stalled past the stale limit; recovery closed its hold and refunded it all.
+      await t.db.quotaHold.updateMany({ where: { user_id: userId }, data: { updated_at: 1 } });
+      expect(await recoverHolds(t.db, 60)).toBe(1);
+      expect(await balance(t.db, userId)).toBe(1_000_000n);
+      await ledger.settle(first, 120n, record(userId, tokenId));
+      await ledger.flush();
+      expect(await balance(t.db, userId)).toBe(1_000_000n - 120n);
+      // The closed hold is out of use: the next request takes a new one.
+      const second = await ledger.reserve(owner, 300n, 1_000_000n);
+      await ledger.settle(second, 50n, record(userId, tokenId));
+      await ledger.close();
+      const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
+      expect(user.quota).toBe(1_000_000n - 170n);
+      expect(user.used_quota).toBe(170n);
+      const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
+      expect(token.remain_quota).toBe(1_000_000n - 170n);
+      expect(await t.db.quotaHold.count({ where: { user_id: userId } })).toBe(2);
+      expect(await t.db.quotaHold.count({ where: { user_id: userId, state: 0 } })).toBe(0);
+    });
+
+    it("writes each open hold's in-flight total, so the balance shown moves by usage, never by the lease", async () => {
+      const { userId, tokenId } = await seed(t.db, 1_000_000n, 500_000n);
+      const owner = { userId, tokenId };
+      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const shown = async () => [
+        (await withVisibleQuota([await t.db.user.findUniqueOrThrow({ where: { id: userId } })], t.db))[0]!.quota,
+        (await withVisibleRemain([await t.db.token.findUniqueOrThrow({ where: { id: tokenId } })], t.db))[0]!.remain_quota,
+      ];
+      for (let i = 0; i < 3; i++) await ledger.settle(await ledger.reserve(owner, 300n, 1_000_000n), 40n, record(userId, tokenId));
+      const inFlight = await ledger.reserve(owner, 300n, 1_000_000n);
+      await ledger.flush();
+      expect(await balance(t.db, userId)).toBeLessThan(1_000_000n - 10_000n); // a lease is out
+      expect(await shown()).toEqual([1_000_000n - 120n - 300n, 500_000n - 120n - 300n]);
+      await ledger.settle(inFlight, 60n, record(userId, tokenId));
+      await ledger.flush();
+      expect(await shown()).toEqual([1_000_000n - 180n, 500_000n - 180n]);
+      await ledger.close();
+      expect(await shown()).toEqual([1_000_000n - 180n, 500_000n - 180n]);
+      expect(await balance(t.db, userId)).toBe(1_000_000n - 180n);
     });
 
     if (kind === "sqlite") {

@@ -1,0 +1,54 @@
+// The balance people see. The relay's ledger takes quota from a user (and a limited token) in
+// leases, `quota_holds` rows, so the stored `quota` and `remain_quota` are lower than the truth by
+// the unused part of every open hold. Every place that shows a balance goes through these
+// functions, which add that part back: a balance moves by what was spent plus what is in flight
+// right now (each hold's `reserved`, written by its ledger at every flush), never by a lease.
+import { type Db, getDb } from "@/lib/db";
+
+type Owner = "user_id" | "token_id";
+
+/** Per owner, Σ (amount − consumed − reserved) over its open holds. One grouped query. */
+async function unusedHeld(by: Owner, ids: number[], db?: Db): Promise<Map<number, bigint>> {
+  const unused = new Map<number, bigint>();
+  const wanted = [...new Set(ids.filter((id) => id > 0))];
+  if (!wanted.length) return unused;
+  db ??= await getDb();
+  const groups = await db.quotaHold.groupBy({
+    by: [by],
+    where: { state: 0, [by]: { in: wanted } },
+    _sum: { amount: true, consumed: true, reserved: true },
+  });
+  for (const g of groups) {
+    const { amount, consumed, reserved } = g._sum;
+    unused.set(g[by], (amount ?? 0n) - (consumed ?? 0n) - (reserved ?? 0n));
+  }
+  return unused;
+}
+
+/** Users with `quota` as shown: the stored balance plus the unused part of their open holds. */
+export async function withVisibleQuota<T extends { id: number; quota: bigint }>(rows: T[], db?: Db): Promise<T[]> {
+  const unused = await unusedHeld(
+    "user_id",
+    rows.map((r) => r.id),
+    db,
+  );
+  return rows.map((r) => (unused.has(r.id) ? { ...r, quota: r.quota + unused.get(r.id)! } : r));
+}
+
+/** Tokens with `remain_quota` as shown (a limited token's holds added back; unlimited tokens hold nothing). */
+export async function withVisibleRemain<T extends { id: number; remain_quota: bigint }>(rows: T[], db?: Db): Promise<T[]> {
+  const unused = await unusedHeld(
+    "token_id",
+    rows.map((r) => r.id),
+    db,
+  );
+  return rows.map((r) => (unused.has(r.id) ? { ...r, remain_quota: r.remain_quota + unused.get(r.id)! } : r));
+}
+
+export async function visibleQuota<T extends { id: number; quota: bigint }>(row: T): Promise<T> {
+  return (await withVisibleQuota([row]))[0]!;
+}
+
+export async function visibleRemain<T extends { id: number; remain_quota: bigint }>(row: T): Promise<T> {
+  return (await withVisibleRemain([row]))[0]!;
+}
