@@ -5,6 +5,7 @@ import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as logout from "@/app/api/user/logout/route";
 import * as self from "@/app/api/user/self/route";
+import { authOptions } from "@/lib/auth/next-auth";
 import { getDb } from "@/lib/db";
 import { findTokenByKey } from "@/lib/tokens/relay";
 import { proxy } from "@/proxy";
@@ -118,6 +119,18 @@ describe("logout ends the session on the server", () => {
     await call(logout.GET, "GET", "/api/user/logout", { cookie: u.cookie });
     expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(401);
     expect((await call(self.GET, "GET", "/api/user/self", { as: second })).status).toBe(200);
+  });
+});
+
+describe("next-auth's sign-out", () => {
+  it("ends the session on the server as /api/user/logout does", async () => {
+    const u = await createUser({ username: `na${++seq}`, password: "password123" });
+    const options = authOptions();
+    const token = await options.jwt!.decode!({ token: u.cookie.replace(/^qiao_session=/, ""), secret: "" });
+    expect(token?.sub).toBe(String(u.id));
+    expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(200);
+    await options.events!.signOut!({ token: token!, session: undefined as never });
+    expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(401);
   });
 });
 
