@@ -7,7 +7,8 @@ import { cookies } from "next/headers";
 import type { ReactNode } from "react";
 import { ConsoleShell } from "@/components/shell/console-shell";
 import { Providers } from "@/components/providers";
-import { decodeSession, SESSION_COOKIE } from "@/lib/auth/session";
+import { SESSION_COOKIE } from "@/lib/auth/session";
+import { checkSession } from "@/lib/auth/session-check";
 import type { SessionHint } from "@/lib/client/hooks";
 import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
 
@@ -20,8 +21,8 @@ export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 
 /** Who the session cookie says is logged in, so the first render already shows the right frame. */
 async function sessionHint(): Promise<SessionHint> {
-  const claims = await decodeSession((await cookies()).get(SESSION_COOKIE)?.value);
-  return claims ? { id: claims.id, username: claims.username, role: claims.role } : null;
+  const check = await checkSession((await cookies()).get(SESSION_COOKIE)?.value);
+  return check.state === "active" ? { id: check.user.id, username: check.user.username, role: check.user.role } : null;
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

@@ -29,6 +29,9 @@ const str = (fallback = "") =>
     .optional()
     .transform((v) => (v ?? "").trim() || fallback);
 
+/** A shorter HMAC key is guessable offline from any one session cookie. */
+export const SESSION_SECRET_MIN = 32;
+
 const schema = z.object({
   NODE_ENV: str("development"),
   PORT: int(3000),
@@ -37,7 +40,10 @@ const schema = z.object({
   SQLITE_PATH: str(""),
   SQL_DSN: str(""),
   SQL_MAX_OPEN_CONNS: int(20),
-  SESSION_SECRET: str(""),
+  /** Signs session cookies (HS256): at least SESSION_SECRET_MIN characters, or empty to generate one. */
+  SESSION_SECRET: str("").refine((v) => v === "" || v.length >= SESSION_SECRET_MIN, {
+    message: `must be at least ${SESSION_SECRET_MIN} characters (unset it to have one generated into DATA_DIR)`,
+  }),
   CRYPTO_SECRET: str(""),
   SESSION_MAX_AGE: int(30 * 24 * 3600),
   SYNC_FREQUENCY: int(60),
@@ -56,9 +62,13 @@ const schema = z.object({
   /** Failed logins per username per CRITICAL_RATE_LIMIT_DURATION. */
   LOGIN_FAILURE_LIMIT: int(5),
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
+  /** Where Turnstile tokens are verified (Cloudflare's siteverify, or a compatible endpoint). */
+  TURNSTILE_VERIFY_URL: str("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
   SECURE_COOKIES: bool(false),
   /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
   RELAY_WORKERS: int(0),
+  /** Internal: the per-boot secret the primary of `npm start` hands to its children (clientIpSecret). */
+  QIAO_CLIENT_IP_SECRET: str(""),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -101,6 +111,17 @@ export function sessionSecret(): string {
     }
   }
   return g.__qiaoSessionSecret!;
+}
+
+/**
+ * The secret that proves a client address was set by a relay worker of this boot (see
+ * lib/net/client-ip.ts). The primary of `npm start` makes one and passes it to the console and
+ * the workers; any other process makes its own, which no client can know.
+ */
+export function clientIpSecret(): string {
+  const g = globalThis as { __qiaoClientIpSecret?: string };
+  g.__qiaoClientIpSecret ??= env.QIAO_CLIENT_IP_SECRET || randomBytes(32).toString("base64url");
+  return g.__qiaoClientIpSecret;
 }
 
 /** How many relay workers `npm start` runs (RELAY_WORKERS, or one per core up to 8). */

@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { ApiError, isApiError } from "@/lib/api/errors";
 import { envelope, failure } from "@/lib/api/envelope";
-import { authenticate, sessionCaller, type Caller } from "@/lib/auth/authenticate";
+import { authenticate, optionalCaller, type Caller } from "@/lib/auth/authenticate";
 import type { RoleTier } from "@/lib/auth/roles";
 
 type AuthKind = "public" | "optional" | RoleTier;
@@ -63,8 +63,7 @@ export function route<
     try {
       let caller: Caller | null = null;
       if (spec.auth === "optional") {
-        const s = await sessionCaller(req.headers.get("cookie"));
-        caller = s && s.status !== 2 ? { ...s } : null;
+        caller = await optionalCaller(req.headers);
       } else if (spec.auth !== "public") {
         caller = await authenticate(req.headers, spec.auth as RoleTier);
       }

@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import { unauthorized, forbidden } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
-import { decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
-import { hasTier, USER_STATUS, VALID_ROLES, type RoleTier } from "@/lib/auth/roles";
+import { checkSessionCookie } from "@/lib/auth/session-check";
+import { hasTier, isActiveUser, VALID_ROLES, type RoleTier } from "@/lib/auth/roles";
 
 export type Caller = {
   id: number;
@@ -18,30 +18,26 @@ export type Caller = {
   via: "session" | "access_token";
 };
 
-const CALLER_SELECT = { id: true, username: true, display_name: true, role: true, status: true, group: true, auth_version: true } as const;
+const CALLER_SELECT = { id: true, username: true, display_name: true, role: true, status: true, group: true } as const;
+
+export const BANNED_MESSAGE = "用户已被封禁";
 
 export const hashAccessToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-/** The session caller, or null when no valid session cookie is present (no header check). */
-export async function sessionCaller(cookieHeader: string | null): Promise<(Caller & { ver: number }) | null> {
-  const claims = await decodeSession(readCookie(cookieHeader, SESSION_COOKIE));
-  if (!claims) return null;
-  const db = await getDb();
-  const user = await db.user.findFirst({ where: { id: claims.id, deleted_at: null }, select: CALLER_SELECT });
-  if (!user || user.auth_version !== claims.ver) return null;
-  const { auth_version, ...rest } = user;
-  return { ...rest, via: "session", ver: auth_version };
+/** The caller of an `optional` route: an active session's user, or null (no header check). */
+export async function optionalCaller(headers: Headers): Promise<Caller | null> {
+  const check = await checkSessionCookie(headers.get("cookie"));
+  return check.state === "active" ? { ...check.user, via: "session" } : null;
 }
 
 export async function authenticate(headers: Headers, tier: RoleTier): Promise<Caller> {
-  const session = await sessionCaller(headers.get("cookie"));
+  const session = await checkSessionCookie(headers.get("cookie"));
   let caller: Caller;
-  if (session) {
+  if (session.state !== "none") {
     const claimed = headers.get("new-api-user");
     if (!claimed) throw unauthorized("无权进行此操作，请刷新页面或清空缓存后重试");
-    if (!/^\d+$/.test(claimed) || Number(claimed) !== session.id) throw unauthorized("无权进行此操作，与登录用户不匹配");
-    const { ver: _ver, ...rest } = session;
-    caller = rest;
+    if (!/^\d+$/.test(claimed) || Number(claimed) !== session.user.id) throw unauthorized("无权进行此操作，与登录用户不匹配");
+    caller = { ...session.user, via: "session" };
   } else {
     const raw = (headers.get("authorization") ?? "").replace(/^Bearer\s+/i, "").trim();
     if (!raw) throw unauthorized();
@@ -51,10 +47,9 @@ export async function authenticate(headers: Headers, tier: RoleTier): Promise<Ca
       select: CALLER_SELECT,
     });
     if (!user) throw unauthorized("无权进行此操作，access token 无效");
-    const { auth_version: _v, ...rest } = user;
-    caller = { ...rest, via: "access_token" };
+    caller = { ...user, via: "access_token" };
   }
-  if (caller.status === USER_STATUS.disabled) throw forbidden("用户已被封禁");
+  if (!isActiveUser(caller)) throw forbidden(BANNED_MESSAGE);
   if (!VALID_ROLES.includes(caller.role)) throw forbidden("无权进行此操作，用户角色不合法");
   if (!hasTier(caller, tier)) throw forbidden("无权进行此操作，权限不足");
   return caller;

@@ -1,13 +1,22 @@
-// next-auth configuration. Sign-in is the credentials provider over our own password check;
-// its JWT session uses the same jose-signed cookie that /api/user/login sets, so both paths
-// yield one session format.
+// next-auth configuration. Sign-in is the credentials provider over our own sign-in check
+// (Turnstile when on, rate limits, password); its JWT session uses the same jose-signed cookie
+// that /api/user/login sets, so both paths yield one session format and one session check.
 import type { AuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { decodeSession, encodeSession, SESSION_COOKIE, sessionCookieOptions } from "@/lib/auth/session";
+import { revokeSession } from "@/lib/auth/session-check";
 import { env, sessionSecret } from "@/lib/env";
+import { requestIp } from "@/lib/net/client-ip";
 import { loginWithPassword } from "@/lib/users/auth";
 import { loginSchema } from "@/lib/users/schemas";
-import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
+
+type RawHeaders = Record<string, string | string[] | undefined> | undefined;
+
+function toHeaders(raw: RawHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw ?? {})) if (typeof value === "string") headers.set(name, value);
+  return headers;
+}
 
 export function authOptions(): AuthOptions {
   return {
@@ -18,13 +27,19 @@ export function authOptions(): AuthOptions {
     providers: [
       CredentialsProvider({
         name: "password",
-        credentials: { username: { label: "用户名", type: "text" }, password: { label: "密码", type: "password" } },
+        credentials: {
+          username: { label: "用户名", type: "text" },
+          password: { label: "密码", type: "password" },
+          turnstile: { label: "Turnstile", type: "text" },
+        },
         async authorize(credentials, req) {
           const input = loginSchema.safeParse(credentials ?? {});
           if (!input.success) return null;
-          const ip = String((req.headers as Record<string, string> | undefined)?.[CLIENT_IP_HEADER] ?? "unknown");
+          // The Turnstile token as a form field, or in the query as /api/user/login takes it.
+          const query = req.query as Record<string, unknown> | undefined;
+          const turnstile = credentials?.turnstile || (typeof query?.turnstile === "string" ? query.turnstile : null);
           try {
-            const user = await loginWithPassword(input.data, ip);
+            const user = await loginWithPassword(input.data, requestIp(toHeaders(req.headers as RawHeaders)), turnstile);
             return { id: String(user.id), name: user.username, role: user.role, ver: user.auth_version } as never;
           } catch {
             return null;
@@ -44,17 +59,33 @@ export function authOptions(): AuthOptions {
         return token;
       },
     },
+    events: {
+      // next-auth's sign-out ends the session on the server too, as /api/user/logout does.
+      async signOut({ token }) {
+        if (typeof token?.jti !== "string" || typeof token.exp !== "number") return;
+        await revokeSession({ id: Number(token.sub), jti: token.jti, exp: token.exp });
+      },
+    },
     jwt: {
       async encode({ token, maxAge }) {
         if (!token?.sub) return "";
         return encodeSession(
-          { id: Number(token.sub), username: String(token.username ?? ""), role: Number(token.role ?? 0), ver: Number(token.ver ?? 0) },
+          {
+            id: Number(token.sub),
+            username: String(token.username ?? ""),
+            role: Number(token.role ?? 0),
+            ver: Number(token.ver ?? 0),
+            // A re-issued cookie stays the same session, so logout ends every copy of it.
+            jti: typeof token.jti === "string" ? token.jti : undefined,
+          },
           maxAge,
         );
       },
       async decode({ token }) {
         const claims = await decodeSession(token);
-        return claims ? { sub: String(claims.id), username: claims.username, role: claims.role, ver: claims.ver } : null;
+        return claims
+          ? { sub: String(claims.id), username: claims.username, role: claims.role, ver: claims.ver, jti: claims.jti, exp: claims.exp }
+          : null;
       },
     },
   };

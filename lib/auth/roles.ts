@@ -6,6 +6,9 @@ export const TIER_MIN_ROLE: Record<RoleTier, number> = { user: ROLE.user, admin:
 
 export const USER_STATUS = { enabled: 1, disabled: 2, special: 3 } as const;
 
+/** Only an enabled account may sign in or act (banned and special ones may not). */
+export const isActiveUser = (u: { status: number }) => u.status === USER_STATUS.enabled;
+
 export const isAdmin = (u: { role: number }) => u.role >= ROLE.admin;
 export const isRoot = (u: { role: number }) => u.role >= ROLE.root;
 export const hasTier = (u: { role: number }, tier: RoleTier) => u.role >= TIER_MIN_ROLE[tier];

@@ -1,5 +1,6 @@
 // The session cookie: a JWT signed (HS256, jose) with SESSION_SECRET. next-auth uses these same
 // encode/decode functions (lib/auth/next-auth.ts), so there is one cookie format in the product.
+import { randomUUID } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
 import { env, sessionSecret } from "@/lib/env";
 
@@ -12,7 +13,12 @@ export type SessionClaims = {
   role: number;
   /** users.auth_version when the session was issued; a bump revokes the session. */
   ver: number;
+  /** The session's id, kept when an existing session's cookie is re-issued; new otherwise. */
+  jti?: string;
 };
+
+/** A verified cookie: its claims plus the session's own id (logout revokes it) and expiry. */
+export type DecodedSession = SessionClaims & { jti: string; exp: number };
 
 let keyCache: { secret: string; key: Uint8Array } | undefined;
 function signingKey(): Uint8Array {
@@ -25,22 +31,31 @@ export async function encodeSession(claims: SessionClaims, maxAgeSeconds = env.S
   return new SignJWT({ username: claims.username, role: claims.role, ver: claims.ver })
     .setProtectedHeader({ alg: "HS256" })
     .setSubject(String(claims.id))
+    .setJti(claims.jti ?? randomUUID())
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + maxAgeSeconds)
     .sign(signingKey());
 }
 
-export async function decodeSession(token: string | undefined | null): Promise<SessionClaims | null> {
+/**
+ * The claims of a correctly signed, unexpired cookie, or null. This proves only the signature:
+ * whether the session still stands is checkSession's question (lib/auth/session-check.ts).
+ */
+export async function decodeSession(token: string | undefined | null): Promise<DecodedSession | null> {
   if (!token) return null;
   try {
     const { payload } = await jwtVerify(token, signingKey(), { algorithms: ["HS256"] });
     const id = Number(payload.sub);
     if (!Number.isInteger(id) || id <= 0) return null;
+    // A cookie without an id could not be ended by logout: not a session.
+    if (typeof payload.jti !== "string" || !payload.jti || typeof payload.exp !== "number") return null;
     return {
       id,
       username: String(payload.username ?? ""),
       role: Number(payload.role ?? 0),
       ver: Number(payload.ver ?? 0),
+      jti: payload.jti,
+      exp: payload.exp,
     };
   } catch {
     return null;

@@ -1,7 +1,7 @@
 // Who is calling the relay and what they may use: the API key (or, for the playground, the
 // console session), its user, and the key's limits. Every check answers in OpenAI's error shape.
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
-import { decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
+import { checkSessionCookie } from "@/lib/auth/session-check";
 import { ipInList } from "@/lib/net/ip";
 import { isAdmin, USER_STATUS } from "@/lib/auth/roles";
 import { expiryPassed, TOKEN_STATUS } from "@/lib/tokens/status";
@@ -109,15 +109,19 @@ function withUser(req: RelayRequest, parsed: ParsedKey, token: KeyEntry, user: U
   return getOptions().then((o) => caller(checkGroup(o, token.group)));
 }
 
-/** The playground: the console session cookie plus the New-Api-User header; no API key. */
+/**
+ * The playground: the console session cookie plus the New-Api-User header; no API key. The
+ * session goes through the console's own check (lib/auth/session-check.ts) on every request, so a
+ * logout or password change refuses the next one; the playground is not the keyed hot path.
+ */
 export async function authenticateSession(req: RelayRequest, requestedGroup: string | undefined): Promise<RelayCaller> {
-  const claims = await decodeSession(readCookie(req.headers.get("cookie"), SESSION_COOKIE));
-  if (!claims) throw new RelayError(401, "未登录或登录已过期，请重新登录！");
+  const session = await checkSessionCookie(req.headers.get("cookie"));
+  if (session.state === "none") throw new RelayError(401, "未登录或登录已过期，请重新登录！");
   const header = req.headers.get("new-api-user");
-  if (!header || Number(header) !== claims.id) throw new RelayError(401, "无权进行此操作，与登录用户不匹配");
-  const user = await userEntry(claims.id);
+  if (!header || Number(header) !== session.user.id) throw new RelayError(401, "无权进行此操作，与登录用户不匹配");
+  if (session.state === "inactive") throw forbidden("用户已被封禁");
+  const user = await userEntry(session.user.id);
   if (!user || user.deleted) throw new RelayError(401, "未登录或登录已过期，请重新登录！");
-  if (user.status !== USER_STATUS.enabled) throw forbidden("用户已被封禁");
   const group = await effectiveGroup(user, requestedGroup ?? "");
   return { user, key: null, maskedKey: "", pinnedChannelId: null, group };
 }

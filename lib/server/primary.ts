@@ -6,14 +6,15 @@ import cluster, { type Worker } from "node:cluster";
 import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { env, relayWorkerCount, sessionSecret } from "@/lib/env";
+import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
 
 export function runPrimary(entry: string) {
-  // Every process must sign sessions and encrypt keys alike: settle the secret once, here.
-  const childEnv = { ...process.env, SESSION_SECRET: sessionSecret() };
+  // Every process must sign sessions and encrypt keys alike: settle the secret once, here. The
+  // client-address secret is new at every boot and known only to this process tree.
+  const childEnv = { ...process.env, SESSION_SECRET: sessionSecret(), QIAO_CLIENT_IP_SECRET: clientIpSecret() };
   const socketPath = path.join(os.tmpdir(), `qiao-console-${process.pid}.sock`);
   const workers = new Set<Child>();
   let consoleChild: Child | null = null;

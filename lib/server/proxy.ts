@@ -1,8 +1,9 @@
 // Relay workers hand every non-relay path to the console process (Next) over a Unix socket.
-// Bodies stream both ways; the client address travels in CLIENT_IP_HEADER, which is always
-// overwritten here so a client cannot choose it.
+// Bodies stream both ways; the client address travels in CLIENT_IP_HEADER with the per-boot
+// proof the console checks (lib/net/client-ip.ts), both always overwritten here so a client
+// cannot choose its address.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
+import { clientIpHeaders } from "@/lib/net/client-ip";
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
@@ -65,7 +66,7 @@ export class ConsoleProxy {
     if (res.destroyed) return;
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-    headers[CLIENT_IP_HEADER] = clientIp;
+    Object.assign(headers, clientIpHeaders(clientIp));
     const upstream = http.request({ socketPath: this.socketPath!, method: req.method, path: req.url, headers, agent: this.agent });
     upstream.on("response", (answer) => {
       const status = answer.statusCode ?? 502;

@@ -6,31 +6,57 @@ import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { enforceRateLimit, rateLimitStore } from "@/lib/auth/rate-limit";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
-import { USER_STATUS } from "@/lib/auth/roles";
+import { isActiveUser } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { checkVerificationCode } from "@/lib/auth/verification";
+import { requireTurnstile } from "@/lib/auth/turnstile";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
 
 export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
 
+export const TOO_MANY_FAILURES = "该账户登录失败次数过多，请稍后再试";
+
 const limits = () => ({ limit: env.CRITICAL_RATE_LIMIT, window: env.CRITICAL_RATE_LIMIT_DURATION });
 
+// Wrong passwords per account name, LOGIN_FAILURE_LIMIT per window, from any address: shared by
+// sign-in and the password change (which needs the current password), so neither is a way to
+// guess it faster.
+const failureKey = (name: string) => `login:fail:${name.toLowerCase()}`;
+
+/** Throws the 429 envelope error while `name` has too many recent wrong passwords. */
+export async function refuseIfLocked(name: string): Promise<void> {
+  if ((await rateLimitStore().count(failureKey(name), env.CRITICAL_RATE_LIMIT_DURATION)) >= env.LOGIN_FAILURE_LIMIT) {
+    throw new ApiError(TOO_MANY_FAILURES, 429);
+  }
+}
+
+export async function notePasswordFailure(name: string): Promise<void> {
+  await rateLimitStore().hit(failureKey(name), Number.MAX_SAFE_INTEGER, env.CRITICAL_RATE_LIMIT_DURATION);
+}
+
+export async function clearPasswordFailures(name: string): Promise<void> {
+  await rateLimitStore().reset(failureKey(name));
+}
+
 /**
- * Checks a username (or e-mail) and password. Unknown users, wrong passwords and banned users
- * all take one bcrypt comparison and give one message.
+ * Checks the Turnstile token (when Turnstile is on), then a username (or e-mail) and password.
+ * Every sign-in path calls this. Unknown users, wrong passwords and banned users all take one
+ * bcrypt comparison and give one message.
  */
-export async function loginWithPassword(input: LoginInput, ip: string): Promise<UserView & { auth_version: number }> {
+export async function loginWithPassword(
+  input: LoginInput,
+  ip: string,
+  turnstile: string | null | undefined,
+): Promise<UserView & { auth_version: number }> {
+  await requireTurnstile(turnstile, ip);
   const options = await getOptions();
   if (!options.PasswordLoginEnabled) throw forbidden("管理员关闭了密码登录");
   const { limit, window } = limits();
   await enforceRateLimit(`login:ip:${ip}`, limit, window);
-  const nameKey = `login:fail:${input.username.toLowerCase()}`;
-  if ((await rateLimitStore().count(nameKey, window)) >= env.LOGIN_FAILURE_LIMIT) {
-    throw new ApiError("该账户登录失败次数过多，请稍后再试", 429);
-  }
+  await refuseIfLocked(input.username);
 
   const db = await getDb();
   const byName = { username: input.username, deleted_at: null };
@@ -43,11 +69,11 @@ export async function loginWithPassword(input: LoginInput, ip: string): Promise<
         })
       : null);
   const passwordOk = await verifyPassword(input.password, user?.password);
-  if (!user || !passwordOk || user.status !== USER_STATUS.enabled) {
-    await rateLimitStore().hit(nameKey, Number.MAX_SAFE_INTEGER, window);
+  if (!user || !passwordOk || !isActiveUser(user)) {
+    await notePasswordFailure(input.username);
     throw new ApiError(LOGIN_FAILED, 400);
   }
-  await rateLimitStore().reset(nameKey);
+  await clearPasswordFailures(input.username);
   return { ...toUserView(await visibleQuota(user)), auth_version: user.auth_version };
 }
 
@@ -58,11 +84,11 @@ function newAffCode(): string {
   return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
 }
 
-export async function registerUser(input: RegisterInput, ip: string, turnstileOk: boolean): Promise<{ id: number }> {
+export async function registerUser(input: RegisterInput, ip: string, turnstile: string | null): Promise<{ id: number }> {
   const options = await getOptions();
   if (!options.RegisterEnabled) throw forbidden("管理员关闭了新用户注册");
   if (!options.PasswordRegisterEnabled) throw forbidden("管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册");
-  if (options.TurnstileCheckEnabled && !turnstileOk) throw new ApiError("Turnstile 校验失败，请刷新重试！", 400);
+  await requireTurnstile(turnstile, ip);
   const { limit, window } = limits();
   await enforceRateLimit(`register:ip:${ip}`, limit, window);
 

@@ -2,7 +2,7 @@
 import bcrypt from "bcryptjs";
 import { getDb } from "@/lib/db";
 import { encodeSession } from "@/lib/auth/session";
-import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
+import { clientIpHeaders } from "@/lib/net/client-ip";
 
 type Handler = (req: Request, ctx?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -14,12 +14,14 @@ export type CallOptions = {
   as?: { id: number; cookie: string };
   headers?: Record<string, string>;
   params?: Record<string, string>;
-  ip?: string;
+  /** The address a relay worker vouches for, as under `npm start`; null sends none. */
+  ip?: string | null;
 };
 
 export async function call(handler: Handler, method: string, path: string, o: CallOptions = {}) {
-  const headers = new Headers(o.headers);
-  headers.set(CLIENT_IP_HEADER, o.ip ?? "127.0.0.1");
+  const headers = new Headers();
+  if (o.ip !== null) for (const [name, value] of Object.entries(clientIpHeaders(o.ip ?? "127.0.0.1"))) headers.set(name, value);
+  for (const [name, value] of Object.entries(o.headers ?? {})) headers.set(name, value);
   const cookie = o.as?.cookie ?? o.cookie;
   if (cookie) headers.set("cookie", cookie);
   const userHeader = o.userHeader === undefined ? (o.as ? String(o.as.id) : null) : o.userHeader;

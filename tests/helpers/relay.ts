@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getDb } from "@/lib/db";
 import { serveRelayNode } from "@/lib/relay/node";
-import { CLIENT_IP_HEADER } from "@/lib/net/client-ip";
+import { clientIpHeaders } from "@/lib/net/client-ip";
 import * as v1Route from "@/app/v1/[...path]/route";
 import * as pgRoute from "@/app/pg/chat/completions/route";
 import { createChannels } from "@/lib/channels/manage";
@@ -20,11 +20,12 @@ export const ENTRIES: Entry[] = ["node", "web"];
 
 export type RelayServer = { url: string; port: number; close(): Promise<void> };
 
-export async function startRelay(entry: Entry, clientIp = "127.0.0.1"): Promise<RelayServer> {
+/** `clientIp`: the address the entry's front vouches for (null: none, as under a bare `next start`). */
+export async function startRelay(entry: Entry, clientIp: string | null = "127.0.0.1"): Promise<RelayServer> {
   await getDb();
   const server = http.createServer((req, res) => {
     if (entry === "node") {
-      void serveRelayNode(req, res, clientIp);
+      void serveRelayNode(req, res, clientIp ?? "unknown");
       return;
     }
     void viaRouteHandler(req, res, clientIp);
@@ -42,7 +43,7 @@ export async function startRelay(entry: Entry, clientIp = "127.0.0.1"): Promise<
   };
 }
 
-async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerResponse, clientIp: string) {
+async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerResponse, clientIp: string | null) {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   const controller = new AbortController();
@@ -51,7 +52,7 @@ async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerRespon
   });
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
-  headers.set(CLIENT_IP_HEADER, clientIp);
+  if (clientIp !== null) for (const [name, value] of Object.entries(clientIpHeaders(clientIp))) headers.set(name, value);
   const method = req.method ?? "GET";
   const request = new Request(`http://127.0.0.1${req.url}`, {
     method,
