@@ -6,11 +6,12 @@
 // Next never loads in a relay worker: the relay's hot path has its process to itself.
 import cluster from "node:cluster";
 import { fileURLToPath } from "node:url";
+import { env } from "@/lib/env";
 
 async function main() {
-  if (process.env.QIAO_ROLE === "console") {
+  if (env.QIAO_ROLE === "console") {
     const { runConsole } = await import("@/lib/server/console");
-    await runConsole(process.env.QIAO_CONSOLE_SOCKET!);
+    await runConsole(env.QIAO_CONSOLE_SOCKET);
   } else if (cluster.isWorker) {
     const { runRelayWorker } = await import("@/lib/server/relay-worker");
     await runRelayWorker();

@@ -69,6 +69,10 @@ const schema = z.object({
   RELAY_WORKERS: int(0),
   /** Internal: the per-boot secret the primary of `npm start` hands to its children (clientIpSecret). */
   QIAO_CLIENT_IP_SECRET: str(""),
+  /** Internal: "console" in the process the primary of `npm start` forks for Next. */
+  QIAO_ROLE: str(""),
+  /** Internal: the Unix socket that console process listens on. */
+  QIAO_CONSOLE_SOCKET: str(""),
 });
 
 export type Env = z.infer<typeof schema>;
