@@ -1,5 +1,6 @@
 // Token counting never stalls a relay process: a prompt built to make the tokenizer quadratic
 // (megabytes of one repeated character) is answered, and so is a small request sent beside it.
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { getDb } from "@/lib/db";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
@@ -53,4 +54,34 @@ describe("token counting in a relay process", () => {
     expect(rows[0]!.prompt_tokens).toBeLessThan(HUGE_PROMPT_CHARS / 2);
     expect(rows[0]!.quota).toBeGreaterThan(0n);
   }, 60_000);
+
+  it("loads no tokenizer until a request needs a local count: a 20 KB prompt billed by the upstream's usage does not", async () => {
+    await clearRelayData();
+    const user = await seedUser();
+    await seedChannel({ base_url: mock.url, models: MODEL });
+    const loadedBy = async (omitUsage: boolean) => {
+      mock.setBehaviour(omitUsage ? { omitUsage: true } : null);
+      const relay = await startRelayProcess({ NODE_OPTIONS: `--require ${path.resolve("tests/fixtures/loaded-modules.cjs")}` });
+      onTestFinished(() => void relay.kill());
+      try {
+        const content = "Long documents are reserved from an estimate. ".repeat(450); // ~20 KB, over the raw-bytes estimate
+        const r = await fetch(`${relay.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content }] }),
+        });
+        expect(r.status).toBe(200);
+        await r.text();
+        await relay.stop();
+      } finally {
+        mock.setBehaviour(null);
+      }
+      return /LOADED (.*)/.exec(relay.output())?.[1]?.split(",") ?? [];
+    };
+    const billedByUpstream = await loadedBy(false);
+    expect(billedByUpstream).toContain("undici"); // the probe sees the process's packages
+    expect(billedByUpstream).not.toContain("gpt-tokenizer");
+    // Without usage from the upstream the relay counts, and only then loads the tokenizer.
+    expect(await loadedBy(true)).toContain("gpt-tokenizer");
+  }, 90_000);
 });
