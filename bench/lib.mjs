@@ -137,8 +137,9 @@ function waitReady(name, child, timeoutMs = 10_000) {
   });
 }
 
-export async function startMockUpstream() {
-  const child = startChild("mock-upstream", process.execPath, [path.join(ROOT, "bench/mock-upstream.mjs"), "0"]);
+export async function startMockUpstream({ usage = true } = {}) {
+  const args = [path.join(ROOT, "bench/mock-upstream.mjs"), "0", ...(usage ? [] : ["--no-usage"])];
+  const child = startChild("mock-upstream", process.execPath, args);
   const port = await waitReady("mock-upstream", child);
   return { child, port, url: `http://${HOST}:${port}` };
 }
