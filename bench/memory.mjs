@@ -102,15 +102,7 @@ runMain(async () => {
     const p = peak.get(pid);
     const e = end.get(pid);
     const who = (i ?? e).who;
-    rows.push([
-      who,
-      pid,
-      fmt(i?.rss),
-      fmt(p?.rss),
-      fmt(e?.rss),
-      fmt(e?.hwm),
-      who === "relay worker" ? (loadedTokenizer(pid) ? "yes" : "no") : "",
-    ]);
+    rows.push([who, pid, fmt(i?.rss), fmt(p?.rss), fmt(e?.rss), fmt(e?.hwm)]);
     sum.idle += i?.rss ?? 0;
     sum.peak += p?.rss ?? 0;
     sum.end += e?.rss ?? 0;
