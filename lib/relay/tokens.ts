@@ -22,7 +22,12 @@ const nodeRequire = createRequire(import.meta.url);
 const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
 const counters: Partial<Record<EncodingName, Counter>> = {};
 
-type TokenizerModule = { countTokens: (text: string, opts?: typeof ENCODE_OPTIONS) => number };
+type TokenizerModule = {
+  countTokens: (text: string, opts?: typeof ENCODE_OPTIONS) => number;
+  setMergeCacheSize: (size: number) => void;
+};
+/** Pieces whose merges an encoder remembers (the library keeps 100 000, tens of MB once full). */
+const MERGE_CACHE_SIZE = 10_000;
 
 function requireEncoding(name: EncodingName): TokenizerModule {
   // Literal specifiers so bundlers can see them.
@@ -47,6 +52,7 @@ function counterFor(name: EncodingName): Counter {
   if (c) return c;
   try {
     const mod = requireEncoding(name);
+    mod.setMergeCacheSize(MERGE_CACHE_SIZE);
     c = (text: string) => mod.countTokens(text, ENCODE_OPTIONS);
   } catch {
     c = heuristicCount;
