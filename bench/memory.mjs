@@ -2,9 +2,10 @@
 //   node bench/memory.mjs [--workers 2] [--seconds 20] [--connections 50] [--mode json|stream]
 //                         [--entry .next/qiao/server.mjs] [--node-args "…"] [--interval 1] [--tool wrk|autocannon]
 // Prints each process's RSS (primary, console, every relay worker) idle and under load (the
-// highest sample and the last one) and their sum. Without --entry Qiao starts
-// through scripts/start.mjs (building first when the sources changed); with it, that built server
-// bundle runs directly, so two builds can be compared without rebuilding Next.
+// highest sample and the last one) and their sum, and the relay workers' CPU µs per request.
+// Without --entry Qiao starts through scripts/start.mjs (building first when the sources changed);
+// with it, that built server bundle runs directly, so two builds can be compared without
+// rebuilding Next.
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import {
@@ -45,6 +46,17 @@ function label(pid) {
   }
 }
 
+/** user+system CPU seconds of one process so far (USER_HZ = 100 on Linux). */
+function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function status(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -80,6 +92,7 @@ runMain(async () => {
   const { key } = await seedQiao(qiao, upstream.url);
   await sleep(2000);
   const idle = snapshot(qiao.serverPid);
+  const cpuBefore = new Map([...idle.keys()].map((pid) => [pid, cpuOf(pid)]));
   const peak = new Map();
   const timer = setInterval(() => {
     for (const [pid, s] of snapshot(qiao.serverPid)) {
@@ -94,6 +107,9 @@ runMain(async () => {
     clearInterval(timer);
   }
   const end = snapshot(qiao.serverPid);
+  // CPU per request of the relay workers: what a memory setting costs in speed, robust to other load.
+  let workerCpu = 0;
+  for (const [pid, s] of end) if (s.who === "relay worker") workerCpu += cpuOf(pid) - (cpuBefore.get(pid) ?? Number.NaN);
   const pids = [...new Set([...idle.keys(), ...end.keys()])].sort((a, b) => a - b);
   const rows = [];
   const sum = { idle: 0, peak: 0, end: 0, hwm: 0 };
@@ -110,7 +126,7 @@ runMain(async () => {
   }
   rows.push(["all", "", fmt(sum.idle), fmt(sum.peak), fmt(sum.end), fmt(sum.hwm)]);
   console.log(
-    `\nload: ${r.requests} requests, ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, errors ${r.errors}\n`,
+    `\nload: ${r.requests} requests, ${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, errors ${r.errors}; relay workers ${fmt((workerCpu / r.requests) * 1e6, 0)} CPU µs per request\n`,
   );
   console.log(table(["process", "pid", "idle RSS MB", "load max MB", "load end MB", "peak VmHWM MB"], rows));
   return r.errors ? 1 : 0;
