@@ -2,9 +2,10 @@
 // (BPE is quadratic in a piece's length; it once blocked a worker for minutes), sent again and
 // again, while a second client sends ordinary requests to the same relay worker.
 //   node bench/tokens.mjs [--seconds 10] [--connections 4] [--mb 2] [--entry .next/qiao/server.mjs]
-//                         [--tool wrk|autocannon] [--start-timeout 1200]
+//                         [--upstream-usage] [--tool wrk|autocannon] [--start-timeout 1200]
 // Qiao runs with one relay worker; the mock upstream reports no usage, so the relay counts every
-// prompt and answer itself (the worst case). Prints the time to answer each huge request and the
+// prompt and answer itself (the worst case); with --upstream-usage it does, and nothing is
+// counted locally (what the huge requests cost without any counting). Prints the time to answer each huge request and the
 // second client's req/s, p50 and p99 alone and while the huge requests run. Exit 1 on any error.
 import { fmt, hasWrk, HOST, load, MODEL, parseArgs, runMain, seedQiao, startMockUpstream, startQiao, table, tempDir } from "./lib.mjs";
 
@@ -12,6 +13,7 @@ const args = parseArgs();
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 4);
 const mb = Number(args.mb ?? 2);
+const upstreamUsage = args["upstream-usage"] === true;
 const entry = typeof args.entry === "string" ? args.entry : null;
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
@@ -60,16 +62,16 @@ const percentile = (xs, p) => {
 runMain(async () => {
   console.log(`[tokens] ${mb} MB prompt of one character vs a second client at c=${connections}, ${seconds} s each, one relay worker`);
   const work = tempDir("qiao-tokens-work-");
-  const upstream = await startMockUpstream({ usage: false });
+  const upstream = await startMockUpstream({ usage: upstreamUsage });
   const qiao = await startQiao({ entry, startTimeoutMs, env: { RELAY_WORKERS: "1" } });
   const { key } = await seedQiao(qiao, upstream.url);
-  console.log(`[tokens] Qiao ${qiao.url} (${HOST}), mock upstream without usage ${upstream.url}`);
+  console.log(`[tokens] Qiao ${qiao.url} (${HOST}), mock upstream ${upstreamUsage ? "with" : "without"} usage ${upstream.url}`);
 
   const first = hugeLoop(qiao.url, key);
   await new Promise((r) => setTimeout(r, 10));
   const once = await first.stop();
   if (once.failures.length) throw new Error(`the first huge request failed: ${once.failures[0]}`);
-  console.log(`[tokens] first huge request (cold: the tokenizer loads): ${fmt(once.times[0], 0)} ms`);
+  console.log(`[tokens] first huge request: ${fmt(once.times[0], 0)} ms`);
 
   const alone = await load({ url: qiao.url, key, stream: false, connections, seconds, dir: work, tool });
   const huge = hugeLoop(qiao.url, key);
