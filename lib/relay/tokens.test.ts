@@ -130,6 +130,16 @@ describe("tokens", () => {
     expect(countTextTokens(text, "gpt-4")).toBe(cl100k.countTokens(text, options));
   });
 
+  it("cuts a long stretch without spaces into pieces, never inside a character, about one token off per cut", () => {
+    const require = createRequire(import.meta.url);
+    const o200k = require("gpt-tokenizer/encoding/o200k_base") as { countTokens: (t: string, o: object) => number };
+    const emoji = `x${"👋🏽🎉".repeat(500)}`; // 3001 UTF-16 units, no word boundary, pairs at odd offsets
+    const exact = o200k.countTokens(emoji, { disallowedSpecial: new Set() });
+    const n = countTextTokens(emoji, "gpt-4o");
+    expect(Math.abs(n - exact)).toBeLessThanOrEqual(Math.ceil(emoji.length / 128) * 2);
+    expect(countTextTokens("a".repeat(300_000), "gpt-4o")).toBeGreaterThan(300_000 / 16);
+  });
+
   it("estimates what lies beyond a count's budget, so a huge text costs bounded work and is still billed", () => {
     const prose = "Plain English words in a long document. ";
     const huge = prose.repeat(Math.ceil((4 * COUNT_BUDGET) / prose.length));

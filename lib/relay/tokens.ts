@@ -140,7 +140,8 @@ class BoundedCount {
       if (c === 0x20 && i > 0 && !isSpace(text.charCodeAt(i - 1))) {
         boundary = i;
         if (i - start < SLICE_CHARS) continue;
-      } else if (i - boundary >= MAX_RUN) boundary = i;
+      } else if (i - boundary >= MAX_RUN && (c < 0xdc00 || c > 0xdfff))
+        boundary = i; // never inside a surrogate pair
       else continue;
       total += this.tokenize(text.slice(start, i));
       start = i;
