@@ -137,8 +137,9 @@ function waitReady(name, child, timeoutMs = 10_000) {
   });
 }
 
-export async function startMockUpstream() {
-  const child = startChild("mock-upstream", process.execPath, [path.join(ROOT, "bench/mock-upstream.mjs"), "0"]);
+export async function startMockUpstream({ usage = true } = {}) {
+  const args = [path.join(ROOT, "bench/mock-upstream.mjs"), "0", ...(usage ? [] : ["--no-usage"])];
+  const child = startChild("mock-upstream", process.execPath, args);
   const port = await waitReady("mock-upstream", child);
   return { child, port, url: `http://${HOST}:${port}` };
 }
@@ -219,9 +220,11 @@ export function rssOf(pid) {
 
 /**
  * `node scripts/start.mjs` (builds first when sources changed) with a fresh temp DATA_DIR (SQLite),
- * its own PORT and a SESSION_SECRET; waits until GET /api/status answers.
+ * its own PORT and a SESSION_SECRET; waits until GET /api/status answers. `entry`: run that built
+ * server bundle directly instead (no build check), e.g. to compare two builds side by side, with
+ * `nodeArgs` before it (the primary passes them on to the relay workers).
  */
-export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true } = {}) {
+export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true, entry = null, nodeArgs = [], env: extraEnv = {} } = {}) {
   const dataDir = tempDir("qiao-bench-");
   const port = await freePort();
   const logFile = path.join(dataDir, "qiao.log");
@@ -234,8 +237,11 @@ export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true } = 
     DATA_DIR: dataDir,
     SESSION_SECRET: randomBytes(32).toString("base64url"),
     NEXT_TELEMETRY_DISABLED: "1",
+    ...(entry ? { NODE_ENV: "production" } : {}),
+    ...extraEnv,
   });
-  const child = startChild("qiao", process.execPath, [path.join(ROOT, "scripts/start.mjs")], { group: true, env });
+  const args = [...(entry ? nodeArgs : []), path.resolve(ROOT, entry ?? "scripts/start.mjs")];
+  const child = startChild("qiao", process.execPath, args, { group: true, env });
   let ready = false;
   let lateErrors = 0;
   const tail = [];
@@ -268,7 +274,7 @@ export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true } = 
     await sleep(500);
   }
   ready = true;
-  let serverPid = null;
+  let serverPid = entry ? child.pid : null;
   for (let i = 0; i < 50 && !serverPid; i++) (serverPid = findServerPid(child.pid)) || (await sleep(100));
   if (!serverPid) throw new Error(`could not find the server.ts process under pid ${child.pid}`);
   return { child, port, url, dataDir, logFile, serverPid, tail, lateErrors: () => lateErrors };

@@ -1,11 +1,13 @@
 // A minimal, fast OpenAI-compatible upstream for the relay benchmark (127.0.0.1 only).
-//   node bench/mock-upstream.mjs [port]      (or PORT=…; 0 / absent = any free port)
+//   node bench/mock-upstream.mjs [port] [--no-usage]   (or PORT=…; 0 / absent = any free port)
 // POST /v1/chat/completions: a fixed small completion with `usage`; with `stream: true` a short
 // SSE stream (role chunk, 5 content chunks, finish chunk, a usage chunk when
 // `stream_options.include_usage`, then [DONE]). No artificial delay. Prints `READY <port>`.
+// `--no-usage`: answers carry no usage at all, so the relay has to count tokens itself.
 import http from "node:http";
 
 const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
+const noUsage = process.argv.includes("--no-usage");
 const MODEL = "gpt-4o-mini";
 const CREATED = 1_700_000_000;
 const PIECES = ["Hello", " from", " the", " mock", " upstream."];
@@ -18,7 +20,7 @@ const completion = Buffer.from(
     created: CREATED,
     model: MODEL,
     choices: [{ index: 0, message: { role: "assistant", content: PIECES.join("") }, logprobs: null, finish_reason: "stop" }],
-    usage: USAGE,
+    usage: noUsage ? undefined : USAGE,
   }),
 );
 
@@ -53,7 +55,7 @@ const server = http.createServer((req, res) => {
     if (body?.stream !== true) return send(res, 200, completion);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     for (const c of STREAM_HEAD) res.write(c);
-    if (body.stream_options?.include_usage === true) res.write(USAGE_CHUNK);
+    if (body.stream_options?.include_usage === true && !noUsage) res.write(USAGE_CHUNK);
     res.end(DONE);
   });
 });

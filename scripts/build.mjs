@@ -1,7 +1,7 @@
 // Builds everything `npm start` serves: the Prisma clients, the Next production build, and the
-// server entry (server.ts and the lib/ code it loads) as one plain-JavaScript file.
+// server entry (server.ts and the lib/ code it loads) as plain JavaScript, one chunk per role.
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import esbuild from "esbuild";
@@ -15,11 +15,18 @@ execFileSync(process.execPath, [path.join(root, "scripts/prisma-generate.mjs")],
 execFileSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { cwd: root, env, stdio: "inherit" });
 // The server entry is prebuilt, not transpiled at run time: no TypeScript loader (and its
 // compile cache) in every process, ~100 MB less in all (bench/README.md). Packages stay in
-// node_modules.
+// node_modules. Split into chunks: ESM imports load eagerly, so from one file every process
+// loaded every package any role uses (Next and OpenTelemetry in the relay workers, Prisma in the
+// primary); each role now loads only its own chunks.
+const outdir = path.dirname(path.join(root, SERVER_BUNDLE));
+rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: [path.join(root, "server.ts")],
-  outfile: path.join(root, SERVER_BUNDLE),
+  entryPoints: { [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts") },
+  outdir,
+  outExtension: { ".js": ".mjs" },
+  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
+  splitting: true,
   platform: "node",
   format: "esm",
   target: `node${process.versions.node.split(".")[0]}`,

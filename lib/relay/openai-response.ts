@@ -2,8 +2,7 @@
 // unchanged; this parses them once to learn what to bill, counting locally when the upstream
 // reported no (or all-zero) usage.
 import { errorFromJson, type UpstreamError } from "./errors";
-import { TOOL_CALL_OVERHEAD_TOKENS } from "./openai-stream";
-import { countTextTokens } from "./tokens";
+import { countCompletionTokens, countTextTokens } from "./tokens";
 import { simpleUsage, type RelayMode, type Usage } from "./types";
 import { hasTokens, normalizeUsage } from "./usage";
 
@@ -63,7 +62,7 @@ export function countResponseCompletionTokens(mode: "chat" | "completions", body
       if (typeof ch.text === "string") acc.text += ch.text;
     } else if (isObj(ch.message)) messageText(ch.message, acc);
   }
-  return countTextTokens(acc.text, model) + TOOL_CALL_OVERHEAD_TOKENS * acc.tools;
+  return countCompletionTokens(acc.text, acc.tools, model);
 }
 
 /**

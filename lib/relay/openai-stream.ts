@@ -20,15 +20,12 @@
 //   for await (const chunk of upstream.body) { const out = relay.transform(chunk); if (out) res.write(out); if (relay.done) break; }
 //   const tail = relay.finish(); if (tail) res.end(tail); else res.end();
 // or as a web stream: upstream.body.pipeThrough(openAIStreamTransform(relay)).
-import { countTextTokens } from "./tokens";
+import { countCompletionTokens } from "./tokens";
 import { errorFromJson, LOCAL_ERROR_TYPE, UPSTREAM_ERROR_TYPE, type UpstreamError } from "./errors";
 import { maskSensitiveText } from "./mask";
 import { encodeSse, SSE_DONE_TEXT, SseReader, splitDataLines, sseJson, type SseEvent } from "./sse";
 import { simpleUsage, type Usage } from "./types";
 import { hasTokens, normalizeUsage } from "./usage";
-
-/** Tokens added per tool call when completion tokens are counted locally (new-api's constant). */
-export const TOOL_CALL_OVERHEAD_TOKENS = 7;
 
 export type StreamEndReason =
   /** The upstream sent [DONE]. */
@@ -251,8 +248,7 @@ export class OpenAIStreamRelay {
 
   private countCompletionLocally(): number {
     this.readDeferred();
-    const text = this.content + this.reasoning + this.toolText;
-    return countTextTokens(text, this.opts.model) + TOOL_CALL_OVERHEAD_TOKENS * this.toolCalls.size;
+    return countCompletionTokens(this.content + this.reasoning + this.toolText, this.toolCalls.size, this.opts.model);
   }
 
   private flush(): Uint8Array | null {

@@ -54,7 +54,7 @@ import type { UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
 import { OpenAIStreamRelay, type OpenAIStreamOptions, type StreamEndReason } from "@/lib/relay/openai-stream";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
-import { countRequestPromptTokens, countTtsCharacters, estimateTokensFromBytes } from "@/lib/relay/tokens";
+import { countRequestPromptTokens, countTtsCharacters, estimateRequestPromptTokens, estimateTokensFromBytes } from "@/lib/relay/tokens";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { readMultipartForm } from "@/lib/relay/multipart";
 import { checkRequestBody, invalidRequest, requestModel } from "@/lib/relay/request-rules";
@@ -334,17 +334,19 @@ function countPrompt(mode: RelayMode, body: ParsedBody, req: RelayRequest): numb
   return countRequestPromptTokens(mode, body.json, body.model);
 }
 
-/** Bodies up to this size are estimated from their bytes; larger ones (images inlined as base64,
- * long documents) are tokenized, where a byte count would overstate them. */
+/** Bodies up to this size are estimated from their raw bytes; larger ones (images inlined as
+ * base64, long documents) text by text, where the raw bytes would overstate them. */
 const BYTE_ESTIMATE_LIMIT = 16 * 1024;
 
 /**
  * Prompt tokens for the reservation. The reservation is settled against the upstream's usage, so
- * it only has to be a fair estimate, and small bodies skip the tokenizer (estimateTokensFromBytes).
+ * it only has to be a fair estimate: never the tokenizer, whose cost grows with the text (and the
+ * worker's memory with its tables) while the request waits.
  */
 function reserveTokens(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
-  if (mode === "speech" || req.body.length > BYTE_ESTIMATE_LIMIT || !body.json) return countPrompt(mode, body, req);
   if (mode === "images" || mode === "transcriptions" || mode === "translations") return 0;
+  if (!body.json) return mode === "speech" ? 0 : Math.ceil(req.body.length / 4);
+  if (mode === "speech" || req.body.length > BYTE_ESTIMATE_LIMIT) return estimateRequestPromptTokens(mode, body.json, body.model);
   return estimateTokensFromBytes(req.body);
 }
 

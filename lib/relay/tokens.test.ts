@@ -1,12 +1,17 @@
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
+  COUNT_BUDGET,
   countChatPromptTokens,
+  countCompletionTokens,
   countInputTokens,
   countRequestPromptTokens,
   countTextTokens,
   countToolsTokens,
   countTtsCharacters,
   encodingForModel,
+  estimateRequestPromptTokens,
+  estimateTextTokens,
   estimateTokensFromBytes,
   IMAGE_TOKENS_DEFAULT,
   IMAGE_TOKENS_LOW,
@@ -105,6 +110,78 @@ describe("tokens", () => {
     // the cache is per encoding: cl100k must not reuse o200k's count
     expect(countChatPromptTokens(body, "gpt-4")).toBe(3 + 1 + countTextTokens(long, "gpt-4") + 3);
     expect(countInputTokens([long, long], "text-embedding-3-small")).toBe(2 * countTextTokens(long, "text-embedding-3-small"));
+  });
+
+  it("counts long ordinary text exactly although it tokenizes it slice by slice", () => {
+    const require = createRequire(import.meta.url);
+    const o200k = require("gpt-tokenizer/encoding/o200k_base") as { countTokens: (t: string, o: object) => number };
+    const cl100k = require("gpt-tokenizer/encoding/cl100k_base") as { countTokens: (t: string, o: object) => number };
+    const lines = [
+      "The relay bills every request by its tokens, counted by the upstream or locally.",
+      "  Indented code: const x = { a: 1, b: [2, 3] }; // a comment   with  spaces",
+      "它把每个请求按令牌计费，令牌数由上游报告，或在本地计算。",
+      "Numbers 1234567 and 3.14159, URLs https://example.com/a/b?c=d, emoji 👋🏽 and tabs\there.",
+      "",
+    ];
+    let text = "";
+    for (let i = 0; text.length < 20_000; i++) text += `${lines[i % lines.length]}${i % 3 ? " " : "\n"}`;
+    const options = { disallowedSpecial: new Set() };
+    expect(countTextTokens(text, "gpt-4o")).toBe(o200k.countTokens(text, options));
+    expect(countTextTokens(text, "gpt-4")).toBe(cl100k.countTokens(text, options));
+  });
+
+  it("cuts a long stretch without spaces into pieces, never inside a character, about one token off per cut", () => {
+    const require = createRequire(import.meta.url);
+    const o200k = require("gpt-tokenizer/encoding/o200k_base") as { countTokens: (t: string, o: object) => number };
+    const emoji = `x${"👋🏽🎉".repeat(500)}`; // 3001 UTF-16 units, no word boundary, pairs at odd offsets
+    const exact = o200k.countTokens(emoji, { disallowedSpecial: new Set() });
+    const n = countTextTokens(emoji, "gpt-4o");
+    expect(Math.abs(n - exact)).toBeLessThanOrEqual(Math.ceil(emoji.length / 128) * 2);
+    expect(countTextTokens("a".repeat(300_000), "gpt-4o")).toBeGreaterThan(300_000 / 16);
+  });
+
+  it("estimates what lies beyond a count's budget, so a huge text costs bounded work and is still billed", () => {
+    const prose = "Plain English words in a long document. ";
+    const huge = prose.repeat(Math.ceil((4 * COUNT_BUDGET) / prose.length));
+    const n = countTextTokens(huge, "gpt-4o");
+    // The first COUNT_BUDGET characters tokenized (8 tokens a sentence), the rest at 4 characters a token.
+    const exact = (COUNT_BUDGET / prose.length) * 8;
+    const estimated = (huge.length - COUNT_BUDGET) / 4;
+    expect(Math.abs(n - (exact + estimated)) / n).toBeLessThan(0.02);
+    // One count's budget is shared by all texts of a prompt: a second huge message is estimated.
+    const two = countChatPromptTokens(
+      {
+        messages: [
+          { role: "user", content: huge },
+          { role: "user", content: `${huge}!` },
+        ],
+      },
+      "gpt-4o",
+    );
+    expect(two).toBeGreaterThan(n + estimateTextTokens(huge) - 10);
+  });
+
+  it("counts the text of an answer plus 7 per tool call, the one rule for completions counted locally", () => {
+    expect(countCompletionTokens("hello world", 0, "gpt-4o")).toBe(2);
+    expect(countCompletionTokens("get_weather{}", 2, "gpt-4o")).toBe(countTextTokens("get_weather{}", "gpt-4o") + 14);
+  });
+
+  it("estimates a request for its reservation with the counting walk but without the tokenizer", () => {
+    const body = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "abcd".repeat(100) },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${"A".repeat(100_000)}` } },
+          ],
+        },
+      ],
+    };
+    // 3 + "user" (1) + 400 ASCII characters (100) + a default image + 3: the base64 is not text.
+    expect(estimateRequestPromptTokens("chat", body, "gpt-4o")).toBe(3 + 1 + 100 + IMAGE_TOKENS_DEFAULT + 3);
+    expect(estimateRequestPromptTokens("embeddings", { input: ["你好", "abcdefgh"] }, "text-embedding-3-small")).toBe(2 + 2);
+    expect(estimateRequestPromptTokens("speech", { input: "你好, world" }, "tts-1")).toBe(9);
   });
 
   it("counts TTS input in code points", () => {

@@ -3,7 +3,13 @@
 //
 // Encoders are loaded lazily, once per process (each costs ~100–300 ms and some MB the first
 // time). Relay workers load them on first need rather than at start, to keep idle memory low;
-// `preloadTokenizers()` loads both now.
+// `preloadTokenizers()` loads both now. Reservations never need them (estimateRequestPromptTokens).
+//
+// Counting is bounded: BPE is quadratic in the length of a piece (256 KB of one repeated letter
+// took 48 s), and even short pieces of hostile text cost up to ~10 µs a character. So long
+// stretches without a word boundary are cut into pieces of at most MAX_RUN characters, and one
+// count (a request's prompt, an answer's text) tokenizes at most COUNT_BUDGET; text beyond it is
+// estimated like estimateTokensFromBytes does.
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { RelayMode } from "./types";
@@ -16,7 +22,12 @@ const nodeRequire = createRequire(import.meta.url);
 const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
 const counters: Partial<Record<EncodingName, Counter>> = {};
 
-type TokenizerModule = { countTokens: (text: string, opts?: typeof ENCODE_OPTIONS) => number };
+type TokenizerModule = {
+  countTokens: (text: string, opts?: typeof ENCODE_OPTIONS) => number;
+  setMergeCacheSize: (size: number) => void;
+};
+/** Pieces whose merges an encoder remembers (the library keeps 100 000, tens of MB once full). */
+const MERGE_CACHE_SIZE = 10_000;
 
 function requireEncoding(name: EncodingName): TokenizerModule {
   // Literal specifiers so bundlers can see them.
@@ -41,6 +52,7 @@ function counterFor(name: EncodingName): Counter {
   if (c) return c;
   try {
     const mod = requireEncoding(name);
+    mod.setMergeCacheSize(MERGE_CACHE_SIZE);
     c = (text: string) => mod.countTokens(text, ENCODE_OPTIONS);
   } catch {
     c = heuristicCount;
@@ -64,6 +76,82 @@ export function estimateTokensFromBytes(bytes: Uint8Array): number {
     else if (b >= 0xc0) wide++;
   }
   return wide + Math.ceil(ascii / 4);
+}
+
+/** estimateTokensFromBytes's rule on a string, from `from`: 4 ASCII characters or 1 other character a token. */
+export function estimateTextTokens(text: string, from = 0): number {
+  let ascii = 0;
+  let wide = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) ascii++;
+    else if (c < 0xdc00 || c > 0xdfff) wide++; // a low surrogate ends a character already counted
+  }
+  return wide + Math.ceil(ascii / 4);
+}
+
+/** Longest stretch handed to the tokenizer without a word boundary (" " after a non-space). */
+const MAX_RUN = 128;
+/** Text tokenized per call; slices end at word boundaries, so ordinary text counts exactly. */
+const SLICE_CHARS = 1024;
+/**
+ * Tokenizer work one count may do, in characters: an ASCII character costs 1, any other
+ * NON_ASCII_COST (BPE works on UTF-8 bytes, and hostile CJK costs ~10 µs a character against
+ * well under 1 µs for English), and long stretches without a word boundary more (random letters
+ * cost ~1.5 µs a character). ~100 000 characters of English (25 000 tokens) or ~10 000 of CJK
+ * are counted exactly, and a few tens of ms of the worker's time at most whatever the text; the
+ * rest of the count's text is estimated (estimateTextTokens). A budget of work, not of time, so a
+ * count never depends on how busy the machine is.
+ */
+export const COUNT_BUDGET = 128 * 1024;
+const NON_ASCII_COST = 8;
+/** Every 16 characters into a stretch without a word boundary, a character weighs 1 more. */
+const RUN_COST_SHIFT = 4;
+
+const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+
+/**
+ * One count's tokenizer work, bounded (COUNT_BUDGET). A cut where a space follows a non-space is a
+ * piece boundary of both encodings' split patterns (no piece ends in that space or runs across
+ * it), so slices cut there sum to the exact count; a stretch of MAX_RUN characters without one is
+ * cut where it stands (about one token off per cut), since BPE is quadratic in a piece's length.
+ */
+class BoundedCount {
+  private left = COUNT_BUDGET;
+
+  constructor(private readonly tokenize: Counter) {}
+
+  /** True once the budget is spent: later texts are estimated, and no count so made is cached. */
+  get exhausted(): boolean {
+    return this.left <= 0;
+  }
+
+  count(text: string): number {
+    if (this.left <= 0) return estimateTextTokens(text);
+    let total = 0;
+    let start = 0;
+    let boundary = 0;
+    let cost = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      // Merging a piece costs more per character the longer the piece: a character deep in a
+      // stretch without a word boundary weighs more (1 more every 16 characters).
+      cost += (c < 0x80 ? 1 : NON_ASCII_COST) + ((i - boundary) >> RUN_COST_SHIFT);
+      if (c === 0x20 && i > 0 && !isSpace(text.charCodeAt(i - 1))) {
+        boundary = i;
+        if (i - start < SLICE_CHARS) continue;
+      } else if (i - boundary >= MAX_RUN && (c < 0xdc00 || c > 0xdfff))
+        boundary = i; // never inside a surrogate pair
+      else continue;
+      total += this.tokenize(text.slice(start, i));
+      start = i;
+      this.left -= cost;
+      cost = 0;
+      if (this.left <= 0) return total + estimateTextTokens(text, start);
+    }
+    this.left -= cost;
+    return total + this.tokenize(start === 0 ? text : text.slice(start));
+  }
 }
 
 /** Load both encoders now (call once at server start). */
@@ -95,9 +183,21 @@ export function encodingForModel(model: string): EncodingName {
   return "cl100k_base";
 }
 
+/** Tokens of one text (an answer, a transcript), bounded like every count. */
 export function countTextTokens(text: string, model: string): number {
   if (text === "") return 0;
-  return counterFor(encodingForModel(model))(text);
+  return new BoundedCount(counterFor(encodingForModel(model))).count(text);
+}
+
+/** Tokens added per tool call when completion tokens are counted locally (new-api's constant). */
+export const TOOL_CALL_OVERHEAD_TOKENS = 7;
+
+/**
+ * The one rule for completion tokens counted locally (an upstream without usage): tokens of
+ * everything delivered (content, reasoning, tool-call names and arguments) + 7 per tool call.
+ */
+export function countCompletionTokens(text: string, toolCalls: number, model: string): number {
+  return countTextTokens(text, model) + TOOL_CALL_OVERHEAD_TOKENS * toolCalls;
 }
 
 // Prompt-side cache. Chat clients resend the whole history on every turn, so the same long
@@ -107,14 +207,14 @@ export function countTextTokens(text: string, model: string): number {
 const PROMPT_CACHE_MIN_CHARS = 512;
 const PROMPT_CACHE_MAX = 4096;
 const promptCache = new Map<string, number>();
-const promptCounters: Partial<Record<EncodingName, Counter>> = {};
 
-function promptCounterFor(name: EncodingName): Counter {
-  let c = promptCounters[name];
-  if (c) return c;
-  const count = counterFor(name);
-  c = (text: string) => {
-    if (text.length < PROMPT_CACHE_MIN_CHARS) return count(text);
+/** A counter for one request's prompt: one time budget over all its texts, long texts cached. */
+function promptCounter(model: string): Counter {
+  const name = encodingForModel(model);
+  const bounded = new BoundedCount(counterFor(name));
+  return (text: string) => {
+    // A text longer than the budget can never be counted whole: not worth hashing.
+    if (text.length < PROMPT_CACHE_MIN_CHARS || text.length > COUNT_BUDGET) return bounded.count(text);
     const key = name + createHash("sha1").update(text).digest("base64");
     const hit = promptCache.get(key);
     if (hit !== undefined) {
@@ -122,13 +222,12 @@ function promptCounterFor(name: EncodingName): Counter {
       promptCache.set(key, hit);
       return hit;
     }
-    const n = count(text);
+    const n = bounded.count(text);
+    if (bounded.exhausted) return n;
     promptCache.set(key, n);
     if (promptCache.size > PROMPT_CACHE_MAX) promptCache.delete(promptCache.keys().next().value as string);
     return n;
   };
-  promptCounters[name] = c;
-  return c;
 }
 
 /** Characters (Unicode code points) of a TTS input; `tts*` models bill per character. */
@@ -227,8 +326,11 @@ function jsonText(v: unknown): string {
 
 /** Tokens of a `tools` (or legacy `functions`) array: every tool counts, not just the last. */
 export function countToolsTokens(tools: unknown, model: string): number {
+  return toolsTokens(tools, promptCounter(model));
+}
+
+function toolsTokens(tools: unknown, count: Counter): number {
   if (!Array.isArray(tools) || tools.length === 0) return 0;
-  const count = promptCounterFor(encodingForModel(model));
   let n = TOOLS_OVERHEAD_TOKENS;
   for (const t of tools) {
     if (!isObj(t)) continue;
@@ -245,12 +347,17 @@ export function countToolsTokens(tools: unknown, model: string): number {
   return n;
 }
 
+type ChatBody = { messages?: unknown; tools?: unknown; functions?: unknown };
+
 /**
  * Prompt tokens of a chat request, new-api's formula: per message 3 + role + content (+ name + 1),
  * plus assistant tool calls (name + arguments), plus every tool definition, plus 3 for the reply.
  */
-export function countChatPromptTokens(body: { messages?: unknown; tools?: unknown; functions?: unknown }, model: string): number {
-  const count = promptCounterFor(encodingForModel(model));
+export function countChatPromptTokens(body: ChatBody, model: string): number {
+  return chatPromptTokens(body, model, promptCounter(model));
+}
+
+function chatPromptTokens(body: ChatBody, model: string, count: Counter): number {
   let n = 0;
   const messages = Array.isArray(body.messages) ? body.messages : [];
   for (const msg of messages) {
@@ -271,7 +378,7 @@ export function countChatPromptTokens(body: { messages?: unknown; tools?: unknow
       if (typeof msg.function_call.arguments === "string") n += count(msg.function_call.arguments);
     }
   }
-  n += countToolsTokens(body.tools, model) + countToolsTokens(body.functions, model);
+  n += toolsTokens(body.tools, count) + toolsTokens(body.functions, count);
   return n + REPLY_PRIMER_TOKENS;
 }
 
@@ -280,7 +387,10 @@ export function countChatPromptTokens(body: { messages?: unknown; tools?: unknow
  * strings, or pre-tokenised arrays (their length is the count).
  */
 export function countInputTokens(input: unknown, model: string): number {
-  const count = promptCounterFor(encodingForModel(model));
+  return inputTokens(input, promptCounter(model));
+}
+
+function inputTokens(input: unknown, count: Counter): number {
   if (typeof input === "string") return input === "" ? 0 : count(input);
   if (!Array.isArray(input)) return 0;
   let n = 0;
@@ -298,28 +408,41 @@ export function countInputTokens(input: unknown, model: string): number {
 }
 
 /**
- * Prompt-token estimate of any request body the relay handles. Speech returns characters for
- * `tts*` models (what they bill) and tokens of the input for others (gpt-4o-mini-tts);
- * transcriptions/translations return 0 (audio is billed by its transcript); images return 0
- * (billed per image).
+ * Prompt tokens of any request body the relay handles, tokenized (bounded: see BoundedCount).
+ * Speech returns characters for `tts*` models (what they bill) and tokens of the input for others
+ * (gpt-4o-mini-tts); transcriptions/translations return 0 (audio is billed by its transcript);
+ * images return 0 (billed per image).
  */
 export function countRequestPromptTokens(mode: RelayMode, body: Record<string, unknown>, model: string): number {
+  return requestPromptTokens(mode, body, model, promptCounter(model));
+}
+
+/**
+ * The same walk with every text estimated (estimateTextTokens) instead of tokenized: linear in the
+ * body, no tokenizer loaded. For reservations, which the real usage settles.
+ */
+export function estimateRequestPromptTokens(mode: RelayMode, body: Record<string, unknown>, model: string): number {
+  return requestPromptTokens(mode, body, model, estimateTextTokens);
+}
+
+function requestPromptTokens(mode: RelayMode, body: Record<string, unknown>, model: string, count: Counter): number {
   switch (mode) {
     case "chat":
-      return countChatPromptTokens(body, model);
+      return chatPromptTokens(body, model, count);
     case "completions":
-      return countInputTokens(body.prompt, model);
+      return inputTokens(body.prompt, count);
     case "embeddings":
     case "moderations":
-      return countInputTokens(body.input, model);
+      return inputTokens(body.input, count);
     case "rerank": {
-      let n = typeof body.query === "string" ? countTextTokens(body.query, model) : 0;
-      if (Array.isArray(body.documents)) n += countInputTokens(body.documents, model);
+      let n = typeof body.query === "string" && body.query !== "" ? count(body.query) : 0;
+      if (Array.isArray(body.documents)) n += inputTokens(body.documents, count);
       return n;
     }
     case "speech":
       if (typeof body.input !== "string") return 0;
-      return model.toLowerCase().startsWith("tts") ? countTtsCharacters(body.input) : countTextTokens(body.input, model);
+      if (model.toLowerCase().startsWith("tts")) return countTtsCharacters(body.input);
+      return body.input === "" ? 0 : count(body.input);
     case "images":
     case "transcriptions":
     case "translations":

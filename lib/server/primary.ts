@@ -9,6 +9,9 @@ import path from "node:path";
 import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
+const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
+const WORKER_ENV = { MALLOC_ARENA_MAX: "2" };
+
 type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
 
 export function runPrimary(entry: string) {
@@ -68,9 +71,13 @@ export function runPrimary(entry: string) {
     setTimeout(start, delay).unref();
   };
 
-  cluster.setupPrimary({ exec: entry, execArgv: process.execArgv });
+  // Relay workers: a small young generation (V8 grows it to 16 MB semi-spaces under load, most of
+  // a worker's growth at c=50) and two malloc arenas instead of one per thread: ~20–40 MB less per
+  // worker under load at no measured CPU cost (bench/README.md). The operator's own settings win.
+  cluster.setupPrimary({ exec: entry, execArgv: [...WORKER_NODE_FLAGS, ...process.execArgv] });
+  const workerEnv = { ...WORKER_ENV, ...childEnv };
   function startWorker() {
-    const w = cluster.fork(childEnv);
+    const w = cluster.fork(workerEnv);
     const child = wrapWorker(w);
     workers.add(child);
     w.on("message", onMessage(child));
