@@ -59,6 +59,8 @@ const schema = z.object({
   SECURE_COOKIES: bool(false),
   /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
   RELAY_WORKERS: int(0),
+  /** Largest request body /api reads, in bytes; a larger one is refused with 413. */
+  API_MAX_BODY_BYTES: int(1024 * 1024).refine((n) => n > 0, "must be a positive number of bytes"),
 });
 
 export type Env = z.infer<typeof schema>;
