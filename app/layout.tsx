@@ -3,7 +3,7 @@ import "@mantine/notifications/styles.css";
 import "./globals.css";
 import { ColorSchemeScript, mantineHtmlProps } from "@mantine/core";
 import type { Metadata, Viewport } from "next";
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
 import { ConsoleShell } from "@/components/shell/console-shell";
 import { Providers } from "@/components/providers";
@@ -11,6 +11,7 @@ import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import type { SessionHint } from "@/lib/client/hooks";
 import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
+import { NONCE_HEADER } from "@/lib/ui/csp";
 
 export const metadata: Metadata = {
   title: "Qiao",
@@ -29,7 +30,12 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="zh-CN" {...mantineHtmlProps}>
       <head>
-        <ColorSchemeScript defaultColorScheme="light" localStorageKey={COLOR_SCHEME_KEY} />
+        {/* An inline script: it runs under the page's Content-Security-Policy only with its nonce (proxy.ts). */}
+        <ColorSchemeScript
+          defaultColorScheme="light"
+          localStorageKey={COLOR_SCHEME_KEY}
+          nonce={(await headers()).get(NONCE_HEADER) ?? undefined}
+        />
       </head>
       <body>
         <Providers session={await sessionHint()}>

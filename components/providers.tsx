@@ -4,8 +4,13 @@
 import { createTheme, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
+import { z } from "zod";
 import { SessionHintContext, type SessionHint } from "@/lib/client/hooks";
 import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
+
+// zod probes for eval (`new Function`) before its first object parse; under the console's
+// Content-Security-Policy that probe is refused and reported. The forms use its eval-free path.
+z.config({ jitless: true });
 
 const FONT_STACK = [
   "-apple-system",

@@ -73,6 +73,8 @@ const schema = z.object({
   QIAO_ROLE: str(""),
   /** Internal: the Unix socket that console process listens on. */
   QIAO_CONSOLE_SOCKET: str(""),
+  /** Largest request body /api reads, in bytes; a larger one is refused with 413. */
+  API_MAX_BODY_BYTES: int(1024 * 1024).refine((n) => n > 0, "must be a positive number of bytes"),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -90,6 +92,7 @@ export const env: Env = load();
 
 export const dataDir = path.resolve(env.DATA_DIR);
 export const sqlitePath = path.resolve(env.SQLITE_PATH || path.join(dataDir, "qiao.db"));
+export const isProduction = env.NODE_ENV === "production";
 export const isMaster = env.NODE_TYPE !== "slave";
 
 /**

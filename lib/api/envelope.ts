@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { badRequest } from "@/lib/api/errors";
+import { INT_COLUMN_MAX } from "@/lib/db/num";
 
 export type Envelope<T> = { success: boolean; message: string; data?: T };
 
@@ -15,11 +17,19 @@ export function failure(message: string, status = 400): Response {
   return new Response(JSON.stringify({ success: false, message }), { status, headers: JSON_HEADERS });
 }
 
-/** Clamped paging of spec §7: pages start at p=0; page_size is 1–100, 10 by default. */
+export const PAGE_MSG = { outOfRange: "页码超出范围" } as const;
+
+/**
+ * Clamped paging of spec §7: pages start at p=0; page_size is 1–100, 10 by default. A page that
+ * starts past any possible row (ids are Int columns) is refused rather than sent to the database,
+ * which cannot take such an offset.
+ */
 export function paging(p: unknown, pageSize: unknown): { page: number; pageSize: number; skip: number } {
   const page = Math.max(0, Math.floor(Number(p)) || 0);
   const size = Math.min(100, Math.max(1, Math.floor(Number(pageSize)) || 10));
-  return { page, pageSize: size, skip: page * size };
+  const skip = page * size;
+  if (skip > INT_COLUMN_MAX) throw badRequest(PAGE_MSG.outOfRange);
+  return { page, pageSize: size, skip };
 }
 
 const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);

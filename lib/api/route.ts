@@ -5,6 +5,15 @@ import { ApiError, isApiError } from "@/lib/api/errors";
 import { envelope, failure } from "@/lib/api/envelope";
 import { authenticate, optionalCaller, type Caller } from "@/lib/auth/authenticate";
 import type { RoleTier } from "@/lib/auth/roles";
+import { env } from "@/lib/env";
+import { formatBytes, readBodyWithin } from "@/lib/net/body";
+
+/** What /api answers about a body it will not read. */
+export const API_MSG = {
+  notJson: "请求体必须是 JSON（Content-Type: application/json）",
+  invalidJson: "请求体不是有效的 JSON",
+  tooLarge: (limit: number) => `请求体过大（不能超过 ${formatBytes(limit)}）`,
+} as const;
 
 type AuthKind = "public" | "optional" | RoleTier;
 
@@ -43,13 +52,33 @@ function firstIssue(error: z.ZodError): string {
   return `参数错误：${where}${issue.message}`;
 }
 
+/** The raw body of an /api request; 413 when it is over API_MAX_BODY_BYTES. */
+export async function readApiBody(req: Request): Promise<Uint8Array> {
+  const bytes = await readBodyWithin(req, env.API_MAX_BODY_BYTES);
+  if (bytes === null) throw new ApiError(API_MSG.tooLarge(env.API_MAX_BODY_BYTES), 413);
+  return bytes;
+}
+
+/** The body's media type must say JSON: a cross-site form can send only form types or text/plain. */
+function isJson(contentType: string): boolean {
+  return contentType.split(";", 1)[0]!.trim().toLowerCase() === "application/json";
+}
+
+/**
+ * The JSON body, under API_MAX_BODY_BYTES. Only an application/json body is read, so no HTML form
+ * (urlencoded, multipart, text/plain) can drive an endpoint, e.g. sign a browser in as someone
+ * else. An absent body reads as {}.
+ */
 async function readBody(req: Request): Promise<unknown> {
-  const text = await req.text();
+  const contentType = req.headers.get("content-type");
+  if (contentType !== null && !isJson(contentType)) throw new ApiError(API_MSG.notJson, 415);
+  const text = new TextDecoder().decode(await readApiBody(req));
   if (!text.trim()) return {};
+  if (contentType === null) throw new ApiError(API_MSG.notJson, 415);
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError("请求体不是有效的 JSON", 400);
+    throw new ApiError(API_MSG.invalidJson, 400);
   }
 }
 

@@ -2,6 +2,7 @@
 // Fields are normalised while parsing (lists joined, base_url without trailing slash); the rules
 // of spec §5 (Channel) are checked on the whole object so each error is the console's sentence.
 import { z } from "zod";
+import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
 import { isChannelType } from "@/lib/channels/catalog";
@@ -27,7 +28,8 @@ export const CHANNEL_MSG = {
 const opt = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === null ? undefined : v), schema.optional());
 
 const text = opt(z.string().trim());
-const int = (message = "必须是整数") => z.coerce.number({ error: message }).int(message);
+/** An integer an Int column holds (32-bit on PostgreSQL and MySQL). */
+const int = (message = "必须是整数") => z.coerce.number({ error: message }).int(message).max(INT_COLUMN_MAX, "超出范围");
 /** Comma list as text, or the form's array of names; stored as "a,b". */
 const list = opt(z.union([z.string(), z.array(z.string())]).transform(joinList));
 

@@ -5,12 +5,19 @@ import { z } from "zod";
 import { pageQuery, paging, queryNumber } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
-import { num, nowSeconds } from "@/lib/db/num";
+import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { maskSensitiveText } from "@/lib/relay/mask";
 
-/** A numeric filter; empty or malformed means "not filtered" (0). */
-const numberFilter = queryNumber.transform((v) => (v === undefined || !Number.isInteger(v) ? 0 : v));
+/** A numeric filter; empty or malformed means "not filtered" (0); one no Int column holds is refused. */
+const numberFilter = queryNumber.transform((v, ctx) => {
+  if (v === undefined || !Number.isInteger(v)) return 0;
+  if (Math.abs(v) > INT_COLUMN_MAX) {
+    ctx.addIssue({ code: "custom", message: "超出范围" });
+    return z.NEVER;
+  }
+  return v;
+});
 const textFilter = z.string().trim().optional().default("");
 
 export const logQuerySchema = z.object({
@@ -28,7 +35,11 @@ export const logQuerySchema = z.object({
 });
 
 export const logCleanupQuery = z.object({
-  target_timestamp: z.coerce.number({ error: "请选择清理日志的截止时间" }).int().positive("请选择清理日志的截止时间"),
+  target_timestamp: z.coerce
+    .number({ error: "请选择清理日志的截止时间" })
+    .int()
+    .positive("请选择清理日志的截止时间")
+    .max(INT_COLUMN_MAX, "清理日志的截止时间超出范围"),
 });
 
 export type LogQuery = z.output<typeof logQuerySchema>;

@@ -1,6 +1,7 @@
 // The relay core's transport-agnostic request and response. lib/relay/node.ts serves them over
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
-import { RelayError } from "./errors";
+import { formatBytes } from "@/lib/net/body";
+import { openAIError, RelayError } from "@/lib/relay/errors";
 
 export interface RelayRequest {
   method: string;
@@ -44,6 +45,9 @@ export interface RelayResponse {
 
 /** Largest request body the relay reads (audio uploads are the big ones). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** The answer to a body over MAX_BODY_BYTES, from either entry. */
+export const bodyTooLarge = () => openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
 
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {

@@ -1,19 +1,28 @@
 // Serves the relay core over Node's http: no web Request/Response objects on the hot path.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleRelay } from "@/lib/relay/pipeline";
-import { MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
-import { openAIError } from "@/lib/relay/errors";
+import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
+import { declaredLength } from "@/lib/net/body";
 
+/**
+ * The body, or null once it passes MAX_BODY_BYTES (counted as it arrives; a Content-Length above
+ * the cap refuses at once). The rest of an oversized body is read and dropped rather than cut
+ * off: destroying the request would reset the socket before the 413 reaches the client.
+ */
 function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = declaredLength(req.headers["content-length"]) > MAX_BODY_BYTES;
+    if (over) resolve(null);
     req.on("data", (c: Buffer) => {
+      if (over) return;
       size += c.length;
       if (size > MAX_BODY_BYTES) {
+        over = true;
+        chunks.length = 0;
         resolve(null);
-        req.destroy();
         return;
       }
       chunks.push(c);
@@ -75,11 +84,7 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
   const body = await readBody(req);
   let out: RelayResponse;
   if (body === null) {
-    out = {
-      status: 413,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(openAIError(413, "请求体过大", "invalid_request_error").body),
-    };
+    out = { status: 413, headers: { "content-type": "application/json" }, body: JSON.stringify(bodyTooLarge().body) };
   } else {
     out = await handleRelay(
       new NodeRelayRequest(req.method ?? "GET", path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), body, clientIp, res),

@@ -1,9 +1,9 @@
 // Serves the relay core through web Request/Response, for Next route handlers.
 import { handleRelay } from "@/lib/relay/pipeline";
-import { MAX_BODY_BYTES, type RelayRequest } from "@/lib/relay/http";
-import { openAIError } from "@/lib/relay/errors";
+import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest } from "@/lib/relay/http";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
+import { readBodyWithin } from "@/lib/net/body";
 
 /** A web Request as the relay core sees it (a class: an object literal with a getter is slow in V8). */
 class WebRelayRequest implements RelayRequest {
@@ -39,14 +39,8 @@ class WebRelayRequest implements RelayRequest {
 
 export async function relayWebRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  const length = Number(request.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY_BYTES) {
-    return Response.json(openAIError(413, "请求体过大", "invalid_request_error").body, {
-      status: 413,
-      headers: { [NOSNIFF_HEADER]: NOSNIFF },
-    });
-  }
-  const body = new Uint8Array(await request.arrayBuffer());
+  const body = await readBodyWithin(request, MAX_BODY_BYTES);
+  if (body === null) return Response.json(bodyTooLarge().body, { status: 413, headers: { [NOSNIFF_HEADER]: NOSNIFF } });
   const out = await handleRelay(new WebRelayRequest(request, url, body));
   // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
   out.headers[NOSNIFF_HEADER] = NOSNIFF;

@@ -86,10 +86,21 @@ export class ConsoleProxy {
       res.writeHead(status, answer.statusMessage, out);
       answer.pipe(res);
       answer.on("error", () => res.destroy());
+      // The console answered before reading the whole body (a 413 on a body over the cap).
+      // Node's client never resumes a request whose answer has ended, so the rest of the body
+      // would stall here and the client's connection with it: drop the rest and that request.
+      answer.on("end", () => {
+        if (req.complete) return;
+        cut = true;
+        req.unpipe(upstream);
+        req.resume();
+        upstream.destroy();
+      });
     });
     let clientGone = false;
+    let cut = false;
     upstream.on("error", (error) => {
-      if (clientGone) return; // we cut it: the browser left (navigation, reload)
+      if (clientGone || cut) return; // we cut it: the browser left (navigation, reload), or the console already answered
       // The console went away mid-request (restart): the client gets a clean 502 if we can.
       console.error("[server] console request failed:", error.message);
       if (!res.headersSent) unavailable(res, 502);

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
+import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";
 
@@ -12,6 +13,7 @@ export const TOKEN_MSG = {
   nameTooLong: `令牌名称过长（最多 ${TOKEN_NAME_MAX} 个字符）`,
   quotaInvalid: "额度必须是非负整数",
   expiryInvalid: "过期时间必须是未来的时间，或 -1（永不过期）",
+  expiryTooLate: "过期时间超出范围，最晚为 2038-01-19，长期有效请选择永不过期",
   statusInvalid: "状态只能是 1（启用）或 2（禁用）",
   expiredCannotEnable: "令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期",
   exhaustedCannotEnable: "令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度",
@@ -45,6 +47,7 @@ const tokenFields = {
     .number({ error: TOKEN_MSG.expiryInvalid })
     .int(TOKEN_MSG.expiryInvalid)
     .min(-1, TOKEN_MSG.expiryInvalid)
+    .max(INT_COLUMN_MAX, TOKEN_MSG.expiryTooLate)
     .optional(),
   unlimited_quota: z.boolean().optional(),
   model_limits_enabled: z.boolean().optional(),

@@ -59,6 +59,10 @@ describe("creating channels", () => {
       [{ ...base, type: 9999 }, "未知的渠道类型"],
       [{ ...base, priority: -1000 }, "优先级不能小于 -999"],
       [{ ...base, weight: -1 }, "权重不能小于 0"],
+      // Past the Int columns (32-bit on PostgreSQL and MySQL): a 500 there, silently kept on SQLite.
+      [{ ...base, weight: 2 ** 31 }, "超出范围"],
+      [{ ...base, priority: 99_999_999_999 }, "超出范围"],
+      [{ ...base, max_input_tokens: 2 ** 32 }, "超出范围"],
     ];
     for (const [body, message] of cases) {
       const res = await create(body);

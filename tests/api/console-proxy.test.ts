@@ -118,7 +118,61 @@ function get(base: string, target: string, headers: Record<string, string>, agen
   });
 }
 
+/** A console that refuses any body at once (as /api does one over its cap) and reads the rest. */
+async function startRefusingConsole() {
+  const socket = path.join(os.tmpdir(), `qiao-proxy-test-refusing-${process.pid}-${Date.now()}.sock`);
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(413, { "content-type": "application/json" });
+    res.end(JSON.stringify({ success: false, url: req.url }));
+  });
+  await listen(server, socket);
+  closers.push(() => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))));
+  return socket;
+}
+
+/** POSTs `total` bytes with chunked encoding on `agent`; resolves with the status and body. */
+function postChunked(agent: http.Agent, url: string, total: number) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (body += d));
+      res.on("end", () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on("error", reject);
+    const chunk = Buffer.alloc(64 * 1024);
+    let sent = 0;
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
 describe("console proxy", () => {
+  it("keeps the client's connection working when the console answers before reading the whole body", async () => {
+    const proxy = new ConsoleProxy();
+    proxy.setTarget(await startRefusingConsole());
+    // A front server with Node's default keep-alive timer (5 s), as the relay workers run.
+    const server = http.createServer((req, res) => void proxy.forward(req, res, "203.0.113.7"));
+    await listen(server, 0);
+    closers.push(() => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const front = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    closers.push(async () => agent.destroy());
+    const first = await postChunked(agent, `${front}/api/user/login`, 2 * 1024 * 1024);
+    expect(first.status).toBe(413);
+    // The client's next request is answered (it used to stall, then fail with a reset).
+    const second = await postChunked(agent, `${front}/api/status`, 0);
+    expect(second.status).toBe(413);
+    expect(JSON.parse(second.body).url).toBe("/api/status");
+  });
+
   it("passes method, path, query and body, sets the client address, and returns status and every cookie", async () => {
     const proxy = new ConsoleProxy();
     proxy.setTarget(await startConsole());

@@ -44,8 +44,6 @@ export async function startRelay(entry: Entry, clientIp: string | null = "127.0.
 }
 
 async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerResponse, clientIp: string | null) {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
   const controller = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
@@ -54,12 +52,14 @@ async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerRespon
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
   if (clientIp !== null) for (const [name, value] of Object.entries(clientIpHeaders(clientIp))) headers.set(name, value);
   const method = req.method ?? "GET";
+  // The body streams from the socket, as Next hands it to a route handler (the Node request itself).
   const request = new Request(`http://127.0.0.1${req.url}`, {
     method,
     headers,
-    body: method === "GET" || method === "HEAD" ? undefined : Buffer.concat(chunks),
+    body: method === "GET" || method === "HEAD" ? undefined : (req as unknown as BodyInit),
+    duplex: "half",
     signal: controller.signal,
-  });
+  } as RequestInit);
   const path = (req.url ?? "").split("?")[0];
   const handler =
     path === "/pg/chat/completions" ? pgRoute.POST : (v1Route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
