@@ -1,6 +1,7 @@
 // Memory of `npm start`, process by process: idle after seeding, then under load at c=50.
 //   node bench/memory.mjs [--workers 2] [--seconds 20] [--connections 50] [--mode json|stream]
-//                         [--entry .next/qiao/server.mjs] [--node-args "…"] [--interval 1] [--tool wrk|autocannon]
+//                         [--entry .next/qiao/server.mjs] [--node-args "…"] [--env K=V,K=V] [--interval 1]
+//                         [--tool wrk|autocannon]
 // Prints each process's RSS (primary, console, every relay worker) idle and under load (the
 // highest sample and the last one) and their sum, and the relay workers' CPU µs per request.
 // Without --entry Qiao starts through scripts/start.mjs (building first when the sources changed);
@@ -32,6 +33,7 @@ const intervalS = Number(args.interval ?? 1);
 const stream = String(args.mode ?? "json") === "stream";
 const entry = typeof args.entry === "string" ? args.entry : null;
 const nodeArgs = typeof args["node-args"] === "string" ? args["node-args"].split(" ").filter(Boolean) : [];
+const extraEnv = Object.fromEntries((typeof args.env === "string" ? args.env.split(",") : []).map((kv) => kv.split("=")));
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 
 function label(pid) {
@@ -88,7 +90,7 @@ runMain(async () => {
   );
   const work = tempDir("qiao-memory-work-");
   const upstream = await startMockUpstream();
-  const qiao = await startQiao({ entry, nodeArgs, env: { RELAY_WORKERS: String(workers) } });
+  const qiao = await startQiao({ entry, nodeArgs, env: { ...extraEnv, RELAY_WORKERS: String(workers) } });
   const { key } = await seedQiao(qiao, upstream.url);
   await sleep(2000);
   const idle = snapshot(qiao.serverPid);

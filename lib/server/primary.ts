@@ -10,7 +10,15 @@ import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env"
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
-const WORKER_ENV = { MALLOC_ARENA_MAX: "2" };
+// A fixed mmap threshold: glibc otherwise raises it (and its trim threshold) after the first large
+// frees, so the tens of MB Prisma's startup mallocs stay in the heap, fragmented, for good.
+const MALLOC_MMAP_THRESHOLD_BYTES = 128 * 1024;
+const WORKER_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES) };
+
+/** A relay worker's environment: the memory settings above, under the operator's own. */
+export function relayWorkerEnv(childEnv: Record<string, string | undefined>): Record<string, string | undefined> {
+  return { ...WORKER_ENV, ...childEnv };
+}
 
 type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
 
@@ -72,10 +80,10 @@ export function runPrimary(entry: string) {
   };
 
   // Relay workers: a small young generation (V8 grows it to 16 MB semi-spaces under load, most of
-  // a worker's growth at c=50) and two malloc arenas instead of one per thread: ~20–40 MB less per
-  // worker under load at no measured CPU cost (bench/README.md). The operator's own settings win.
+  // a worker's growth at c=50), two malloc arenas instead of one per thread and a fixed mmap
+  // threshold: ~25–45 MB less per worker under load at no measured CPU cost (bench/README.md). The operator's own settings win.
   cluster.setupPrimary({ exec: entry, execArgv: [...WORKER_NODE_FLAGS, ...process.execArgv] });
-  const workerEnv = { ...WORKER_ENV, ...childEnv };
+  const workerEnv = relayWorkerEnv(childEnv);
   function startWorker() {
     const w = cluster.fork(workerEnv);
     const child = wrapWorker(w);

@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { relayWorkerEnv } from "@/lib/server/primary";
+
+describe("relayWorkerEnv", () => {
+  it("gives relay workers two malloc arenas and a fixed 128 KiB mmap threshold", () => {
+    const env = relayWorkerEnv({ PATH: "/usr/bin" });
+    expect(env.MALLOC_ARENA_MAX).toBe("2");
+    expect(env.MALLOC_MMAP_THRESHOLD_).toBe("131072");
+    expect(env.PATH).toBe("/usr/bin");
+  });
+
+  it("lets the operator's own malloc settings win", () => {
+    const env = relayWorkerEnv({ MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "1048576" });
+    expect(env.MALLOC_ARENA_MAX).toBe("4");
+    expect(env.MALLOC_MMAP_THRESHOLD_).toBe("1048576");
+  });
+});
