@@ -14,6 +14,7 @@ import { getOptions } from "@/lib/options";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
+import { softDeleteUser } from "@/lib/users/soft-delete";
 import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";
 
 export type Actor = { id: number; role: number };
@@ -185,7 +186,9 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
   return toUserView(await visibleQuota(user));
 }
 
-type Change = Prisma.UserUpdateManyMutationInput;
+/** The delete action: the user and its keys go together (softDeleteUser), not a plain row update. */
+const SOFT_DELETE = Symbol("soft delete");
+type Change = Prisma.UserUpdateManyMutationInput | typeof SOFT_DELETE;
 
 /** What an action writes, after its own rules; the outrank rule is checked by the caller. */
 function actionChange(actor: Actor, target: { role: number; status: number }, action: UserManageInput["action"]): Change {
@@ -205,7 +208,7 @@ function actionChange(actor: Actor, target: { role: number; status: number }, ac
       if (target.status === USER_STATUS.special) throw new ApiError(USER_MSG.specialStatus, 400);
       return { status: USER_STATUS.enabled };
     case "delete":
-      return { deleted_at: new Date(), access_token_hash: null, ...revoke };
+      return SOFT_DELETE;
   }
 }
 
@@ -223,12 +226,14 @@ export async function manageUser(actor: Actor, input: UserManageInput): Promise<
   const data = actionChange(actor, target, input.action);
   const db = await getDb();
   // Conditional on the role and status the rules were checked against.
-  const { count } = await db.user.updateMany({
-    where: { id: target.id, deleted_at: null, role: target.role, status: target.status },
-    data,
-  });
-  if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
-  publishInvalidation({ kind: "user", id: target.id });
+  const guard = { role: target.role, status: target.status };
+  if (data === SOFT_DELETE) {
+    if (!(await softDeleteUser(target.id, guard))) throw new ApiError(USER_MSG.changedMeanwhile, 409);
+  } else {
+    const { count } = await db.user.updateMany({ where: { id: target.id, deleted_at: null, ...guard }, data });
+    if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
+    publishInvalidation({ kind: "user", id: target.id });
+  }
   const after = await db.user.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, status: true } });
   return { role: after.role, status: after.status };
 }

@@ -1,7 +1,6 @@
 // What a signed-in user can do to their own account.
 import { randomBytes } from "node:crypto";
 import { ApiError, forbidden, notFound } from "@/lib/api/errors";
-import { publishInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { hashAccessToken } from "@/lib/auth/authenticate";
@@ -10,6 +9,7 @@ import { getOptions } from "@/lib/options";
 import { invalidateRootDefaultPassword } from "@/lib/options/status";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
+import { softDeleteUser } from "@/lib/users/soft-delete";
 import type { UpdateSelfInput } from "@/lib/users/schemas";
 import { clearPasswordFailures, notePasswordFailure, refuseIfLocked } from "@/lib/users/auth";
 
@@ -55,27 +55,10 @@ export async function updateSelf(id: number, input: UpdateSelfInput): Promise<{ 
   return { user: toUserView(await visibleQuota(updated)), authVersion: data.auth_version ? updated.auth_version : null };
 }
 
-/**
- * Soft-deletes the caller's account with its keys, and revokes its sessions and access token. Root
- * cannot. The keys stop at once: deleted in the database (for every instance that loads them) and
- * dropped from the caches of every process of this one.
- */
+/** Soft-deletes the caller's account with its keys (lib/users/soft-delete.ts). Root cannot. */
 export async function deleteSelf(caller: { id: number; role: number }): Promise<void> {
   if (isRoot(caller)) throw forbidden("不能删除超级管理员账户");
-  const db = await getDb();
-  const deletedAt = new Date();
-  const keys = await db.$transaction(async (tx) => {
-    const { count } = await tx.user.updateMany({
-      where: { id: caller.id, deleted_at: null },
-      data: { deleted_at: deletedAt, access_token_hash: null, auth_version: { increment: 1 } },
-    });
-    if (count === 0) throw notFound("用户不存在");
-    const rows = await tx.token.findMany({ where: { user_id: caller.id, deleted_at: null }, select: { id: true, key_hash: true } });
-    await tx.token.updateMany({ where: { user_id: caller.id, deleted_at: null }, data: { deleted_at: deletedAt } });
-    return rows;
-  });
-  for (const key of keys) publishInvalidation({ kind: "token", keyHash: key.key_hash, id: key.id });
-  publishInvalidation({ kind: "user", id: caller.id });
+  if (!(await softDeleteUser(caller.id))) throw notFound("用户不存在");
 }
 
 /** Issues a new system access token; only its hash is stored, so it is shown this once. */

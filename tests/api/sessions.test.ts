@@ -4,6 +4,7 @@
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as logout from "@/app/api/user/logout/route";
+import * as manage from "@/app/api/user/manage/route";
 import * as self from "@/app/api/user/self/route";
 import { authOptions } from "@/lib/auth/next-auth";
 import { getDb } from "@/lib/db";
@@ -156,6 +157,28 @@ describe("deleting one's own account", () => {
     expect(refused.status).toBe(401);
     expect(mock.requests.length).toBe(upstreamCalls);
     expect(await findTokenByKey(u.key.replace(/^sk-/, ""))).toBeNull();
+    const row = await (await getDb()).token.findUniqueOrThrow({ where: { id: u.tokenId } });
+    expect(row.deleted_at).not.toBeNull();
+  });
+
+  it("an admin's delete of a user stops its keys the same way", async () => {
+    const u = await seedUser();
+    const relay = relays.get("web")!;
+    const chat = () =>
+      fetch(`${relay.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+      });
+    expect((await chat()).status).toBe(200);
+    await settleAll();
+    const admin = await createUser({ username: `deladmin${u.id}`, role: 10 });
+    const res = await call(manage.POST, "POST", "/api/user/manage", { as: admin, body: { id: u.id, action: "delete" } });
+    expect(res.json.success).toBe(true);
+
+    const upstreamCalls = mock.requests.length;
+    expect((await chat()).status).toBe(401);
+    expect(mock.requests.length).toBe(upstreamCalls);
     const row = await (await getDb()).token.findUniqueOrThrow({ where: { id: u.tokenId } });
     expect(row.deleted_at).not.toBeNull();
   });
