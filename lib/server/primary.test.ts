@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { relayWorkerEnv } from "@/lib/server/primary";
+import { consoleEnv, relayWorkerEnv } from "@/lib/server/primary";
 
 describe("relayWorkerEnv", () => {
   it("gives relay workers two malloc arenas and a fixed 128 KiB mmap threshold", () => {
@@ -13,5 +13,12 @@ describe("relayWorkerEnv", () => {
     const env = relayWorkerEnv({ MALLOC_ARENA_MAX: "4", MALLOC_MMAP_THRESHOLD_: "1048576" });
     expect(env.MALLOC_ARENA_MAX).toBe("4");
     expect(env.MALLOC_MMAP_THRESHOLD_).toBe("1048576");
+  });
+});
+
+describe("consoleEnv", () => {
+  it("gives the console the fixed mmap threshold, under the operator's own setting", () => {
+    expect(consoleEnv({ PATH: "/usr/bin" })).toEqual({ PATH: "/usr/bin", MALLOC_MMAP_THRESHOLD_: "131072" });
+    expect(consoleEnv({ MALLOC_MMAP_THRESHOLD_: "1048576" }).MALLOC_MMAP_THRESHOLD_).toBe("1048576");
   });
 });

@@ -15,9 +15,17 @@ const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
 const MALLOC_MMAP_THRESHOLD_BYTES = 128 * 1024;
 const WORKER_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES) };
 
+/** The console opens the same Prisma client, so the same fixed threshold gives its startup mallocs back. */
+const CONSOLE_ENV = { MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES) };
+
 /** A relay worker's environment: the memory settings above, under the operator's own. */
 export function relayWorkerEnv(childEnv: Record<string, string | undefined>): Record<string, string | undefined> {
   return { ...WORKER_ENV, ...childEnv };
+}
+
+/** The console's environment: its memory setting, under the operator's own. */
+export function consoleEnv<E extends Record<string, string | undefined>>(childEnv: E): E & Record<string, string | undefined> {
+  return { ...CONSOLE_ENV, ...childEnv };
 }
 
 type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
@@ -100,7 +108,10 @@ export function runPrimary(entry: string) {
   }
 
   function startConsole() {
-    const p = fork(entry, [], { env: { ...childEnv, QIAO_ROLE: "console", QIAO_CONSOLE_SOCKET: socketPath }, execArgv: process.execArgv });
+    const p = fork(entry, [], {
+      env: { ...consoleEnv(childEnv), QIAO_ROLE: "console", QIAO_CONSOLE_SOCKET: socketPath },
+      execArgv: process.execArgv,
+    });
     const child = wrapProcess(p);
     consoleChild = child;
     p.on("message", onMessage(child));
