@@ -135,16 +135,18 @@ describe("next-auth's sign-out", () => {
   });
 });
 
-describe("deleting one's own account", () => {
+/** A 'hi' chat through a relay entry with an API key. */
+const chatWithKey = (relay: RelayServer, key: string) =>
+  fetch(`${relay.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+  });
+
+describe("deleting an account", () => {
   it("stops the user's keys at once, in this process's relay caches and in the database", async () => {
     const u = await seedUser();
-    const relay = relays.get("node")!;
-    const chat = () =>
-      fetch(`${relay.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
-      });
+    const chat = () => chatWithKey(relays.get("node")!, u.key);
     // The key and its user are now in the relay's memory.
     expect((await chat()).status).toBe(200);
     await settleAll();
@@ -163,13 +165,7 @@ describe("deleting one's own account", () => {
 
   it("an admin's delete of a user stops its keys the same way", async () => {
     const u = await seedUser();
-    const relay = relays.get("web")!;
-    const chat = () =>
-      fetch(`${relay.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
-      });
+    const chat = () => chatWithKey(relays.get("web")!, u.key);
     expect((await chat()).status).toBe(200);
     await settleAll();
     const admin = await createUser({ username: `deladmin${u.id}`, role: 10 });
