@@ -1,5 +1,6 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
+
 import "./globals.css";
 import { ColorSchemeScript, mantineHtmlProps } from "@mantine/core";
 import type { Metadata, Viewport } from "next";
@@ -10,8 +11,12 @@ import { Providers } from "@/components/providers";
 import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import type { SessionHint } from "@/lib/client/hooks";
+import { getOptions } from "@/lib/options";
 import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
 import { NONCE_HEADER } from "@/lib/ui/csp";
+import { TIME_ZONE_COOKIE } from "@/lib/ui/time-zone";
+import { validTimeZone } from "@/lib/ui/format";
+import type { DisplaySettings } from "@/components/data/display";
 
 export const metadata: Metadata = {
   title: "Qiao",
@@ -26,6 +31,16 @@ async function sessionHint(): Promise<SessionHint> {
   return check.state === "active" ? { id: check.user.id, username: check.user.username, role: check.user.role } : null;
 }
 
+/** How quota and times read on every page: the options as they are now, the viewer's zone. */
+async function displaySettings(): Promise<DisplaySettings> {
+  const options = await getOptions();
+  return {
+    quotaPerUnit: options.QuotaPerUnit,
+    inCurrency: options.DisplayInCurrencyEnabled,
+    timeZone: validTimeZone((await cookies()).get(TIME_ZONE_COOKIE)?.value),
+  };
+}
+
 export default async function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="zh-CN" {...mantineHtmlProps}>
@@ -38,7 +53,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         />
       </head>
       <body>
-        <Providers session={await sessionHint()}>
+        <Providers session={await sessionHint()} display={await displaySettings()}>
           <ConsoleShell>{children}</ConsoleShell>
         </Providers>
       </body>

@@ -23,7 +23,12 @@ function Svg({ size = 18, children, ...props }: IconProps & { children: ReactNod
   );
 }
 
-const PATHS: Record<MenuIcon | "sun" | "moon" | "logout" | "home" | "info" | "sidebarCollapse" | "sidebarExpand", ReactNode> = {
+type ActionIconName = "copy" | "check" | "edit" | "trash" | "eye" | "plus" | "search" | "refresh" | "dots" | "chevronDown";
+
+const PATHS: Record<
+  MenuIcon | ActionIconName | "sun" | "moon" | "logout" | "home" | "info" | "sidebarCollapse" | "sidebarExpand",
+  ReactNode
+> = {
   playground: <path d="M4 5h16v11H9l-5 4z M8 9.5h8 M8 12.5h5" />,
   pricing: (
     <>
@@ -91,6 +96,31 @@ const PATHS: Record<MenuIcon | "sun" | "moon" | "logout" | "home" | "info" | "si
     </>
   ),
   home: <path d="M3 11l9-7 9 7 M5 9.5V20h5v-6h4v6h5V9.5" />,
+  copy: (
+    <>
+      <rect x="8" y="8" width="12" height="12" rx="2" />
+      <path d="M16 8V5a1 1 0 0 0-1-1H5a1 1 0 0 0-1 1v10a1 1 0 0 0 1 1h3" />
+    </>
+  ),
+  check: <path d="M5 12.5l4.5 4.5L19 7.5" />,
+  edit: <path d="M4 20h4L19 9l-4-4L4 16z M13.5 6.5l4 4" />,
+  trash: <path d="M4 7h16 M10 11v6 M14 11v6 M6 7l1 13h10l1-13 M9 7V4h6v3" />,
+  eye: (
+    <>
+      <path d="M2 12s3.5-7 10-7 10 7 10 7-3.5 7-10 7S2 12 2 12z" />
+      <circle cx="12" cy="12" r="3" />
+    </>
+  ),
+  plus: <path d="M12 5v14 M5 12h14" />,
+  search: (
+    <>
+      <circle cx="11" cy="11" r="7" />
+      <path d="M20 20l-4-4" />
+    </>
+  ),
+  refresh: <path d="M20 11a8 8 0 1 0-2.3 5.7 M20 4v7h-7" />,
+  dots: <path d="M5 12h.01 M12 12h.01 M19 12h.01" strokeWidth={3} />,
+  chevronDown: <path d="M6 9l6 6 6-6" />,
   info: (
     <>
       <circle cx="12" cy="12" r="9" />
@@ -104,3 +134,6 @@ export type IconName = keyof typeof PATHS;
 export function Icon({ name, ...props }: IconProps & { name: IconName }) {
   return <Svg {...props}>{PATHS[name]}</Svg>;
 }
+
+export const IconCopy = (props: IconProps) => <Icon {...props} name="copy" />;
+export const IconCheck = (props: IconProps) => <Icon {...props} name="check" />;

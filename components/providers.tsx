@@ -1,10 +1,12 @@
 "use client";
 // Client-side roots: Mantine (light and dark, choice remembered in local storage), notifications,
-// and the session hint decoded from the cookie by the root layout.
+// modals, how quota and times read, and the session hint decoded from the cookie by the root layout.
 import { createTheme, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
+import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
 import { z } from "zod";
+import { DisplayProvider, type DisplaySettings } from "@/components/data/display";
 import { SessionHintContext, type SessionHint } from "@/lib/client/hooks";
 import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
 
@@ -39,11 +41,15 @@ const theme = createTheme({
 
 const colorSchemeManager = localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY });
 
-export function Providers({ session, children }: { session: SessionHint; children: ReactNode }) {
+export function Providers({ session, display, children }: { session: SessionHint; display: DisplaySettings; children: ReactNode }) {
   return (
     <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="light">
       <Notifications position="top-center" zIndex={1000} />
-      <SessionHintContext.Provider value={session}>{children}</SessionHintContext.Provider>
+      <DisplayProvider value={display}>
+        <SessionHintContext.Provider value={session}>
+          <ModalsProvider labels={{ confirm: "确定", cancel: "取消" }}>{children}</ModalsProvider>
+        </SessionHintContext.Provider>
+      </DisplayProvider>
     </MantineProvider>
   );
 }

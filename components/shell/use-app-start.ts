@@ -6,12 +6,14 @@ import { SessionHintContext } from "@/lib/client/hooks";
 import { refreshSelf, refreshStatus } from "@/lib/client/session";
 import { readUser } from "@/lib/client/storage";
 import { pageAccess } from "@/lib/ui/route-access";
+import { rememberTimeZone } from "@/lib/ui/time-zone";
 
 export function useAppStart() {
   const hint = useContext(SessionHintContext);
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per page load; later changes come from login and logout
   useEffect(() => {
     void refreshStatus();
+    rememberTimeZone();
 
     const stored = readUser();
     if (!stored && !hint) return;

@@ -1,6 +1,7 @@
 // Local-storage keys of spec §3, written the way the original console writes them, plus a tiny
 // change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
 import type { SiteStatus, StoredUser } from "@/lib/client/types";
+import { DEFAULT_PAGE_SIZE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
 
 export const STORAGE_KEYS = {
   user: "user",
@@ -109,15 +110,19 @@ export function readFooterHtml(): string {
 
 // ---- list preferences (page-size, id-sort) ----------------------------------------------------
 
-export const PAGE_SIZES = [10, 20, 50, 100] as const;
-
-export function readPageSize(fallback = 10): number {
+export function readPageSize(fallback = DEFAULT_PAGE_SIZE): number {
   const n = Number(readRaw(STORAGE_KEYS.pageSize));
   return (PAGE_SIZES as readonly number[]).includes(n) ? n : fallback;
 }
 
+/** Local storage (spec §3) and a cookie, so the server render of the next list uses it too. */
 export function writePageSize(size: number) {
   write(STORAGE_KEYS.pageSize, String(size));
+  if (typeof document !== "undefined") {
+    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie; the Cookie Store API is not in every browser
+    document.cookie = `${PAGE_SIZE_COOKIE}=${size}; path=/; max-age=31536000; samesite=lax`;
+  }
+  notify();
 }
 
 export function readIdSort(): boolean {
