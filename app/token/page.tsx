@@ -1,13 +1,36 @@
-import { Alert, Stack, Title } from "@mantine/core";
+import { cookies } from "next/headers";
+import { TokenList } from "@/components/tokens/token-list";
+import { pageUser } from "@/lib/auth/page-user";
+import { getOptions } from "@/lib/options";
+import { listTokens, searchTokens } from "@/lib/tokens/manage";
+import { listSelfGroups, listUserModels } from "@/lib/users/self";
+import { listParams, PAGE_SIZE_COOKIE, param, type SearchParams } from "@/lib/ui/list-params";
+import { parseChats } from "@/lib/ui/menu";
 
-// Landing page after login. The token list, search and editor arrive with the token issue.
-export default function TokenPage() {
+// The token page (spec §2 Token page): the list is rendered here from the same lib/ functions
+// GET /api/token/ and /api/token/search call; the client list does the interaction through /api.
+export default async function TokenPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const user = await pageUser();
+  const params = await searchParams;
+  const paging = listParams(params, (await cookies()).get(PAGE_SIZE_COOKIE)?.value);
+  const keyword = param(params, "keyword");
+  const token = param(params, "token");
+  const owner = { id: user.id, group: user.group };
+  const [page, options, groups, models] = await Promise.all([
+    keyword || token ? searchTokens(owner, { ...paging, keyword, token }) : listTokens(owner, paging),
+    getOptions(),
+    listSelfGroups(user.group),
+    listUserModels(user.group),
+  ]);
   return (
-    <Stack gap="md">
-      <Title order={3}>令牌管理</Title>
-      <Alert color="yellow" variant="light">
-        令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。
-      </Alert>
-    </Stack>
+    <TokenList
+      page={page}
+      filters={{ keyword, token }}
+      chats={parseChats(options.Chats as Array<Record<string, string>>)}
+      serverAddress={options.ServerAddress}
+      groups={groups}
+      groupsOffered={Object.keys(options.UserUsableGroups as Record<string, string>).length > 0}
+      models={models}
+    />
   );
 }

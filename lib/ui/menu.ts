@@ -74,3 +74,9 @@ export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
 export function isActivePath(pathname: string, href: string): boolean {
   return pathname === href || pathname.startsWith(`${href}/`);
 }
+
+/** A chat link with `{key}` (the whole sk- key) and `{address}` (the server address) filled in. */
+export function fillChatLink(template: string, key: string, serverAddress: string): string {
+  const fullKey = key.startsWith("sk-") ? key : `sk-${key}`;
+  return template.replaceAll("{address}", encodeURIComponent(serverAddress)).replaceAll("{key}", fullKey);
+}

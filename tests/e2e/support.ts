@@ -5,6 +5,7 @@ import { SignJWT } from "jose";
 import { E2E_SESSION_SECRET } from "./env";
 
 export { expect };
+export type { Page };
 
 /** Quiet this long counts as idle (Playwright's own "networkidle" uses 500 ms). */
 const NETWORK_QUIET_MS = 500;
@@ -98,3 +99,19 @@ export async function forgedSessionCookie(): Promise<string> {
 }
 
 export const uniqueName = (prefix: string) => `${prefix}${Date.now().toString(36).slice(-6)}${Math.floor(Math.random() * 100)}`;
+
+/** A fresh ordinary user (through the real register call), logged in through the form. */
+export async function newUserSession(page: Page, prefix = "u"): Promise<{ username: string; password: string }> {
+  const username = uniqueName(prefix);
+  const password = "password-123";
+  const res = await page.request.post("/api/user/register", { data: { username, password, password2: password } });
+  expect((await res.json()).success).toBe(true);
+  await loginViaUi(page, username, password);
+  return { username, password };
+}
+
+/** The text on the clipboard (the context needs clipboard permissions). */
+export const clipboardText = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
+
+/** A notification toast with this text. */
+export const toast = (page: Page, text: string | RegExp) => page.locator(".mantine-Notification-root").filter({ hasText: text });

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { buildTokenBodies, parseExpiry, randomSuffix, TOKEN_FORM_MSG, type TokenFormValues } from "@/lib/tokens/form";
+import { fillChatLink } from "@/lib/ui/menu";
+
+const values = (over: Partial<TokenFormValues> = {}): TokenFormValues => ({
+  name: " key ",
+  expiry: "",
+  remain_quota: "500000",
+  unlimited_quota: false,
+  model_limits_enabled: true,
+  model_limits: ["gpt-4o", "gpt-4o-mini"],
+  allow_ips: "10.0.0.1\n10.0.0.0/8",
+  group: "",
+  count: 1,
+  ...over,
+});
+
+describe("token form (spec §5)", () => {
+  it("reads never, a date-time text and garbage", () => {
+    expect(parseExpiry("")).toBe(-1);
+    expect(parseExpiry("-1")).toBe(-1);
+    expect(parseExpiry("2030-01-02 03:04:05")).toBe(Math.ceil(new Date(2030, 0, 2, 3, 4, 5).getTime() / 1000));
+    expect(parseExpiry("2030-01-02T03:04:05Z")).toBe(1893553445);
+    expect(parseExpiry("明天")).toBeNull();
+  });
+
+  it("refuses a bad expiry with the spec's text and sends nothing", () => {
+    expect(buildTokenBodies(values({ expiry: "abc" }), "create")).toEqual({ ok: false, message: TOKEN_FORM_MSG.expiryFormat });
+    expect(TOKEN_FORM_MSG.expiryFormat).toBe("过期时间格式错误！");
+  });
+
+  it("parses the quota as an integer and joins the model limits", () => {
+    const built = buildTokenBodies(values({ remain_quota: "1234.9" }), "edit");
+    expect(built).toEqual({
+      ok: true,
+      bodies: [
+        {
+          name: "key",
+          remain_quota: 1234,
+          expired_time: -1,
+          unlimited_quota: false,
+          model_limits_enabled: true,
+          model_limits: "gpt-4o,gpt-4o-mini",
+          allow_ips: "10.0.0.1\n10.0.0.0/8",
+          group: "",
+        },
+      ],
+    });
+  });
+
+  it("names a batch key, key-xxxxxx, key-yyyyyy", () => {
+    let n = 0;
+    const built = buildTokenBodies(values({ count: "3" }), "create", () => `s${++n}aaaa`);
+    expect(built.ok && built.bodies.map((b) => b.name)).toEqual(["key", "key-s1aaaa", "key-s2aaaa"]);
+  });
+
+  it("wants a positive whole batch count", () => {
+    for (const count of [0, -1, 1.5, "x", 101]) {
+      expect(buildTokenBodies(values({ count }), "create")).toEqual({ ok: false, message: TOKEN_FORM_MSG.countInvalid });
+    }
+  });
+
+  it("makes six-character alphanumeric suffixes", () => {
+    for (let i = 0; i < 50; i++) expect(randomSuffix()).toMatch(/^[A-Za-z0-9]{6}$/);
+  });
+
+  it("fills chat links with the whole key and the server address", () => {
+    expect(fillChatLink("https://chat/?k={key}&u={address}", "abc", "https://qiao.example")).toBe(
+      "https://chat/?k=sk-abc&u=https%3A%2F%2Fqiao.example",
+    );
+    expect(fillChatLink("app://x?token={key}", "sk-abc", "")).toBe("app://x?token=sk-abc");
+  });
+});

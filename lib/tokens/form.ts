@@ -1,0 +1,98 @@
+// The token drawer's rules (browser-side) (spec §5 Token form), pure so they are unit-tested: expiry text to
+// seconds, the batch names, and the bodies sent to POST/PUT /api/token/.
+export const TOKEN_FORM_MSG = {
+  expiryFormat: "过期时间格式错误！",
+  countInvalid: "新建数量必须是正整数",
+  created: (n: number) => `${n}个令牌创建成功，请在列表页面点击复制获取令牌！`,
+  updated: "令牌更新成功！",
+  noneSelected: "请至少选择一个令牌！",
+  noGroups: "管理员未设置用户可选分组",
+} as const;
+
+/** Quick expiry buttons: never, one hour, one day, one month (30 days). */
+export const EXPIRY_PRESETS = [
+  { label: "永不过期", seconds: 0 },
+  { label: "一小时", seconds: 3600 },
+  { label: "一天", seconds: 86400 },
+  { label: "一个月", seconds: 30 * 86400 },
+] as const;
+
+export const QUOTA_PRESETS_DOLLARS = [1, 10, 50, 100, 500, 1000] as const;
+export const BATCH_PRESETS = [10, 20, 30, 100] as const;
+export const BATCH_MAX = 100;
+
+export type TokenFormValues = {
+  name: string;
+  /** "" = never; otherwise a date-time text such as 2026-12-01 08:00:00 (the viewer's local time). */
+  expiry: string;
+  remain_quota: number | string;
+  unlimited_quota: boolean;
+  model_limits_enabled: boolean;
+  model_limits: string[];
+  allow_ips: string;
+  group: string;
+  count: number | string;
+};
+
+/** Unix seconds of the expiry text, -1 for never, null when it does not read as a date. */
+export function parseExpiry(text: string): number | null {
+  const t = text.trim();
+  if (!t || t === "-1") return -1;
+  // "YYYY-MM-DD HH:mm[:ss]" is read as local time in every browser once the space is a T.
+  const iso = /^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}(:\d{2})?$/.test(t) ? t.replace(" ", "T") : t;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : Math.ceil(ms / 1000);
+}
+
+const SUFFIX_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A uniform random integer below n (Web Crypto: the browser and Node both have it). */
+function randomBelow(n: number): number {
+  const limit = Math.floor(0x1_0000_0000 / n) * n;
+  const word = new Uint32Array(1);
+  do crypto.getRandomValues(word);
+  while (word[0]! >= limit);
+  return word[0]! % n;
+}
+
+/** Six random letters or digits, the suffix of the second and later tokens of a batch. */
+export function randomSuffix(pick: (n: number) => number = randomBelow): string {
+  let out = "";
+  for (let i = 0; i < 6; i++) out += SUFFIX_CHARS[pick(SUFFIX_CHARS.length)];
+  return out;
+}
+
+export type TokenBody = {
+  name: string;
+  remain_quota: number;
+  expired_time: number;
+  unlimited_quota: boolean;
+  model_limits_enabled: boolean;
+  model_limits: string;
+  allow_ips: string;
+  group: string;
+};
+
+export type BuiltBodies = { ok: true; bodies: TokenBody[] } | { ok: false; message: string };
+
+/** The bodies to send: one for an edit, `count` for a create (names suffixed from the second on). */
+export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit", suffix: () => string = randomSuffix): BuiltBodies {
+  const expired_time = parseExpiry(values.expiry);
+  if (expired_time === null) return { ok: false, message: TOKEN_FORM_MSG.expiryFormat };
+  const quota = Number.parseInt(String(values.remain_quota), 10);
+  const base: TokenBody = {
+    name: values.name.trim(),
+    remain_quota: Number.isNaN(quota) ? 0 : quota,
+    expired_time,
+    unlimited_quota: values.unlimited_quota,
+    model_limits_enabled: values.model_limits_enabled,
+    model_limits: values.model_limits.join(","),
+    allow_ips: values.allow_ips,
+    group: values.group,
+  };
+  if (mode === "edit") return { ok: true, bodies: [base] };
+  const count = Number(values.count);
+  if (!Number.isInteger(count) || count < 1 || count > BATCH_MAX) return { ok: false, message: TOKEN_FORM_MSG.countInvalid };
+  const bodies = Array.from({ length: count }, (_, i) => (i === 0 ? base : { ...base, name: `${base.name}-${suffix()}` }));
+  return { ok: true, bodies };
+}
