@@ -13,6 +13,11 @@ export function envelope<T>(data: T, message = "", init?: ResponseInit): Respons
   });
 }
 
+/** A success envelope with more fields beside `data` (new-api's `GET /api/pricing` carries group_ratio there). */
+export function envelopeWith<T>(data: T, beside: Record<string, unknown>): Response {
+  return new Response(JSON.stringify({ ...beside, success: true, message: "", data }), { headers: JSON_HEADERS });
+}
+
 export function failure(message: string, status = 400): Response {
   return new Response(JSON.stringify({ success: false, message }), { status, headers: JSON_HEADERS });
 }

@@ -178,7 +178,7 @@ export function builtinAudioCompletionRatio(_model: string): number {
  * then the unknown-model rule described at the top of this file.
  */
 export function resolvePricing(model: string, options: PricingOptions, group: string): PricingResult {
-  const groupValue = lookupExact(options.groupRatio, group);
+  const groupValue = lookupGroupRatio(options.groupRatio, group);
   const groupRatio = groupValue ?? 1;
   const common = {
     model,
@@ -212,7 +212,8 @@ export function resolvePricing(model: string, options: PricingOptions, group: st
   };
 }
 
-function lookupExact(map: RatioMap, key: string): number | undefined {
-  const v = Object.hasOwn(map, key) ? map[key] : undefined;
+/** A group's GroupRatio entry (exact name, no patterns); undefined when it has none (billed at 1). */
+export function lookupGroupRatio(map: RatioMap, group: string): number | undefined {
+  const v = Object.hasOwn(map, group) ? map[group] : undefined;
   return valid(v) ? v : undefined;
 }

@@ -1,6 +1,19 @@
-import { getOptions } from "@/lib/options";
+import { getOptions, type OptionValues } from "@/lib/options";
 
 /** `GET /api/group/`: the group names, i.e. the keys of GroupRatio. */
 export async function listGroups(): Promise<string[]> {
   return Object.keys((await getOptions()).GroupRatio);
+}
+
+/** The label of a user's own group when UserUsableGroups does not list it. */
+export const OWN_GROUP_LABEL = "用户分组";
+
+/**
+ * The groups a user of `userGroup` may choose (for a key, in the playground, on the pricing page),
+ * as group → label: UserUsableGroups plus their own group.
+ */
+export function usableGroups(userGroup: string, o: Pick<OptionValues, "UserUsableGroups">): Record<string, string> {
+  const groups: Record<string, string> = { ...(o.UserUsableGroups as Record<string, string>) };
+  if (!Object.hasOwn(groups, userGroup)) groups[userGroup] = OWN_GROUP_LABEL;
+  return groups;
 }

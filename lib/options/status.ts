@@ -4,6 +4,7 @@ import packageJson from "@/package.json";
 import { getDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { getOptions } from "@/lib/options";
+import { isOnlineTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
 import { rootUsesDefaultPassword } from "@/lib/users/bootstrap";
 
 /** Process start, unix seconds. */
@@ -45,6 +46,7 @@ export type SystemStatus = {
   top_up_link: string;
   /** Top-up currency per US$1. */
   price: number;
+  /** The smallest top-up a user may enter, in US$ while the console shows currency, else in quota units. */
   min_topup: number;
   enable_online_topup: boolean;
   self_use_mode_enabled: boolean;
@@ -90,8 +92,8 @@ export async function getStatus(): Promise<SystemStatus> {
     server_address: o.ServerAddress,
     top_up_link: o.TopUpLink,
     price: o.Price,
-    min_topup: o.MinTopUp,
-    enable_online_topup: o.PayAddress !== "" && o.EpayId !== "" && o.EpayKey !== "",
+    min_topup: minTopUpAmount(o),
+    enable_online_topup: isOnlineTopUpEnabled(o),
     self_use_mode_enabled: o.SelfUseModeEnabled,
     demo_site_enabled: o.DemoSiteEnabled,
     root_default_password: rootDefault,

@@ -11,6 +11,7 @@ import { hashPassword } from "@/lib/auth/password";
 import { canAssignRole, canManageUser, isAdmin, isRoot, ROLE, USER_STATUS, VALID_ROLES } from "@/lib/auth/roles";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getOptions } from "@/lib/options";
+import { quotaText } from "@/lib/billing/quota-text";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
@@ -107,12 +108,6 @@ export async function createUser(input: UserCreateInput): Promise<UserView> {
   }
 }
 
-/** new-api's LogQuota: "＄0.002000 额度" when the console shows currency, else "1000 点额度". */
-async function formatQuotaForLog(quota: bigint): Promise<string> {
-  const { DisplayInCurrencyEnabled, QuotaPerUnit } = await getOptions();
-  return DisplayInCurrencyEnabled ? `＄${(Number(quota) / QuotaPerUnit).toFixed(6)} 额度` : `${quota} 点额度`;
-}
-
 const TARGET_SELECT = { id: true, username: true, role: true, status: true, quota: true } as const;
 
 async function activeTarget(id: number) {
@@ -168,7 +163,8 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
       if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
       const after = await tx.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT });
       if (delta !== 0n) {
-        const [from, to] = await Promise.all([formatQuotaForLog(shown), formatQuotaForLog(shown + delta)]);
+        const options = await getOptions();
+        const [from, to] = [quotaText(shown, options), quotaText(shown + delta, options)];
         await writeLog(tx, {
           user_id: after.id,
           username: after.username,

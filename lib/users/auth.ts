@@ -1,5 +1,4 @@
 // Password sign-in and self-registration.
-import { randomBytes } from "node:crypto";
 import { ApiError, forbidden } from "@/lib/api/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
@@ -13,6 +12,8 @@ import { checkVerificationCode } from "@/lib/auth/verification";
 import { requireTurnstile } from "@/lib/auth/turnstile";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
+import { quotaText } from "@/lib/billing/quota-text";
+import { newAffCode } from "@/lib/users/aff";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
 
 export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
@@ -77,13 +78,6 @@ export async function loginWithPassword(
   return { ...toUserView(await visibleQuota(user)), auth_version: user.auth_version };
 }
 
-/** Four-to-six letter invite codes, unique; collisions retry. */
-function newAffCode(): string {
-  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789";
-  const bytes = randomBytes(6);
-  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
-}
-
 export async function registerUser(input: RegisterInput, ip: string, turnstile: string | null): Promise<{ id: number }> {
   const options = await getOptions();
   if (!options.RegisterEnabled) throw forbidden("管理员关闭了新用户注册");
@@ -129,7 +123,7 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
       user_id: user.id,
       username: user.username,
       type: LOG_TYPE.system,
-      content: `新用户注册赠送 ${options.QuotaForNewUser} 额度`,
+      content: `新用户注册赠送 ${quotaText(options.QuotaForNewUser, options)}`,
     });
   }
   if (inviter) {
@@ -138,20 +132,23 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
         user_id: user.id,
         username: user.username,
         type: LOG_TYPE.system,
-        content: `使用邀请码赠送 ${options.QuotaForInvitee} 额度`,
+        content: `使用邀请码赠送 ${quotaText(options.QuotaForInvitee, options)}`,
       });
     }
+    // The inviter's reward waits in aff_quota (moved to the balance by lib/users/aff.ts). One
+    // UPDATE of increments, so concurrent registrations with one code all count; an inviter
+    // deleted meanwhile is skipped.
     const reward = BigInt(options.QuotaForInviter);
-    await db.user.update({
-      where: { id: inviter.id },
+    const { count } = await db.user.updateMany({
+      where: { id: inviter.id, deleted_at: null },
       data: { aff_count: { increment: 1 }, aff_quota: { increment: reward }, aff_history_quota: { increment: reward } },
     });
-    if (reward > 0n) {
+    if (count === 1 && reward > 0n) {
       await writeLog(db, {
         user_id: inviter.id,
         username: inviter.username,
         type: LOG_TYPE.system,
-        content: `邀请用户赠送 ${reward} 额度`,
+        content: `邀请用户赠送 ${quotaText(reward, options)}`,
       });
     }
   }

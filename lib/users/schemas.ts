@@ -55,3 +55,12 @@ export const updateSelfSchema = z.object({
 export type LoginInput = z.infer<typeof loginSchema>;
 export type RegisterInput = z.infer<typeof registerSchema>;
 export type UpdateSelfInput = z.infer<typeof updateSelfSchema>;
+
+export const AFF_TRANSFER_INVALID = "转移额度必须是整数";
+
+/** `POST /api/user/aff_transfer`: quota units; the minimum (QuotaPerUnit) and the balance are checked by lib/users/aff.ts. */
+export const affTransferSchema = z.object({
+  quota: z.number({ error: AFF_TRANSFER_INVALID }).int(AFF_TRANSFER_INVALID),
+});
+
+export type AffTransferInput = z.infer<typeof affTransferSchema>;

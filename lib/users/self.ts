@@ -7,6 +7,7 @@ import { hashAccessToken } from "@/lib/auth/authenticate";
 import { isRoot } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
 import { invalidateRootDefaultPassword } from "@/lib/options/status";
+import { usableGroups } from "@/lib/options/groups";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
 import { softDeleteUser } from "@/lib/users/soft-delete";
@@ -83,8 +84,5 @@ export async function listUserModels(group: string): Promise<string[]> {
 
 /** The groups a user may choose for a token, as group → label (UserUsableGroups plus their own). */
 export async function listSelfGroups(userGroup: string): Promise<Record<string, string>> {
-  const { UserUsableGroups } = await getOptions();
-  const groups: Record<string, string> = { ...(UserUsableGroups as Record<string, string>) };
-  if (!(userGroup in groups)) groups[userGroup] = "用户分组";
-  return groups;
+  return usableGroups(userGroup, await getOptions());
 }

@@ -1,0 +1,9 @@
+import { ok, route } from "@/lib/api/route";
+import { AFF_MSG, transferAffQuota } from "@/lib/users/aff";
+import { affTransferSchema } from "@/lib/users/schemas";
+
+export const POST = route({
+  auth: "user",
+  body: affTransferSchema,
+  handler: async ({ caller, body }) => ok(await transferAffQuota(caller.id, body.quota), AFF_MSG.transferred),
+});

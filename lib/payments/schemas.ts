@@ -1,0 +1,20 @@
+// zod schemas and texts of the wallet calls, shared by the /api routes and the wallet page's forms.
+import { z } from "zod";
+
+export const TOPUP_MSG = {
+  /** Spec §5 "Redeem and top-up". */
+  disabled: "管理员未开启在线充值！",
+  /** Spec §5; `min` in the units the amount is entered in (lib/payments/amount.ts minTopUpAmount). */
+  tooSmall: (min: number) => `充值数量不能小于${min}`,
+  /** new-api: a price of at most 0.01 cannot be paid. */
+  tooCheap: "充值金额过低",
+  amountInvalid: "充值数量必须是整数",
+} as const;
+
+/** `POST /api/user/amount` (and later `/api/user/pay`): an integer amount in entry units; top_up_code is accepted and unused, as in new-api. */
+export const topUpAmountSchema = z.object({
+  amount: z.number({ error: TOPUP_MSG.amountInvalid }).int(TOPUP_MSG.amountInvalid),
+  top_up_code: z.string().optional(),
+});
+
+export type TopUpAmountInput = z.infer<typeof topUpAmountSchema>;
