@@ -10,8 +10,8 @@ import { num, nowSeconds } from "@/lib/db/num";
 import { hashPassword } from "@/lib/auth/password";
 import { canAssignRole, canManageUser, isAdmin, isRoot, ROLE, USER_STATUS, VALID_ROLES } from "@/lib/auth/roles";
 import { publishInvalidation } from "@/lib/cache/bus";
-import { getOptions } from "@/lib/options";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { formatQuotaForLog } from "@/lib/logs/quota-text";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
 import { softDeleteUser } from "@/lib/users/soft-delete";
@@ -105,12 +105,6 @@ export async function createUser(input: UserCreateInput): Promise<UserView> {
     if (isUniqueViolation(error)) throw new ApiError(USER_MSG.usernameTaken, 400);
     throw error;
   }
-}
-
-/** new-api's LogQuota: "＄0.002000 额度" when the console shows currency, else "1000 点额度". */
-async function formatQuotaForLog(quota: bigint): Promise<string> {
-  const { DisplayInCurrencyEnabled, QuotaPerUnit } = await getOptions();
-  return DisplayInCurrencyEnabled ? `＄${(Number(quota) / QuotaPerUnit).toFixed(6)} 额度` : `${quota} 点额度`;
 }
 
 const TARGET_SELECT = { id: true, username: true, role: true, status: true, quota: true } as const;
