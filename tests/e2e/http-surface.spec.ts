@@ -112,6 +112,8 @@ test.describe("trailing slash", () => {
         "/api/option/",
         "/api/group/",
         "/api/user/self/",
+        "/api/redemption/",
+        "/api/redemption/search/?keyword=x",
       ]) {
         await call("GET", url);
       }
@@ -123,6 +125,17 @@ test.describe("trailing slash", () => {
       await call("DELETE", `/api/token/${created.id}/`);
       const gone = await api.get(`/api/token/${created.id}`, { headers: AS_ROOT });
       expect((await gone.json()).success).toBe(false);
+
+      const [code] = await call("POST", "/api/redemption/", { name, quota: 1000 });
+      const [row] = (await call("GET", `/api/redemption/search/?keyword=${code}`)).items;
+      await call("PUT", "/api/redemption/", { id: row.id, quota: 2000 });
+      await call("PUT", "/api/redemption/?status_only=true", { id: row.id, status: 2 });
+      await call("PUT", "/api/redemption/?status_only=true", { id: row.id, status: 1 });
+      expect(await call("GET", `/api/redemption/${row.id}/`)).toMatchObject({ key: code, quota: 2000, status: 1 });
+      expect(await call("POST", "/api/user/topup/", { key: code })).toBe(2000);
+      await call("DELETE", `/api/redemption/${row.id}/`);
+      const deleted = await api.get(`/api/redemption/${row.id}`, { headers: AS_ROOT });
+      expect((await deleted.json()).success).toBe(false);
     } finally {
       await api.dispose();
     }
