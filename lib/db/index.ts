@@ -4,6 +4,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env, sqlitePath } from "@/lib/env";
+import { gateSqliteFactory } from "@/lib/db/sqlite-gate";
 import type { Db, DbKind } from "@/lib/db/types";
 
 export type { Db, DbKind };
@@ -52,7 +53,7 @@ export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
   ]);
   const file = dsn || sqlitePath;
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-  const adapter = new PrismaBetterSqlite3({ url: file, timeout: 5000 }, { timestampFormat: "unixepoch-ms" });
+  const adapter = gateSqliteFactory(new PrismaBetterSqlite3({ url: file, timeout: 5000 }, { timestampFormat: "unixepoch-ms" }));
   const client = new PrismaClient({ adapter });
   // WAL lets readers run beside the single writer; NORMAL sync is durable across process crashes.
   for (const pragma of ["journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"]) {
