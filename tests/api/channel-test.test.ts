@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { setChannelStatus } from "@/lib/channels/routing";
-import { allChannelTestsDone } from "@/lib/channels/test";
+import { channelJobDone } from "@/lib/channels/jobs";
 import * as testOne from "@/app/api/channel/test/[id]/route";
 import * as testAll from "@/app/api/channel/test/route";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
@@ -65,7 +65,7 @@ describe("channel tests", () => {
     const broken = await seedChannel({ base_url: dead.url, models: "gpt-4o-mini" });
     const res = await call(testAll.GET, "GET", "/api/channel/test", { as: admin });
     expect(res.json.success).toBe(true);
-    await allChannelTestsDone();
+    await channelJobDone("test");
     const db = await getDb();
     expect((await db.channel.findUniqueOrThrow({ where: { id: live.id } })).status).toBe(1);
     const row = await db.channel.findUniqueOrThrow({ where: { id: broken.id } });
