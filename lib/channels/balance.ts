@@ -60,7 +60,7 @@ const moonshotBalance = z.object({
   status: z.boolean().optional(),
   data: z.object({ available_balance: amount }),
 });
-const siliconFlowInfo = z.object({ code: z.number(), message: z.string().optional(), data: z.object({ totalBalance: amount }).optional() });
+const siliconFlowInfo = z.object({ code: z.number(), message: z.string().optional(), data: z.object({ totalBalance: amount }).nullish() });
 const deepSeekBalance = z.object({ balance_infos: z.array(z.object({ currency: z.string(), total_balance: amount })) });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {

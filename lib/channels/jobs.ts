@@ -23,10 +23,16 @@ export type ChannelJob = {
   /** Channels the run disabled (status 3) and re-enabled. */
   disabled: number;
   enabled: number;
+  /** Why channels failed, in run order (the first MAX_FAILURES). */
+  failures: ChannelJobFailure[];
 };
 
+export type ChannelJobFailure = { channel_id: number; message: string };
+
+const MAX_FAILURES = 100;
+
 /** What one step reports about its channel. */
-export type StepOutcome = { ok: boolean; disabled?: boolean; enabled?: boolean };
+export type StepOutcome = { ok: boolean; message?: string; disabled?: boolean; enabled?: boolean };
 
 type Runs = Record<ChannelJobKind, { job: ChannelJob | null; done: Promise<void> }>;
 const g = globalThis as { __qiaoChannelJobs?: Runs };
@@ -38,7 +44,7 @@ const runs: Runs = (g.__qiaoChannelJobs ??= {
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A copy of the job's record, so callers never see it change under them. */
-const snapshot = (job: ChannelJob | null): ChannelJob | null => (job ? { ...job } : null);
+const snapshot = (job: ChannelJob | null): ChannelJob | null => (job ? { ...job, failures: [...job.failures] } : null);
 
 /** The current or last run of each kind (null: none since the process started). */
 export function getChannelJobs(): Record<ChannelJobKind, ChannelJob | null> {
@@ -50,7 +56,7 @@ export function getChannelJobs(): Record<ChannelJobKind, ChannelJob | null> {
  * run's record (`started: true`), or the record of the run already going (`started: false`).
  * A step that throws counts as failed; the run goes on.
  */
-export async function startChannelJob<T>(
+export async function startChannelJob<T extends { id: number }>(
   kind: ChannelJobKind,
   load: () => Promise<T[]>,
   step: (item: T) => Promise<StepOutcome>,
@@ -68,6 +74,7 @@ export async function startChannelJob<T>(
     failed: 0,
     disabled: 0,
     enabled: 0,
+    failures: [],
   };
   run.job = job;
   let items: T[];
@@ -82,12 +89,15 @@ export async function startChannelJob<T>(
   run.done = (async () => {
     for (const item of items) {
       const outcome = await step(item).catch((error: unknown): StepOutcome => {
-        console.error(`[channels] ${kind} job step failed:`, error);
-        return { ok: false };
+        if (!(error instanceof Error)) console.error(`[channels] ${kind} of #${item.id} failed:`, error);
+        return { ok: false, message: error instanceof Error ? error.message : String(error) };
       });
       job.done++;
       if (outcome.ok) job.succeeded++;
-      else job.failed++;
+      else {
+        job.failed++;
+        if (job.failures.length < MAX_FAILURES) job.failures.push({ channel_id: item.id, message: outcome.message ?? "" });
+      }
       if (outcome.disabled) job.disabled++;
       if (outcome.enabled) job.enabled++;
     }

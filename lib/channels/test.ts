@@ -175,7 +175,7 @@ export function testAllChannels(tester: ChannelTester): Promise<{ started: boole
       (await loadChannelsForRouting()).filter((c) => c.status === CHANNEL_STATUS.enabled || c.status === CHANNEL_STATUS.autoDisabled),
     async (ch) => {
       const { result, disabled, enabled } = await runTest(ch, tester);
-      return { ok: result.success, disabled, enabled };
+      return { ok: result.success, message: result.message, disabled, enabled };
     },
   );
 }
