@@ -18,7 +18,8 @@ import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
 import { parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { LOG_TYPE } from "@/lib/logs/write";
-import { describeConnectError, hideKey } from "@/lib/channels/upstream";
+import { describeConnectError } from "@/lib/channels/upstream";
+import { hideKey } from "@/lib/relay/mask";
 import { type ChannelJob, startChannelJob } from "@/lib/channels/jobs";
 
 /** time: milliseconds. */

@@ -8,12 +8,13 @@ import { notFound } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
 import { openChannelKey } from "@/lib/channels/routing";
 import { channelTypeInfo } from "@/lib/channels/catalog";
-import { splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
+import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 import { getProvider } from "@/lib/relay/providers";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
+import { hideKey } from "@/lib/relay/mask";
 
 /** Where a console request goes and with what: a stored channel, or the editor's unsaved form. */
 export type UpstreamTarget = { type: number; base_url: string; key: string; address_by_root: boolean };
@@ -68,23 +69,6 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** The channel's base URL, or its type's default when empty, without trailing slashes. */
 export function channelBaseUrl(type: number, base_url: string): string {
   return trimTrailingSlashes(base_url || getProvider(type)?.defaultBaseUrl || channelTypeInfo(type)?.baseUrl || "");
-}
-
-/** The parts of a key an upstream could echo: each line, and each part of an `AK|SK|Region` key. */
-function secretParts(key: string): string[] {
-  const parts = new Set<string>();
-  for (const line of splitKeyLines(key)) {
-    parts.add(line);
-    for (const piece of line.split("|")) if (piece.trim().length >= 6) parts.add(piece.trim());
-  }
-  return [...parts].filter((p) => p.length >= 6).sort((a, b) => b.length - a.length);
-}
-
-/** `text` with every occurrence of the key (or a part of it) replaced by `***`. */
-export function hideKey(text: string, key: string): string {
-  let out = text;
-  for (const part of secretParts(key)) out = out.split(part).join("***");
-  return out;
 }
 
 /** The message an admin reads for a failed connection: the refused internal address, or a generic network reason. */
