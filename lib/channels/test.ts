@@ -77,8 +77,14 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
     });
     const text = await res.body.text();
     const time = Date.now() - started;
-    if (res.statusCode >= 200 && res.statusCode < 300 && !/^\s*\{\s*"error"\s*:\s*\{/.test(text)) {
-      return { ...none, ...usageOf(text), success: true, message: "", time, status: res.statusCode };
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      const answer = jsonObject(text);
+      // A proxy's HTML page or login portal answers 200 too; the relay refuses it, so does a test.
+      if (!answer) {
+        const type = String(res.headers["content-type"] ?? "");
+        return { ...none, success: false, message: `上游的应答不是 JSON (content-type: ${type || "无"})`, time, status: res.statusCode };
+      }
+      if (!answer.error) return { ...none, ...usageOf(answer), success: true, message: "", time, status: res.statusCode };
     }
     const error = parseUpstreamError(res.statusCode, text);
     return {
@@ -96,15 +102,20 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
   }
 }
 
-/** The token counts of a successful answer, when it reports them. */
-function usageOf(text: string): { prompt_tokens: number; completion_tokens: number } {
+function jsonObject(text: string): Record<string, unknown> | null {
   try {
-    const usage = (JSON.parse(text) as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } }).usage;
-    const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 && v < 2 ** 31 ? v : 0);
-    return { prompt_tokens: count(usage?.prompt_tokens), completion_tokens: count(usage?.completion_tokens) };
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
-    return { prompt_tokens: 0, completion_tokens: 0 };
+    return null;
   }
+}
+
+/** The token counts of a successful answer, when it reports them. */
+function usageOf(answer: Record<string, unknown>): { prompt_tokens: number; completion_tokens: number } {
+  const usage = (answer.usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 && v < 2 ** 31 ? v : 0);
+  return { prompt_tokens: count(usage.prompt_tokens), completion_tokens: count(usage.completion_tokens) };
 }
 
 /** Tests one channel, records its response time and applies the auto enable/disable rules. */

@@ -71,6 +71,17 @@ describe("channel tests", () => {
     expect(errorLog.content).toBe(`渠道 #${ch.id} 测试失败：The server had an error while processing your request. Sorry about that!`);
   });
 
+  it("fails on a 200 answer that is not JSON (a proxy's page), disabling nothing", async () => {
+    await updateOption("AutomaticDisableChannelEnabled", "true");
+    const ch = await seedChannel({ base_url: mock.url, models: "gpt-4o-mini" });
+    mock.setBehaviour({ failStatus: 200, failBody: "<html><body>Sign in to the proxy</body></html>" });
+    const res = await testOf(ch.id);
+    expect(res.json).toMatchObject({ success: false, message: "上游的应答不是 JSON (content-type: text/html)" });
+    const row = await rowOf(ch.id);
+    expect(row.status).toBe(1);
+    expect(row.test_time).toBeGreaterThan(0);
+  });
+
   it("records the response time and test time, and answers 404 for a missing channel", async () => {
     const ch = await seedChannel({ base_url: mock.url, models: "gpt-4o-mini" });
     mock.setBehaviour({ stallMs: 120 });
