@@ -22,7 +22,6 @@ export const FETCH_MODELS_MSG = {
   failed: "获取模型列表失败",
   keyRequired: "请先填写渠道密钥，获取模型列表需要密钥",
   openAIOnly: "仅支持 OpenAI 接口格式的渠道获取模型列表",
-  baseUrlRequired: "请先填写 Base URL",
   badAnswer: "上游返回的不是 OpenAI 格式的模型列表",
 } as const;
 
@@ -53,7 +52,6 @@ async function listUpstreamModels(target: UpstreamTarget): Promise<string[]> {
   if (!supportsModelList(target.type)) throw badRequest(FETCH_MODELS_MSG.openAIOnly);
   if (!target.key.trim()) throw badRequest(FETCH_MODELS_MSG.keyRequired);
   const base = channelBaseUrl(target.type, target.base_url);
-  if (!base) throw badRequest(FETCH_MODELS_MSG.baseUrlRequired);
   let answer: unknown;
   try {
     answer = await getUpstreamJson(target, `${base}/v1/models`, bearer(target.key));

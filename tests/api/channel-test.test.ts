@@ -82,6 +82,21 @@ describe("channel tests", () => {
     expect(row.test_time).toBeGreaterThan(0);
   });
 
+  it("tests an embedding-only vendor with an embedding, and says which types cannot be tested", async () => {
+    const jina = await seedChannel({ type: 38, base_url: mock.url, models: "jina-embeddings-v3" });
+    expect((await testOf(jina.id)).json.success).toBe(true);
+    expect(mock.requests[0]).toMatchObject({
+      path: "/v1/embeddings",
+      kind: "embeddings",
+      json: { model: "jina-embeddings-v3", input: "hi" },
+    });
+    await updateOption("AutomaticDisableChannelEnabled", "true");
+    const claude = await seedChannel({ type: 14, base_url: mock.url, models: "claude-3-haiku-20240307" });
+    expect((await testOf(claude.id)).json).toMatchObject({ success: false, message: "渠道类型 14 不支持测试" });
+    expect((await rowOf(claude.id)).status).toBe(1);
+    expect(mock.requests).toHaveLength(1);
+  });
+
   it("records the response time and test time, and answers 404 for a missing channel", async () => {
     const ch = await seedChannel({ base_url: mock.url, models: "gpt-4o-mini" });
     mock.setBehaviour({ stallMs: 120 });

@@ -106,6 +106,8 @@ describe("GET /api/channel/fetch_models/{id}", () => {
     expect((await fetchModels(id)).json.message).toBe("获取模型列表失败：上游返回的不是 OpenAI 格式的模型列表");
     vendor.setAccount({ rawBody: "<html>proxy</html>" });
     expect((await fetchModels(id)).json.message).toBe("获取模型列表失败：上游返回的不是 JSON（HTTP 200）");
+    vendor.setAccount({ rawBody: `{"object":"list","data":[],"pad":"${"x".repeat(9 * 1024 * 1024)}"}` });
+    expect((await fetchModels(id)).json.message).toBe("获取模型列表失败：上游响应过大");
 
     // The vendor echoes the key it was given: the admin reads the message without it.
     const other = "sk-other-stored-key-987654321";
@@ -254,6 +256,9 @@ describe("GET /api/channel/update_balance/{id}", () => {
     expect(failed.json.message).toBe("查询余额失败：HTTP 503：The server had an error while processing your request.");
     vendor.setAccount({ failStatus: undefined, rawBody: "{}" });
     expect((await updateBalance(id)).json.message).toBe("查询余额失败：上游返回的余额格式无法识别");
+    vendor.setAccount({ rawBody: '{"code":1,"data":{"available_balance":0},"scode":"0x1","status":false}' });
+    const moonshot = await channel({ type: 25 });
+    expect((await updateBalance(moonshot)).json.message).toBe("查询余额失败：code 1");
     vendor.setAccount({ rawBody: undefined, siliconflowCode: 50603 });
     const silicon = await channel({ type: 40 });
     expect((await updateBalance(silicon)).json.message).toBe("查询余额失败：code 50603，Invalid token");
