@@ -1,21 +1,36 @@
-// Channel tests: one tiny chat request through the channel's adapter, timed. Tests record the
-// response time, re-enable an auto-disabled channel that works again (AutomaticEnableChannelEnabled)
-// and disable one that fails or is too slow (AutomaticDisableChannelEnabled + the channel's auto_ban).
+// Channel tests: one tiny chat request through the channel's relay adapter and connection pool
+// (model mapping, the address rules of agentForChannel), timed. Tests record the response time and
+// test time, re-enable an auto-disabled channel that works again (AutomaticEnableChannelEnabled) and
+// disable one that fails in a way that means a dead key or account (the relay's triggers) or answers
+// slower than ChannelDisableThreshold (AutomaticDisableChannelEnabled + the channel's auto_ban).
+// A test is billed to nobody: it writes a log row with quota 0 for the admin who ran it, token name
+// "模型测试" (a consume row when it worked, an error row when it did not).
 import { request } from "undici";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/api/errors";
 import { getOptions, type OptionValues } from "@/lib/options";
-import { InternalAddressError } from "@/lib/net/public-connect";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
 import { getProvider } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
-import { describeUpstreamNetworkError, parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
+import { parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
+import { LOG_TYPE } from "@/lib/logs/write";
+import { describeConnectError } from "@/lib/channels/upstream";
+import { hideKey } from "@/lib/relay/mask";
+import { type ChannelJob, startChannelJob } from "@/lib/channels/jobs";
 
+/** time: milliseconds. */
 export type ChannelTestResult = { success: boolean; message: string; time: number };
+
+/** Who runs a test: its log row is theirs. */
+export type ChannelTester = { id: number; username: string };
+
+export const TEST_LOG_TOKEN_NAME = "模型测试";
+
+type Probe = ChannelTestResult & { status: number; disable: boolean; model: string; prompt_tokens: number; completion_tokens: number };
 
 const TEST_TIMEOUT_MS = 30_000;
 
@@ -24,17 +39,14 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
 }
 
 /** Sends the test request; returns the outcome without changing anything. */
-async function probe(
-  ch: RoutingChannel,
-  model: string,
-  options: OptionValues,
-): Promise<ChannelTestResult & { status: number; disable: boolean }> {
+async function probe(ch: RoutingChannel, model: string, options: OptionValues): Promise<Probe> {
+  const none = { time: 0, status: 0, disable: false, model, prompt_tokens: 0, completion_tokens: 0 };
   const adapter = getProvider(ch.type);
-  if (!adapter) return { success: false, message: `渠道类型 ${ch.type} 不支持测试`, time: 0, status: 0, disable: false };
+  if (!adapter) return { ...none, success: false, message: `渠道类型 ${ch.type} 不支持测试` };
   const config = toChannelConfig(ch);
   const upstreamModel = resolveUpstreamModel(config, model);
   const mode = adapter.supportedModes.has("chat") ? "chat" : adapter.supportedModes.has("embeddings") ? "embeddings" : null;
-  if (!mode) return { success: false, message: "该渠道类型不支持测试", time: 0, status: 0, disable: false };
+  if (!mode) return { ...none, success: false, message: "该渠道类型不支持测试" };
   const body =
     mode === "chat"
       ? {
@@ -65,79 +77,117 @@ async function probe(
     });
     const text = await res.body.text();
     const time = Date.now() - started;
-    if (res.statusCode >= 200 && res.statusCode < 300 && !/^\s*\{\s*"error"\s*:\s*\{/.test(text)) {
-      return { success: true, message: "", time, status: res.statusCode, disable: false };
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      const answer = jsonObject(text);
+      // A proxy's HTML page or login portal answers 200 too; the relay refuses it, so does a test.
+      if (!answer) {
+        const type = String(res.headers["content-type"] ?? "");
+        return { ...none, success: false, message: `上游的应答不是 JSON (content-type: ${type || "无"})`, time, status: res.statusCode };
+      }
+      if (!answer.error) return { ...none, ...usageOf(answer), success: true, message: "", time, status: res.statusCode };
     }
     const error = parseUpstreamError(res.statusCode, text);
     return {
+      ...none,
       success: false,
-      message: error.message,
+      // Upstreams echo keys ("Incorrect API key provided: …"); admins below root never read one.
+      message: hideKey(error.message, ch.key),
       time,
       status: res.statusCode,
       disable: shouldDisableChannel(res.statusCode, error, ch.type),
     };
   } catch (error) {
     // The admin testing the channel is told which address was refused and why.
-    const message =
-      error instanceof InternalAddressError
-        ? `${error.message}，ChannelPrivateAddressAllowed 已关闭，不允许管理员设置的渠道连接这类地址`
-        : describeUpstreamNetworkError(error).message;
-    return { success: false, message, time: Date.now() - started, status: 0, disable: false };
+    return { ...none, success: false, message: hideKey(describeConnectError(error), ch.key), time: Date.now() - started };
   }
+}
+
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The token counts of a successful answer, when it reports them. */
+function usageOf(answer: Record<string, unknown>): { prompt_tokens: number; completion_tokens: number } {
+  const usage = (answer.usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 && v < 2 ** 31 ? v : 0);
+  return { prompt_tokens: count(usage.prompt_tokens), completion_tokens: count(usage.completion_tokens) };
 }
 
 /** Tests one channel, records its response time and applies the auto enable/disable rules. */
-export async function testChannel(id: number, model?: string): Promise<ChannelTestResult> {
+export async function testChannel(id: number, tester: ChannelTester, model?: string): Promise<ChannelTestResult> {
   const ch = (await loadChannelsForRouting()).find((c) => c.id === id);
   if (!ch) throw notFound("渠道不存在");
-  return applyTest(ch, await probe(ch, testModelOf(ch, model), await getOptions()));
+  const { result } = await runTest(ch, tester, model);
+  return result;
 }
 
-async function applyTest(ch: RoutingChannel, r: Awaited<ReturnType<typeof probe>>): Promise<ChannelTestResult> {
+type Applied = { result: ChannelTestResult; disabled: boolean; enabled: boolean };
+
+async function runTest(ch: RoutingChannel, tester: ChannelTester, model?: string): Promise<Applied> {
+  const options = await getOptions();
+  const r = await probe(ch, testModelOf(ch, model), options);
+  await writeTestLog(ch, tester, r);
+  return applyTest(ch, r, options);
+}
+
+async function writeTestLog(ch: RoutingChannel, tester: ChannelTester, r: Probe): Promise<void> {
+  const db = await getDb();
+  await db.log.create({
+    data: {
+      user_id: tester.id,
+      username: tester.username,
+      created_at: nowSeconds(),
+      type: r.success ? LOG_TYPE.consume : LOG_TYPE.error,
+      content: r.success ? `渠道 #${ch.id} 测试成功，不计费` : `渠道 #${ch.id} 测试失败：${r.message}`.slice(0, 2000),
+      token_name: TEST_LOG_TOKEN_NAME,
+      model_name: r.model,
+      quota: 0n,
+      prompt_tokens: r.prompt_tokens,
+      completion_tokens: r.completion_tokens,
+      use_time: Math.round(r.time / 1000),
+      channel_id: ch.id,
+      other: JSON.stringify({ channel_test: true, frt: r.time }),
+    },
+  });
+}
+
+async function applyTest(ch: RoutingChannel, r: Probe, o: OptionValues): Promise<Applied> {
   const db = await getDb();
   await db.channel.update({ where: { id: ch.id }, data: { response_time: r.time, test_time: nowSeconds() } });
   publishInvalidation({ kind: "channels" });
-  const o = await getOptions();
   const thresholdMs = Number(o.ChannelDisableThreshold) * 1000;
   const tooSlow = thresholdMs > 0 && r.time > thresholdMs;
+  let disabled = false;
+  let enabled = false;
   if (r.success && !tooSlow && ch.status === CHANNEL_STATUS.autoDisabled && o.AutomaticEnableChannelEnabled) {
-    await setChannelStatus(ch.id, 1);
-  } else if ((!r.success && r.disable) || (r.success && tooSlow)) {
-    if (ch.status === 1 && ch.auto_ban && o.AutomaticDisableChannelEnabled) {
-      await setChannelStatus(
-        ch.id,
-        3,
-        r.success
-          ? `响应时间 ${(r.time / 1000).toFixed(2)}s 超过阈值 ${o.ChannelDisableThreshold}s`
-          : `测试失败：${r.message}`.slice(0, 500),
-      );
-    }
+    enabled = await setChannelStatus(ch.id, CHANNEL_STATUS.enabled);
+  } else if ((r.disable || tooSlow) && ch.status === CHANNEL_STATUS.enabled && ch.auto_ban && o.AutomaticDisableChannelEnabled) {
+    const reason = tooSlow
+      ? `响应时间 ${(r.time / 1000).toFixed(2)}s 超过阈值 ${o.ChannelDisableThreshold}s`
+      : `测试失败：${r.message}`.slice(0, 500);
+    disabled = await setChannelStatus(ch.id, CHANNEL_STATUS.autoDisabled, reason);
   }
-  return { success: r.success, message: r.message, time: r.time };
+  return { result: { success: r.success, message: r.message, time: r.time }, disabled, enabled };
 }
-
-type AllTests = { running: Promise<void> | null };
-const g = globalThis as { __qiaoChannelTests?: AllTests };
-const all: AllTests = (g.__qiaoChannelTests ??= { running: null });
 
 /**
- * Tests every channel that is enabled or auto-disabled, one after another, in the background.
- * Returns false when a run is already going.
+ * `GET /api/channel/test`: tests every channel that is enabled or auto-disabled, one after
+ * another, in the background. Returns at once with the run's record (or the record of the run
+ * already going, `started: false`); progress: getChannelJobs().test.
  */
-export function testAllChannels(): boolean {
-  if (all.running) return false;
-  all.running = (async () => {
-    const channels = (await loadChannelsForRouting()).filter((c) => c.status === 1 || c.status === 3);
-    for (const ch of channels) {
-      await applyTest(ch, await probe(ch, testModelOf(ch), await getOptions())).catch((e) =>
-        console.error(`[channels] test of #${ch.id} failed:`, e),
-      );
-    }
-  })().finally(() => {
-    all.running = null;
-  });
-  return true;
+export function testAllChannels(tester: ChannelTester): Promise<{ started: boolean; job: ChannelJob }> {
+  return startChannelJob(
+    "test",
+    async () =>
+      (await loadChannelsForRouting()).filter((c) => c.status === CHANNEL_STATUS.enabled || c.status === CHANNEL_STATUS.autoDisabled),
+    async (ch) => {
+      const { result, disabled, enabled } = await runTest(ch, tester);
+      return { ok: result.success, message: result.message, disabled, enabled };
+    },
+  );
 }
-
-/** For tests: resolves when the current run of testAllChannels ends. */
-export const allChannelTestsDone = () => all.running ?? Promise.resolve();

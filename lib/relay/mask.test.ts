@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskSensitiveText } from "./mask";
+import { hideKey, maskSensitiveText } from "./mask";
 
 describe("maskSensitiveText", () => {
   it("masks keys the upstream echoes back, whatever their vendor", () => {
@@ -58,5 +58,21 @@ describe("maskSensitiveText", () => {
     const plain = "The server had an error while processing your request. Sorry about that!";
     expect(maskSensitiveText(plain)).toBe(plain);
     expect(maskSensitiveText("当前分组上游负载已饱和，请稍后再试")).toBe("当前分组上游负载已饱和，请稍后再试");
+  });
+});
+
+describe("hideKey", () => {
+  it("cuts the channel's key, its lines and its | parts out of upstream text", () => {
+    expect(hideKey("Incorrect API key provided: plainkey123456. Retry.", "plainkey123456")).toBe("Incorrect API key provided: ***. Retry.");
+    expect(hideKey("bad: second-line-key and first-line-key", "first-line-key\nsecond-line-key")).toBe("bad: *** and ***");
+    expect(hideKey("The security token AKIAEXAMPLE99 with secret wJalrXUtnFEMI is invalid", "AKIAEXAMPLE99|wJalrXUtnFEMI|us-east-1")).toBe(
+      "The security token *** with secret *** is invalid",
+    );
+  });
+
+  it("leaves text without the key alone, and ignores parts too short to be secret", () => {
+    expect(hideKey("region us-east-1 unavailable", "AKIAEXAMPLE99|wJalrXUtnFEMI|us")).toBe("region us-east-1 unavailable");
+    expect(hideKey("model abc failed", "abc")).toBe("model abc failed");
+    expect(hideKey("", "")).toBe("");
   });
 });

@@ -82,3 +82,25 @@ export function maskSensitiveText(text: string): string {
     .replace(HOSTNAME_RE, maskHostname)
     .replace(LOCALHOST_RE, HOST_MASK);
 }
+
+/** The parts of a channel key an upstream could echo: each line, and each part of an `AK|SK|Region` key. */
+function secretParts(key: string): string[] {
+  const parts = new Set<string>();
+  for (const line of key.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    parts.add(trimmed);
+    for (const piece of trimmed.split("|")) parts.add(piece.trim());
+  }
+  return [...parts].filter((p) => p.length >= 6).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` with every occurrence of the channel's key (or a line or `|` part of it) replaced by `***`.
+ * Admins below root never read a channel key, so upstream text kept for admins (test results,
+ * the auto-disable reason, admin_info.error_message) goes through this first.
+ */
+export function hideKey(text: string, key: string): string {
+  let out = text;
+  for (const part of secretParts(key)) out = out.split(part).join(KEY_MASK);
+  return out;
+}

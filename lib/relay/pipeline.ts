@@ -59,7 +59,7 @@ import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { readMultipartForm } from "@/lib/relay/multipart";
 import { checkRequestBody, invalidRequest, requestModel } from "@/lib/relay/request-rules";
 import { answerContentType, isMarkupType, JSON_TYPE, looksLikeJson } from "@/lib/relay/answer-type";
-import { maskSensitiveText } from "@/lib/relay/mask";
+import { hideKey, maskSensitiveText } from "@/lib/relay/mask";
 import type { RelayMode, Usage } from "@/lib/relay/types";
 import { serveModels, serveBilling } from "@/lib/relay/info";
 
@@ -506,8 +506,10 @@ const ERROR_BODY_LIMIT = 1024 * 1024;
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 
 /** Maps the status, decides about retrying, and auto-disables a dead channel. */
-function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, error: UpstreamError): Failure {
+function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, upstreamError: UpstreamError): Failure {
   const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
+  // An upstream may echo the channel's key; the reason and admin_info reach admins below root.
+  const error = { ...upstreamError, message: hideKey(upstreamError.message, channel.row.key) };
   if (
     ctx.options.AutomaticDisableChannelEnabled &&
     channel.config.auto_ban &&

@@ -1,0 +1,6 @@
+import { route } from "@/lib/api/route";
+import { updateChannelBalance } from "@/lib/channels/balance";
+import { parseChannelId } from "@/lib/channels/schemas";
+
+/** data: the channel's balance in US$, as stored. */
+export const GET = route({ auth: "admin", handler: ({ params }) => updateChannelBalance(parseChannelId(params.id)) });
