@@ -165,7 +165,8 @@ test("root creates, searches, views, copies, disables, edits and deletes codes; 
 
     await page.reload();
     await expect(rowOf(page, b).getByText("已使用")).toBeVisible();
-    await expect(rowOf(page, b).getByRole("cell", { name: String(userId), exact: true })).toBeVisible();
+    // The 8th cell (after the checkbox): who redeemed it.
+    await expect(rowOf(page, b).locator("td").nth(7)).toHaveText(String(userId));
     await expect(rowOf(page, b).getByText("尚未兑换")).toHaveCount(0);
     // Spec §4: enable is unavailable and edit is not allowed for a used code.
     await expect(rowOf(page, b).getByRole("button", { name: "启用" })).toBeDisabled();
@@ -228,6 +229,8 @@ test.describe("looks", () => {
     await shot(page, "redemption-list-narrow");
     await page.getByRole("button", { name: "添加兑换码" }).click();
     await expect(page.getByRole("heading", { name: "创建新的兑换码" })).toBeVisible();
+    // Wait for the drawer to finish sliding in.
+    await expect(page.getByRole("textbox", { name: "名称", exact: true })).toBeInViewport({ ratio: 1 });
     await shot(page, "redemption-drawer-narrow");
   });
 });
