@@ -119,12 +119,12 @@ export function UserEditDrawer({ id, groups, onClose, onSaved }: Props) {
         {...form.getInputProps("add_quota")}
       />
       <Divider label="以下信息不可修改" labelPosition="center" />
-      {BINDINGS.map((b) => (
-        <TextInput key={b.key} label={b.label} value={String(user?.[b.key] ?? "")} placeholder={USER_FORM_MSG.bindingsReadOnly} readOnly />
-      ))}
       <Text size="xs" c="dimmed">
         {USER_FORM_MSG.bindingsReadOnly}
       </Text>
+      {BINDINGS.map((b) => (
+        <TextInput key={b.key} label={b.label} value={String(user?.[b.key] ?? "")} placeholder="未绑定" variant="filled" readOnly />
+      ))}
     </DrawerForm>
   );
 }
