@@ -154,7 +154,7 @@ test.describe("as root", () => {
     await expect(row(page, username).getByRole("button")).toHaveCount(0);
   });
 
-  test("root cannot be demoted, disabled or deleted; special status cannot be enabled", async ({ page }) => {
+  test("root cannot be demoted, disabled or deleted, only edited by itself", async ({ page }) => {
     await page.goto("/user?keyword=root");
     for (const name of ["提升", "降级", "禁用", "注销"]) await expect(row(page, "root").getByRole("button", { name })).toBeDisabled();
     // Root may edit itself.
