@@ -4,7 +4,7 @@
 // screenshots in light, dark and at 390 px.
 import type { APIRequestContext, Browser } from "@playwright/test";
 import { ROOT_STATE } from "./env";
-import { expect, loginViaUi, type Page, shot, test, toast, uniqueName } from "./support";
+import { expect, loginViaUi, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
 
 const AS_ROOT = { "New-Api-User": "1" };
 const PASSWORD = "password-123";
@@ -261,4 +261,12 @@ test.describe("looks", () => {
     await expect(page.getByRole("textbox", { name: "用户名", exact: true })).toHaveValue("root");
     await shot(page, "user-edit-narrow");
   });
+});
+
+test("an ordinary user never reaches the user pages", async ({ page }) => {
+  await newUserSession(page, "nouser");
+  for (const path of ["/user", "/user/edit", "/user/edit/1"]) {
+    await page.goto(path);
+    await expect(page, path).toHaveURL(/\/$/);
+  }
 });
