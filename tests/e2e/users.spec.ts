@@ -270,3 +270,26 @@ test("an ordinary user never reaches the user pages", async ({ page }) => {
     await expect(page, path).toHaveURL(/\/$/);
   }
 });
+
+test.describe("paging", () => {
+  test.use({ storageState: ROOT_STATE });
+
+  test("a search pages through the URL and keeps its keyword", async ({ page, browser }) => {
+    const root = await rootApi(browser);
+    const prefix = uniqueName("pg");
+    for (let i = 0; i < 11; i++) {
+      const res = await root.request.post("/api/user/", { data: { username: `${prefix}${i}`, password: PASSWORD }, headers: AS_ROOT });
+      expect((await res.json()).success).toBe(true);
+    }
+    await root.close();
+    await page.goto("/user");
+    await search(page, prefix);
+    await expect(page.getByText("共 11 条")).toBeVisible();
+    await expect(page.locator("tbody tr")).toHaveCount(10);
+    await page.getByRole("button", { name: "下一页" }).click();
+    await expect(page).toHaveURL(new RegExp(`keyword=${prefix}.*p=1|p=1.*keyword=${prefix}`));
+    await expect(page.locator("tbody tr")).toHaveCount(1);
+    // Newest first: the first user made is alone on the second page.
+    await expect(row(page, `${prefix}0`)).toHaveCount(1);
+  });
+});
