@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
+import { USER_ACTIONS } from "@/lib/users/manage-rules";
 import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
 
 const displayName = z.string().trim().max(DISPLAY_NAME_MAX, `显示名称不能超过 ${DISPLAY_NAME_MAX} 个字符`);
@@ -35,8 +36,6 @@ export const userUpdateSchema = z.object({
   role: z.coerce.number().int().optional(),
   email: z.union([z.literal(""), z.string().trim().max(EMAIL_MAX).pipe(z.email("邮箱地址格式不正确"))]).optional(),
 });
-
-export const USER_ACTIONS = ["promote", "demote", "disable", "enable", "delete"] as const;
 
 export const userManageSchema = z.object({
   id: z.coerce.number().int().positive(),

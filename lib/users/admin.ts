@@ -8,37 +8,21 @@ import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { hashPassword } from "@/lib/auth/password";
-import { canAssignRole, canManageUser, isAdmin, isRoot, ROLE, USER_STATUS, VALID_ROLES } from "@/lib/auth/roles";
+import { canAssignRole, canManageUser, isRoot, ROLE, USER_STATUS, VALID_ROLES } from "@/lib/auth/roles";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getOptions } from "@/lib/options";
 import { quotaText } from "@/lib/billing/quota-text";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { type Actor, editRefusal, manageRefusal, USER_MSG } from "@/lib/users/manage-rules";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
 import { softDeleteUser } from "@/lib/users/soft-delete";
 import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";
 
-export type Actor = { id: number; role: number };
+export type { Actor } from "@/lib/users/manage-rules";
+export { USER_MSG } from "@/lib/users/manage-rules";
 
 export type UserPage = { items: UserView[]; page: number; page_size: number; total: number };
-
-export const USER_MSG = {
-  notFound: "用户不存在",
-  usernameTaken: "用户名已存在，或已注销",
-  outranked: "无权更新同权限等级或更高权限等级的用户信息",
-  outrankedRead: "无权获取同级或更高等级用户的信息",
-  roleRootOnly: "只有超级管理员可以修改用户角色",
-  roleTooHigh: "无权将其他用户权限等级提升到大于等于自己的权限等级",
-  ownRole: "不能修改自己的角色",
-  promoteRootOnly: "普通管理员用户无法提升其他用户为管理员",
-  alreadyAdmin: "该用户已经是管理员",
-  alreadyUser: "该用户已经是普通用户",
-  rootDisable: "无法禁用超级管理员用户",
-  rootDelete: "无法删除超级管理员用户",
-  rootDemote: "无法降级超级管理员用户",
-  specialStatus: "该用户状态特殊，无法启用",
-  changedMeanwhile: "用户信息已被修改，请刷新后重试",
-} as const;
 
 async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<UserPage> {
   const { page, pageSize, skip } = paging(q.p, q.page_size);
@@ -73,7 +57,7 @@ export async function getUser(actor: Actor, id: number): Promise<UserView> {
   const db = await getDb();
   const user = await db.user.findUnique({ where: { id }, select: USER_PUBLIC_SELECT });
   if (!user) throw notFound(USER_MSG.notFound);
-  if (!canManageUser(actor, user) && !(isRoot(actor) && actor.id === user.id)) throw forbidden(USER_MSG.outrankedRead);
+  if (editRefusal(actor, user)) throw forbidden(USER_MSG.outrankedRead);
   return toUserView(await visibleQuota(user));
 }
 
@@ -130,7 +114,8 @@ function assertRoleChange(actor: Actor, target: { id: number; role: number }, ro
  */
 export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<UserView> {
   const target = await activeTarget(input.id);
-  if (!canManageUser(actor, target) && !(isRoot(actor) && actor.id === target.id)) throw forbidden(USER_MSG.outranked);
+  const refusal = editRefusal(actor, target);
+  if (refusal) throw forbidden(refusal);
   const data: Prisma.UserUpdateManyMutationInput = {};
   if (input.role !== undefined && input.role !== target.role) {
     assertRoleChange(actor, target, input.role);
@@ -186,40 +171,28 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
 const SOFT_DELETE = Symbol("soft delete");
 type Change = Prisma.UserUpdateManyMutationInput | typeof SOFT_DELETE;
 
-/** What an action writes, after its own rules; the outrank rule is checked by the caller. */
-function actionChange(actor: Actor, target: { role: number; status: number }, action: UserManageInput["action"]): Change {
-  const revoke = { auth_version: { increment: 1 } };
+/** What an action writes; manageRefusal has allowed it. */
+function actionChange(action: UserManageInput["action"]): Change {
   switch (action) {
     case "promote":
-      if (!isRoot(actor)) throw forbidden(USER_MSG.promoteRootOnly);
-      if (isAdmin(target)) throw new ApiError(USER_MSG.alreadyAdmin, 400);
-      if (!canAssignRole(actor, ROLE.admin)) throw forbidden(USER_MSG.roleTooHigh);
       return { role: ROLE.admin };
     case "demote":
-      if (!isAdmin(target)) throw new ApiError(USER_MSG.alreadyUser, 400);
       return { role: ROLE.user };
     case "disable":
-      return { status: USER_STATUS.disabled, ...revoke };
+      return { status: USER_STATUS.disabled, auth_version: { increment: 1 } };
     case "enable":
-      if (target.status === USER_STATUS.special) throw new ApiError(USER_MSG.specialStatus, 400);
       return { status: USER_STATUS.enabled };
     case "delete":
       return SOFT_DELETE;
   }
 }
 
-const ROOT_REFUSAL: Partial<Record<UserManageInput["action"], string>> = {
-  disable: USER_MSG.rootDisable,
-  delete: USER_MSG.rootDelete,
-  demote: USER_MSG.rootDemote,
-};
-
 /** Promote, demote, disable, enable or (soft) delete; answers the user's new role and status. */
 export async function manageUser(actor: Actor, input: UserManageInput): Promise<{ role: number; status: number }> {
   const target = await activeTarget(input.id);
-  if (isRoot(target)) throw forbidden(ROOT_REFUSAL[input.action] ?? USER_MSG.outranked);
-  if (!canManageUser(actor, target)) throw forbidden(USER_MSG.outranked);
-  const data = actionChange(actor, target, input.action);
+  const refusal = manageRefusal(actor, target, input.action);
+  if (refusal) throw new ApiError(refusal.message, refusal.status);
+  const data = actionChange(input.action);
   const db = await getDb();
   // Conditional on the role and status the rules were checked against.
   const guard = { role: target.role, status: target.status };

@@ -8,6 +8,7 @@ import * as search from "@/app/api/user/search/route";
 import * as one from "@/app/api/user/[id]/route";
 import * as manage from "@/app/api/user/manage/route";
 import * as self from "@/app/api/user/self/route";
+import * as groups from "@/app/api/group/route";
 
 type Caller = { id: number; cookie: string; username?: string };
 let root: Caller;
@@ -90,6 +91,31 @@ describe("listing and searching", () => {
     expect((await list("", plain)).status).toBe(403);
     expect((await find("keyword=a", plain)).status).toBe(403);
     expect((await act(plain.id, "disable", plain)).status).toBe(403);
+  });
+
+  it("answers 403 to an ordinary user on every admin user call, changing nothing", async () => {
+    const plain = await createUser({ username: "uplain2" });
+    const other = await createUser({ username: "uplainvictim", quota: 10 });
+    const db = await getDb();
+    const before = await db.user.findMany({ orderBy: { id: "asc" } });
+    const answers = {
+      list: await list("", plain),
+      search: await find("keyword=u", plain),
+      get: await get(other.id, plain),
+      create: await create({ username: "uplainmade", password: "password123" }, plain),
+      update: await update({ id: other.id, quota: 999999 }, plain),
+      updateSelf: await update({ id: plain.id, quota: 999999, role: 100 }, plain),
+      hardDelete: await hardDelete(other.id, plain),
+      groups: await track(call(groups.GET, "GET", "/api/group/", { as: plain })),
+    };
+    for (const action of ["promote", "demote", "disable", "enable", "delete"]) {
+      Object.assign(answers, { [action]: await act(other.id, action, plain) });
+    }
+    for (const [name, res] of Object.entries(answers)) {
+      expect(res.status, name).toBe(403);
+      expect(res.json.success, name).toBe(false);
+    }
+    expect(await db.user.findMany({ orderBy: { id: "asc" } })).toEqual(before);
   });
 });
 
