@@ -7,6 +7,9 @@ export const PASSWORD_TOO_SHORT = "密码长度不得小于 8 位！";
 export const PASSWORD_TOO_LONG = "密码长度不得大于 20 位！";
 export const PASSWORDS_DIFFER = "两次输入的密码不一致";
 
+/** A new password as every console form checks it: 8 to 20 characters. */
+export const newPasswordField = z.string().min(8, PASSWORD_TOO_SHORT).max(20, PASSWORD_TOO_LONG);
+
 export const loginFormSchema = z.object({
   username: z.string().trim().min(1, LOGIN_REQUIRED),
   password: z.string().min(1, LOGIN_REQUIRED),
@@ -17,7 +20,7 @@ export function registerFormSchema(emailVerification: boolean) {
   return z
     .object({
       username: z.string().trim().min(1, "请输入用户名"),
-      password: z.string().min(8, PASSWORD_TOO_SHORT).max(20, PASSWORD_TOO_LONG),
+      password: newPasswordField,
       password2: z.string(),
       email: emailVerification ? z.string().trim().email("请输入正确的邮箱地址") : z.string(),
       verification_code: emailVerification ? z.string().trim().min(1, "请输入验证码") : z.string(),

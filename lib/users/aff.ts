@@ -10,15 +10,7 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { type Db, getDb } from "@/lib/db";
 import { num } from "@/lib/db/num";
 import { getOptions } from "@/lib/options";
-
-export const AFF_MSG = {
-  /** new-api's text; `min` is one quota unit as log text, e.g. "＄1.000000 额度". */
-  transferTooSmall: (min: string) => `转移额度最小为${min}！`,
-  insufficient: "邀请额度不足！",
-  transferred: "划转成功",
-  userNotFound: "用户不存在",
-  codeFailed: "生成邀请码失败，请重试",
-} as const;
+import { AFF_MSG, isBelowTransferMinimum } from "@/lib/users/self-form";
 
 /** Letters and digits that cannot be mistaken for each other (no 0/O, 1/l/I). */
 const AFF_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789";
@@ -83,7 +75,7 @@ export type AffTransferResult = {
  */
 export async function transferAffQuota(userId: number, quota: number): Promise<AffTransferResult> {
   const options = await getOptions();
-  if (!Number.isSafeInteger(quota) || quota < options.QuotaPerUnit) {
+  if (isBelowTransferMinimum(quota, options.QuotaPerUnit)) {
     throw badRequest(AFF_MSG.transferTooSmall(quotaText(Math.trunc(options.QuotaPerUnit), options)));
   }
   const db = await getDb();

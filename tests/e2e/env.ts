@@ -1,5 +1,6 @@
 // Shared by playwright.config.ts and the specs.
-// QIAO_E2E_PORT lets two checkouts run their browser tests side by side.
+// QIAO_E2E_PORT lets two checkouts run their browser tests side by side (QIAO_E2E_PRIVATE_PORT
+// fixes the port of the extra server tests/e2e/private-server.ts starts).
 export const E2E_PORT = Number(process.env.QIAO_E2E_PORT) || 3123;
 export const E2E_BASE_URL = `http://127.0.0.1:${E2E_PORT}`;
 export const E2E_SESSION_SECRET = "e2e-session-secret-0123456789abcdef0123";

@@ -1,5 +1,6 @@
 import { ok, route } from "@/lib/api/route";
-import { AFF_MSG, transferAffQuota } from "@/lib/users/aff";
+import { transferAffQuota } from "@/lib/users/aff";
+import { AFF_MSG } from "@/lib/users/self-form";
 import { affTransferSchema } from "@/lib/users/schemas";
 
 export const POST = route({

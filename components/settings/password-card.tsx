@@ -1,0 +1,66 @@
+"use client";
+// Change password (spec §5 Users): the current password, a new one of 8–20 characters typed
+// twice. PUT /api/user/self ends every other session and renews this one; the status is read
+// again so root's default-password banner goes away at once.
+import { Button, Group, PasswordInput } from "@mantine/core";
+import { schemaResolver, useForm } from "@mantine/form";
+import { useState } from "react";
+import { SettingCard } from "@/components/settings/setting-card";
+import { api } from "@/lib/client/api";
+import { showSuccess } from "@/lib/client/notify";
+import { refreshStatus } from "@/lib/client/session";
+import { type ChangePasswordValues, changePasswordBody, changePasswordSchema, SETTINGS_MSG } from "@/lib/users/self-form";
+
+export function PasswordCard() {
+  const [submitting, setSubmitting] = useState(false);
+  const form = useForm<ChangePasswordValues>({
+    mode: "controlled",
+    initialValues: { original_password: "", password: "", password2: "" },
+    validate: schemaResolver(changePasswordSchema, { sync: true }),
+  });
+
+  const submit = async (values: ChangePasswordValues) => {
+    setSubmitting(true);
+    const res = await api("PUT", "/api/user/self", changePasswordBody(values));
+    setSubmitting(false);
+    if (!res.success) return;
+    form.reset();
+    showSuccess(SETTINGS_MSG.passwordChanged);
+    await refreshStatus();
+  };
+
+  return (
+    <SettingCard title="修改密码" description="修改后，其他设备上的登录会失效，当前页面保持登录。">
+      <form noValidate onSubmit={form.onSubmit(submit)}>
+        <input type="text" name="username" autoComplete="username" hidden readOnly />
+        <PasswordInput
+          label="当前密码"
+          autoComplete="current-password"
+          mb="sm"
+          key={form.key("original_password")}
+          {...form.getInputProps("original_password")}
+        />
+        <PasswordInput
+          label="新密码"
+          placeholder="最短 8 位，最长 20 位"
+          autoComplete="new-password"
+          mb="sm"
+          key={form.key("password")}
+          {...form.getInputProps("password")}
+        />
+        <PasswordInput
+          label="确认新密码"
+          autoComplete="new-password"
+          mb="sm"
+          key={form.key("password2")}
+          {...form.getInputProps("password2")}
+        />
+        <Group>
+          <Button type="submit" loading={submitting}>
+            修改密码
+          </Button>
+        </Group>
+      </form>
+    </SettingCard>
+  );
+}

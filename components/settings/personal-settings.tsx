@@ -1,0 +1,58 @@
+"use client";
+// The personal tab (spec §2 Settings → personal): profile, available models, invite info,
+// bindings, system access token, password and account deletion. The balance and the pending
+// invite reward are kept here, so a transfer shows its result in both cards at once.
+import { Grid, Stack } from "@mantine/core";
+import { useState } from "react";
+import { AccessTokenCard } from "@/components/settings/access-token-card";
+import { BindingsCard, ModelsCard, ProfileCard } from "@/components/settings/profile-cards";
+import { DeleteAccountCard } from "@/components/settings/delete-account-card";
+import { InviteCard } from "@/components/settings/invite-card";
+import { PasswordCard } from "@/components/settings/password-card";
+import type { UserView } from "@/lib/users/view";
+
+export type PersonalSettingsProps = {
+  self: UserView;
+  models: string[];
+  affCode: string;
+  serverAddress: string;
+};
+
+const HALF = { base: 12, md: 6 } as const;
+
+export function PersonalSettings({ self, models, affCode, serverAddress }: PersonalSettingsProps) {
+  const [balances, setBalances] = useState({ quota: self.quota, aff_quota: self.aff_quota });
+  return (
+    <Grid gap="md">
+      <Grid.Col span={HALF}>
+        <ProfileCard self={{ ...self, quota: balances.quota }} />
+      </Grid.Col>
+      <Grid.Col span={HALF}>
+        <InviteCard
+          affCode={affCode}
+          serverAddress={serverAddress}
+          affCount={self.aff_count}
+          affQuota={balances.aff_quota}
+          affHistoryQuota={self.aff_history_quota}
+          onTransferred={setBalances}
+        />
+      </Grid.Col>
+      <Grid.Col span={12}>
+        <ModelsCard models={models} />
+      </Grid.Col>
+      {/* Two columns of their own height: short cards are not stretched beside tall ones. */}
+      <Grid.Col span={HALF}>
+        <Stack gap="md">
+          <BindingsCard self={self} />
+          <AccessTokenCard />
+        </Stack>
+      </Grid.Col>
+      <Grid.Col span={HALF}>
+        <Stack gap="md">
+          <PasswordCard />
+          <DeleteAccountCard username={self.username} />
+        </Stack>
+      </Grid.Col>
+    </Grid>
+  );
+}
