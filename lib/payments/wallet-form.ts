@@ -1,0 +1,47 @@
+// The wallet page's rules (browser-side) (spec §5 Redeem and top-up, §8), pure so they are
+// unit-tested: the code to redeem, the top-up amount and the texts the page shows.
+import { TOPUP_MSG } from "@/lib/payments/schemas";
+import { REDEMPTION_MSG } from "@/lib/redemptions/schemas";
+
+export const WALLET_MSG = {
+  /** Spec §5: an empty code. */
+  codeRequired: REDEMPTION_MSG.keyRequired,
+  /** Spec §8: the redeem request got no answer. */
+  requestFailed: "请求失败",
+  /** Spec §8: top-up succeeded, with the credited quota. */
+  redeemed: (credited: string) => `充值成功！充值额度：${credited}`,
+  /** Spec §5: the get-code button without a configured TopUpLink. */
+  noTopUpLink: "超级管理员未设置充值链接！",
+  /** Spec §5: online top-up is off. */
+  onlineDisabled: TOPUP_MSG.disabled,
+  /** Spec §8: the amount quote failed. */
+  amountError: (message: string) => `错误：${message}`,
+  /** The payment gateway (POST /api/user/pay) is not built yet: nothing can be paid. */
+  gatewayMissing: "在线支付网关尚未开放，暂时无法完成支付，请使用兑换码充值。",
+} as const;
+
+/** Spec §2: the two payment methods of the wallet (EPay's type codes). */
+export const PAYMENT_METHODS = [
+  { value: "zfb", label: "支付宝" },
+  { value: "wx", label: "微信" },
+] as const;
+
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number]["value"];
+
+/** The code to send (trimmed), or the spec's text for an empty one. */
+export function readRedeemCode(raw: string): { ok: true; key: string } | { ok: false; message: string } {
+  const key = raw.trim();
+  return key ? { ok: true, key } : { ok: false, message: WALLET_MSG.codeRequired };
+}
+
+/** The amount as entered, clamped to a whole number of at least 1 (spec §5); "" or garbage reads as 1. */
+export function clampTopUpAmount(value: number | string): number {
+  const n = typeof value === "number" ? value : Number(value.trim() || Number.NaN);
+  if (!Number.isFinite(n)) return 1;
+  return Math.min(Math.max(1, Math.trunc(n)), Number.MAX_SAFE_INTEGER);
+}
+
+/** Spec §5's text when the amount is below the server's minimum (`min_topup`, in entry units), else null. */
+export function checkTopUpAmount(amount: number, min: number): string | null {
+  return amount < min ? TOPUP_MSG.tooSmall(min) : null;
+}
