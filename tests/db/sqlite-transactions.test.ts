@@ -26,7 +26,9 @@ describe("SQLite: statements outside a transaction stay outside it", () => {
     // Issued while the transaction is open; it resolves as success.
     await t.db.option.create({ data: { key: "outside-row", value: "1" } });
     expect(await rolledBack).toBe("roll back");
-    const keys = (await t.db.option.findMany({ where: { key: { in: ["tx-row", "outside-row"] } }, select: { key: true } })).map((r) => r.key);
+    const keys = (await t.db.option.findMany({ where: { key: { in: ["tx-row", "outside-row"] } }, select: { key: true } })).map(
+      (r) => r.key,
+    );
     expect(keys).toEqual(["outside-row"]);
   });
 
