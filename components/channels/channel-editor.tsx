@@ -189,6 +189,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 searchable
                 clearable
                 maxDropdownHeight={280}
+                styles={{ pillsList: { maxHeight: 240, overflowY: "auto" } }}
                 comboboxProps={{ withinPortal: true }}
               />
               <Group gap="xs" wrap="wrap">

@@ -115,7 +115,14 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await page.getByRole("textbox", { name: "名称", exact: true }).fill(MAIN);
   await page.getByRole("textbox", { name: "Base URL", exact: true }).fill(`${UPSTREAM}/`);
   await page.getByRole("button", { name: "清除所有模型", exact: true }).click();
+  // Fetching the model list needs a key; an upstream failure is reported with the reason.
+  await page.getByRole("button", { name: "获取模型列表", exact: true }).click();
+  await expect(toast(page, "请先填写渠道密钥，获取模型列表需要密钥")).toBeVisible();
   await page.getByRole("textbox", { name: "密钥", exact: true }).fill("sk-e2e-main-key");
+  vendor.setAccount({ failStatus: 500 });
+  await page.getByRole("button", { name: "获取模型列表", exact: true }).click();
+  await expect(toast(page, /获取模型列表失败：/)).toBeVisible();
+  vendor.reset();
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "请至少选择一个模型！")).toBeVisible();
 
@@ -157,6 +164,12 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await search(page, { keyword: BATCH });
   await expect(page.locator("tbody tr")).toHaveCount(3);
 
+  // A channel that does not exist is the not-found page.
+  await page.goto("/channel/edit/987654");
+  await expect(page.getByRole("heading", { name: /编辑渠道/ })).toHaveCount(0);
+  await expect(page.getByText(/404|页面不存在|未找到/).first()).toBeVisible();
+  await page.goto("/channel");
+
   // Edit: nothing changed is said so; the key is write-only (blank); a change saves.
   await search(page, { keyword: MAIN });
   await row(page, MAIN).getByRole("link", { name: "编辑", exact: true }).click();
@@ -169,7 +182,15 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await page.getByRole("button", { name: "获取模型列表", exact: true }).click();
   await expect(toast(page, "已获取 3 个模型")).toBeVisible();
   await page.getByRole("textbox", { name: "权重", exact: true }).fill("2");
-  await page.getByRole("button", { name: "提交", exact: true }).click();
+  // Two submits in one go: the second is refused while the first is saving.
+  await page
+    .locator("form")
+    .filter({ has: page.getByRole("button", { name: "提交", exact: true }) })
+    .evaluate((form: HTMLFormElement) => {
+      form.requestSubmit();
+      form.requestSubmit();
+    });
+  await expect(toast(page, "提交失败，请勿重复提交！")).toBeVisible();
   await expect(toast(page, "渠道更新成功！")).toBeVisible();
   await expect(page).toHaveURL(/\/channel$/);
   await expect(row(page, MAIN).getByRole("textbox", { name: /^权重 \d+$/ })).toHaveValue("2");
