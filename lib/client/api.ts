@@ -17,7 +17,12 @@ export type ApiOptions = {
 };
 
 export type ApiResult<T> =
-  | { success: true; message: string; data: T }
+  | {
+      success: true;
+      message: string;
+      data: T /** The whole answer, for calls with fields beside data (a channel test's time). */;
+      body: Record<string, unknown>;
+    }
   | { success: false; message: string; data?: undefined; httpStatus: number };
 
 type Envelope = { success: boolean; message?: unknown; data?: unknown };
@@ -62,7 +67,8 @@ export async function api<T = unknown>(method: HttpMethod, path: string, body?: 
   }
   const envelope = isEnvelope(parsed) ? parsed : null;
   const message = envelope && typeof envelope.message === "string" ? envelope.message : "";
-  if (response.ok && envelope?.success) return { success: true, message, data: envelope.data as T };
+  if (response.ok && envelope?.success)
+    return { success: true, message, data: envelope.data as T, body: envelope as Record<string, unknown> };
   return fail(response.status, envelope ? message || null : null, options);
 }
 

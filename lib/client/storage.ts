@@ -1,7 +1,7 @@
 // Local-storage keys of spec §3, written the way the original console writes them, plus a tiny
 // change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
 import type { SiteStatus, StoredUser } from "@/lib/client/types";
-import { DEFAULT_PAGE_SIZE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
+import { DEFAULT_PAGE_SIZE, ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
 
 export const STORAGE_KEYS = {
   user: "user",
@@ -129,8 +129,13 @@ export function readIdSort(): boolean {
   return readRaw(STORAGE_KEYS.idSort) === "true";
 }
 
+/** Local storage (spec §3) and a cookie, so the server render of the channel list sorts the same way. */
 export function writeIdSort(on: boolean) {
   write(STORAGE_KEYS.idSort, String(on));
+  if (typeof document !== "undefined") {
+    // biome-ignore lint/suspicious/noDocumentCookie: a plain preference cookie, like page-size
+    document.cookie = `${ID_SORT_COOKIE}=${on}; path=/; max-age=31536000; samesite=lax`;
+  }
 }
 
 // ---- invite code ------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export const PAGE_SIZE_COOKIE = "page-size";
 export const DEFAULT_PAGE_SIZE = 10;
+/** The channel list's ID-sort toggle, mirrored from local storage for the server render. */
+export const ID_SORT_COOKIE = "id-sort";
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 

@@ -1,0 +1,22 @@
+import { ChannelEditor } from "@/components/channels/channel-editor";
+import { pageUser } from "@/lib/auth/page-user";
+import { isRoot } from "@/lib/auth/roles";
+import { CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
+import { supportsModelList } from "@/lib/channels/fetch-models";
+import { listChannelModels } from "@/lib/channels/query";
+import { listGroups } from "@/lib/options/groups";
+
+// The channel editor for a new channel (or one per key line in batch mode).
+export default async function ChannelAddPage() {
+  const user = await pageUser("admin");
+  const [models, groups] = await Promise.all([listChannelModels(), listGroups()]);
+  return (
+    <ChannelEditor
+      channel={null}
+      models={models.map((m) => m.id)}
+      groups={groups}
+      modelListTypes={CHANNEL_TYPE_CODES.filter(supportsModelList)}
+      root={isRoot(user)}
+    />
+  );
+}

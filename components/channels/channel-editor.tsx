@@ -1,0 +1,290 @@
+"use client";
+// The channel editor page (spec §4 Channel form behaviour, §5 Channel): one form for create (one
+// channel, or one per key line in batch mode) and edit (only changed fields are sent; a blank key
+// keeps the stored one). The rules live in lib/channels/form.ts and the server's schemas.
+import {
+  Button,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useMemo, useRef, useState } from "react";
+import { api } from "@/lib/client/api";
+import { showError, showSuccess } from "@/lib/client/notify";
+import { channelTypeInfo } from "@/lib/channels/catalog";
+import {
+  addCustomModels,
+  CHANNEL_FORM_MSG,
+  CHANNEL_TYPE_OPTIONS,
+  type ChannelFormValues,
+  channelCreateBody,
+  channelFormOf,
+  channelTypeFields,
+  channelUpdateBody,
+  emptyChannelForm,
+  mergeModels,
+  withType,
+} from "@/lib/channels/form";
+import type { ChannelView } from "@/lib/channels/view";
+
+const MAPPING_EXAMPLE = '{\n  "gpt-3.5-turbo-0301": "gpt-3.5-turbo"\n}';
+const STATUS_CODE_EXAMPLE = '{\n  "400": "500"\n}';
+
+type Props = { channel: ChannelView | null; models: string[]; groups: string[]; modelListTypes: number[]; root: boolean };
+
+export function ChannelEditor({ channel, models: knownModels, groups, modelListTypes, root }: Props) {
+  const router = useRouter();
+  const original = useMemo(() => (channel ? channelFormOf(channel) : null), [channel]);
+  const [values, setValues] = useState<ChannelFormValues>(() => original ?? emptyChannelForm());
+  const [custom, setCustom] = useState("");
+  const [saving, setSaving] = useState(false);
+  const [fetching, setFetching] = useState(false);
+  const submitting = useRef(false);
+  const fields = channelTypeFields(values.type);
+  const set = <K extends keyof ChannelFormValues>(name: K, value: ChannelFormValues[K]) => setValues((v) => ({ ...v, [name]: value }));
+
+  const modelOptions = useMemo(() => [...new Set([...values.models, ...knownModels])], [values.models, knownModels]);
+  const groupOptions = useMemo(() => [...new Set([...groups, ...values.group])], [groups, values.group]);
+
+  const addCustom = () => {
+    if (!custom.trim()) return;
+    const { models, duplicate } = addCustomModels(values.models, custom);
+    set("models", models);
+    setCustom("");
+    if (duplicate) showError(CHANNEL_FORM_MSG.duplicateModels);
+  };
+
+  const fetchModels = async () => {
+    setFetching(true);
+    try {
+      const res =
+        channel && !values.key.trim()
+          ? await api<string[]>("GET", `/api/channel/fetch_models/${channel.id}`)
+          : await api<string[]>("POST", "/api/channel/fetch_models", { type: values.type, base_url: values.base_url, key: values.key });
+      if (!res.success) return;
+      set("models", mergeModels(values.models, res.data));
+      showSuccess(CHANNEL_FORM_MSG.modelsFetched(res.data.length));
+    } finally {
+      setFetching(false);
+    }
+  };
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (submitting.current) {
+      showError(CHANNEL_FORM_MSG.doubleSubmit);
+      return;
+    }
+    const built = channel && original ? channelUpdateBody(channel.id, values, original) : channelCreateBody(values);
+    if (!built.ok) {
+      showError(built.message);
+      return;
+    }
+    submitting.current = true;
+    setSaving(true);
+    try {
+      const res = await api<ChannelView | ChannelView[]>(channel ? "PUT" : "POST", "/api/channel/", built.body);
+      if (!res.success) return;
+      showSuccess(channel ? CHANNEL_FORM_MSG.updated : CHANNEL_FORM_MSG.created(Array.isArray(res.data) ? res.data.length : 1));
+      router.push("/channel");
+      router.refresh();
+    } finally {
+      submitting.current = false;
+      setSaving(false);
+    }
+  };
+
+  const canFetch = modelListTypes.includes(values.type);
+
+  return (
+    <Stack gap="md" maw={900}>
+      <Title order={3}>{channel ? `编辑渠道「${channel.name}」` : "创建新的渠道"}</Title>
+      <Paper withBorder p={{ base: "sm", sm: "lg" }} radius="md">
+        <form onSubmit={submit} noValidate>
+          <Stack gap="md">
+            <Select
+              label="类型"
+              data={CHANNEL_TYPE_OPTIONS}
+              value={String(values.type)}
+              onChange={(v) => v && setValues((cur) => withType(cur, Number(v)))}
+              searchable
+              allowDeselect={false}
+              comboboxProps={{ withinPortal: true }}
+            />
+            <TextInput
+              label="名称"
+              required
+              placeholder="请为渠道命名"
+              value={values.name}
+              onChange={(e) => set("name", e.currentTarget.value)}
+            />
+            <TextInput
+              label={fields.baseUrlLabel}
+              required={fields.baseUrlRequired}
+              placeholder={fields.baseUrlPlaceholder}
+              description="末尾的斜杠会被去掉"
+              value={values.base_url}
+              onChange={(e) => set("base_url", e.currentTarget.value)}
+            />
+            {fields.other && (
+              <TextInput
+                label={fields.other.label}
+                placeholder={fields.other.placeholder}
+                description={fields.other.default ? `留空使用默认值 ${fields.other.default}` : undefined}
+                value={values.other}
+                onChange={(e) => set("other", e.currentTarget.value)}
+              />
+            )}
+            {values.type === 1 && (
+              <TextInput
+                label="组织"
+                placeholder="OpenAI 组织 ID（可选）"
+                value={values.openai_organization}
+                onChange={(e) => set("openai_organization", e.currentTarget.value)}
+              />
+            )}
+            <Stack gap={6}>
+              <Textarea
+                label="密钥"
+                required={!channel}
+                placeholder={
+                  channel ? "留空表示不修改密钥" : values.batch ? "请输入密钥，一行一个，每个密钥创建一个渠道" : fields.keyPlaceholder
+                }
+                description={
+                  channel
+                    ? `密钥只写不读${root ? "" : "；修改类型或 Base URL 时需重新填写密钥"}${channelTypeInfo(values.type)?.keyFormat ? `；格式：${channelTypeInfo(values.type)?.keyFormat}` : ""}`
+                    : undefined
+                }
+                autosize
+                minRows={values.batch ? 4 : 2}
+                maxRows={12}
+                value={values.key}
+                onChange={(e) => set("key", e.currentTarget.value)}
+                autoComplete="off"
+                spellCheck={false}
+              />
+              {!channel && (
+                <Switch label="批量创建（一行一个密钥）" checked={values.batch} onChange={(e) => set("batch", e.currentTarget.checked)} />
+              )}
+            </Stack>
+            <Stack gap={6}>
+              <MultiSelect
+                label="模型"
+                required
+                placeholder={values.models.length ? undefined : "请选择该渠道所支持的模型"}
+                data={modelOptions}
+                value={values.models}
+                onChange={(v) => set("models", v)}
+                searchable
+                clearable
+                maxDropdownHeight={280}
+                styles={{ pillsList: { maxHeight: 240, overflowY: "auto" } }}
+                comboboxProps={{ withinPortal: true }}
+              />
+              <Group gap="xs" wrap="wrap">
+                <Button size="xs" variant="light" onClick={() => set("models", [...(channelTypeInfo(values.type)?.models ?? [])])}>
+                  填入默认模型
+                </Button>
+                {canFetch && (
+                  <Button size="xs" variant="light" loading={fetching} onClick={fetchModels}>
+                    获取模型列表
+                  </Button>
+                )}
+                <Button size="xs" variant="light" color="red" onClick={() => set("models", [])}>
+                  清除所有模型
+                </Button>
+              </Group>
+              {!canFetch && (
+                <Text size="xs" c="dimmed">
+                  仅 OpenAI 接口格式的渠道支持从上游获取模型列表
+                </Text>
+              )}
+              <Group gap="xs" align="flex-end" wrap="nowrap">
+                <TextInput
+                  aria-label="自定义模型名称"
+                  placeholder="输入自定义模型名称，多个用逗号分隔"
+                  value={custom}
+                  onChange={(e) => setCustom(e.currentTarget.value)}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter") {
+                      e.preventDefault();
+                      addCustom();
+                    }
+                  }}
+                  style={{ flex: 1 }}
+                />
+                <Button variant="default" onClick={addCustom}>
+                  填入
+                </Button>
+              </Group>
+            </Stack>
+            <MultiSelect
+              label="分组"
+              placeholder={values.group.length ? undefined : "请选择可以使用该渠道的分组（留空为 default）"}
+              data={groupOptions}
+              value={values.group}
+              onChange={(v) => set("group", v)}
+              searchable
+              comboboxProps={{ withinPortal: true }}
+            />
+            <Textarea
+              label="模型重定向"
+              description="JSON 对象：请求中的模型名 → 发往上游的模型名；留空为不重定向"
+              placeholder={MAPPING_EXAMPLE}
+              autosize
+              minRows={3}
+              value={values.model_mapping}
+              onChange={(e) => set("model_mapping", e.currentTarget.value)}
+              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+            />
+            <Textarea
+              label="状态码复写"
+              description="JSON 对象：上游状态码 → 返回给用户的状态码；留空为不复写"
+              placeholder={STATUS_CODE_EXAMPLE}
+              autosize
+              minRows={2}
+              value={values.status_code_mapping}
+              onChange={(e) => set("status_code_mapping", e.currentTarget.value)}
+              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+            />
+            <TextInput
+              label="默认测试模型"
+              placeholder="留空使用模型列表中的第一个"
+              value={values.test_model}
+              onChange={(e) => set("test_model", e.currentTarget.value)}
+            />
+            <SimpleGrid cols={{ base: 1, xs: 2 }}>
+              <NumberInput label="优先级" value={values.priority} onChange={(v) => set("priority", v)} allowDecimal={false} />
+              <NumberInput label="权重" value={values.weight} onChange={(v) => set("weight", v)} allowDecimal={false} />
+            </SimpleGrid>
+            <Switch
+              label="自动禁用"
+              description="测试或请求失败时允许自动禁用该渠道"
+              checked={values.auto_ban}
+              onChange={(e) => set("auto_ban", e.currentTarget.checked)}
+            />
+            <Group justify="flex-end" gap="xs">
+              <Button component={Link} href="/channel" variant="default">
+                取消
+              </Button>
+              <Button type="submit" loading={saving}>
+                提交
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Paper>
+    </Stack>
+  );
+}

@@ -1,0 +1,227 @@
+// The channel pages' pure rules (spec §4 Channel status and form behaviour, §5 Channel, §8): status
+// and response-time tags, the editor's type-specific labels and defaults, custom models, and the
+// bodies sent to POST/PUT /api/channel/. Validation texts come from lib/channels/schemas (the
+// server's own schemas), so each text exists once.
+import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, channelTypeInfo } from "@/lib/channels/catalog";
+import { joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
+import { channelCreateSchema, channelUpdateSchema } from "@/lib/channels/schemas";
+import type { ChannelView } from "@/lib/channels/view";
+
+export const CHANNEL_FORM_MSG = {
+  unchanged: "你似乎并没有修改什么",
+  doubleSubmit: "提交失败，请勿重复提交！",
+  duplicateModels: "部分模型已存在",
+  created: (n: number) => (n > 1 ? `已成功创建 ${n} 个渠道！` : "渠道创建成功！"),
+  updated: "渠道更新成功！",
+  tested: (name: string, seconds: number) => `通道 ${name} 测试成功，耗时 ${seconds.toFixed(2)} 秒。`,
+  balanceUpdated: (name: string) => `通道 ${name} 余额更新成功！`,
+  deletedDisabled: (n: number) => `已删除所有禁用渠道，共计 ${n} 个`,
+  deletedSelected: (n: number) => `已删除 ${n} 个通道！`,
+  fixed: (n: number) => `已修复 ${n} 个通道！`,
+  deleted: "删除成功！",
+  done: "操作成功完成！",
+  modelsFetched: (n: number) => `已获取 ${n} 个模型`,
+} as const;
+
+/** Type select options, in catalog order. */
+export const CHANNEL_TYPE_OPTIONS = CHANNEL_TYPE_CODES.map((code) => ({ value: String(code), label: CHANNEL_CATALOG[code].name }));
+
+export const channelTypeName = (type: number) => channelTypeInfo(type)?.name ?? `未知类型（${type}）`;
+
+/** spec §4 Channel status: 1 enabled, 2 disabled, 3 auto-disabled, anything else unknown. */
+export function channelStatusTag(status: number): { label: string; color: string } {
+  switch (status) {
+    case 1:
+      return { label: "已启用", color: "green" };
+    case 2:
+      return { label: "已禁用", color: "red" };
+    case 3:
+      return { label: "自动禁用", color: "yellow" };
+    default:
+      return { label: "未知状态", color: "gray" };
+  }
+}
+
+/** spec §4: 0 untested; up to 1 s green, 3 s lime, 5 s yellow, else red. `ms` is response_time. */
+export function responseTimeTag(ms: number): { label: string; color: string } {
+  if (!ms) return { label: "未测试", color: "gray" };
+  const seconds = ms / 1000;
+  const color = seconds <= 1 ? "green" : seconds <= 3 ? "lime" : seconds <= 5 ? "yellow" : "red";
+  return { label: `${seconds.toFixed(2)} 秒`, color };
+}
+
+/** What the editor shows for a type: the `other` field, key and base URL hints. */
+export type ChannelTypeFields = {
+  other: { label: string; default: string; placeholder: string } | null;
+  keyPlaceholder: string;
+  baseUrlLabel: string;
+  baseUrlPlaceholder: string;
+  /** The type has no default address: a base URL must be given. */
+  baseUrlRequired: boolean;
+};
+
+const OTHER_PLACEHOLDERS: Partial<Record<number, string>> = {
+  [CHANNEL_TYPES.Azure]: "请输入默认 API 版本，例如：2023-06-01-preview",
+  [CHANNEL_TYPES.Xunfei]: "请输入星火大模型版本，例如：v2.1",
+  [CHANNEL_TYPES.VertexAI]: '请输入部署地区，例如：us-central1；或 JSON：{"default": "us-central1", "模型": "地区"}',
+  [CHANNEL_TYPES.Cloudflare]: "请输入 Cloudflare Account ID",
+  [CHANNEL_TYPES.Ali]: "请输入插件名称，例如：WebSearch",
+  [CHANNEL_TYPES.Gemini]: "请输入 API 版本，例如：v1（留空为 v1beta）",
+};
+
+export function channelTypeFields(type: number): ChannelTypeFields {
+  const info = channelTypeInfo(type);
+  const other = info?.other
+    ? { label: info.other.label, default: info.other.default, placeholder: OTHER_PLACEHOLDERS[type] ?? `请输入${info.other.label}` }
+    : null;
+  const keyPlaceholder = info?.keyFormat ? `按照如下格式输入：${info.keyFormat}` : "请输入渠道对应的鉴权密钥";
+  if (type === CHANNEL_TYPES.Azure) {
+    return {
+      other,
+      keyPlaceholder,
+      baseUrlLabel: "AZURE_OPENAI_ENDPOINT",
+      baseUrlPlaceholder: "请输入 AZURE_OPENAI_ENDPOINT，例如：https://docs-test-001.openai.azure.com",
+      baseUrlRequired: true,
+    };
+  }
+  const base = info?.baseUrl ?? "";
+  return {
+    other,
+    keyPlaceholder,
+    baseUrlLabel: "Base URL",
+    baseUrlPlaceholder: base ? `留空使用默认地址：${base}` : "请输入上游地址，例如：https://example.com",
+    baseUrlRequired: !base,
+  };
+}
+
+export type ChannelFormValues = {
+  type: number;
+  name: string;
+  base_url: string;
+  key: string;
+  other: string;
+  openai_organization: string;
+  models: string[];
+  group: string[];
+  model_mapping: string;
+  status_code_mapping: string;
+  auto_ban: boolean;
+  test_model: string;
+  priority: number | string;
+  weight: number | string;
+  /** Create only: one channel per key line. */
+  batch: boolean;
+};
+
+export function emptyChannelForm(type: number = CHANNEL_TYPES.OpenAI): ChannelFormValues {
+  return {
+    type,
+    name: "",
+    base_url: "",
+    key: "",
+    other: channelTypeFields(type).other?.default ?? "",
+    openai_organization: "",
+    models: [...(channelTypeInfo(type)?.models ?? [])],
+    group: ["default"],
+    model_mapping: "",
+    status_code_mapping: "",
+    auto_ban: true,
+    test_model: "",
+    priority: 0,
+    weight: 0,
+    batch: false,
+  };
+}
+
+/** The form of a stored channel; the key is never known to the form (blank = unchanged). */
+export function channelFormOf(ch: ChannelView): ChannelFormValues {
+  return {
+    type: ch.type,
+    name: ch.name,
+    base_url: ch.base_url ?? "",
+    key: "",
+    other: ch.other ?? "",
+    openai_organization: ch.openai_organization ?? "",
+    models: splitList(ch.models),
+    group: splitList(ch.group),
+    model_mapping: ch.model_mapping ?? "",
+    status_code_mapping: ch.status_code_mapping ?? "",
+    auto_ban: ch.auto_ban !== 0,
+    test_model: ch.test_model ?? "",
+    priority: ch.priority ?? 0,
+    weight: ch.weight ?? 0,
+    batch: false,
+  };
+}
+
+/**
+ * A type change: empty models take the new type's defaults (spec §4); an `other` that is empty or
+ * still the old type's default takes the new type's default.
+ */
+export function withType(values: ChannelFormValues, type: number): ChannelFormValues {
+  const oldDefault = channelTypeFields(values.type).other?.default ?? "";
+  const other = values.other.trim() === "" || values.other === oldDefault ? (channelTypeFields(type).other?.default ?? "") : values.other;
+  const models = values.models.length === 0 ? [...(channelTypeInfo(type)?.models ?? [])] : values.models;
+  return { ...values, type, other, models };
+}
+
+/** Custom models typed as "a, b": the new ones are added; `duplicate` when any was already chosen. */
+export function addCustomModels(current: string[], input: string): { models: string[]; duplicate: boolean } {
+  const have = new Set(current);
+  const wanted = splitList(input);
+  const fresh = wanted.filter((m) => !have.has(m));
+  return { models: [...current, ...fresh], duplicate: fresh.length < wanted.length };
+}
+
+/** Models from the upstream merged into the selection (existing first, no duplicates). */
+export const mergeModels = (current: string[], fetched: string[]) => splitList([...current, ...fetched]);
+
+const toInt = (v: number | string) => (typeof v === "number" ? v : v.trim() === "" ? 0 : Number(v));
+
+function fieldsOf(v: ChannelFormValues) {
+  return {
+    type: v.type,
+    name: v.name.trim(),
+    base_url: trimTrailingSlashes(v.base_url),
+    other: v.other.trim(),
+    openai_organization: v.openai_organization.trim(),
+    models: joinList(v.models),
+    group: joinList(v.group),
+    model_mapping: v.model_mapping.trim(),
+    status_code_mapping: v.status_code_mapping.trim(),
+    auto_ban: v.auto_ban ? 1 : 0,
+    test_model: v.test_model.trim(),
+    priority: toInt(v.priority),
+    weight: toInt(v.weight),
+  };
+}
+
+export type ChannelBody = { ok: true; body: Record<string, unknown> } | { ok: false; message: string };
+
+/** The server's schema decides; its first message is the one the console shows. */
+function firstIssue(error: { issues: Array<{ message: string }> }) {
+  return error.issues[0]?.message ?? "输入不合法";
+}
+
+/** POST /api/channel/ body, checked with the server's create schema. */
+export function channelCreateBody(v: ChannelFormValues): ChannelBody {
+  const body = { ...fieldsOf(v), key: v.key, mode: v.batch ? "batch" : "single" };
+  const parsed = channelCreateSchema.safeParse(body);
+  return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };
+}
+
+/**
+ * PUT /api/channel/ body with only what changed (a blank key is unchanged), checked with the
+ * server's update schema; 'nothing changed' when nothing did.
+ */
+export function channelUpdateBody(id: number, v: ChannelFormValues, original: ChannelFormValues): ChannelBody {
+  const now = fieldsOf(v);
+  const before = fieldsOf(original);
+  const body: Record<string, unknown> = { id };
+  for (const name of Object.keys(now) as Array<keyof typeof now>) if (now[name] !== before[name]) body[name] = now[name];
+  if (v.key.trim()) body.key = v.key.trim();
+  if (Object.keys(body).length === 1) return { ok: false, message: CHANNEL_FORM_MSG.unchanged };
+  // A name or models cleared to empty are sent so the server's rule answers.
+  const parsed = channelUpdateSchema.safeParse(body);
+  return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };
+}
