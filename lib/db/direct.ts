@@ -3,7 +3,7 @@
 // goes through it (keys, users, the routing table, options, sessions, the quota ledger and its
 // usage batches), so a relay worker never loads Prisma, whose runtime and WebAssembly query
 // compiler cost ~50 MB per process (bench/README.md). The console keeps Prisma for its own pages
-// and calls the same functions for these queries: each is written once, here-style.
+// and calls the same functions for these queries, so each of them is written once.
 //
 // Statements use `?` placeholders and double-quoted identifiers on all three databases (MySQL
 // connections run with ANSI_QUOTES). Values come back as each driver gives them: integers may be
