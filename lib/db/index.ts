@@ -1,6 +1,7 @@
-// Creates the one Prisma client of this process, for the database SQL_DSN names.
-// The client is kept on globalThis so that Next's bundles and the lean relay server, which load
-// this module separately, share one connection pool.
+// Creates the one Prisma client of this process, for the database SQL_DSN names: the console's
+// (a relay worker never opens it; its queries go through lib/db/direct.ts). The client is kept on
+// globalThis so that Next's bundles and the server entry, which load this module separately,
+// share one connection pool.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env, sqlitePath } from "@/lib/env";
