@@ -1,5 +1,6 @@
 // CPU per request: where the box's CPU time goes while Qiao relays under load.
 //   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json|stream|both] [--tool wrk]
+//                      [--entry <built server.mjs>]
 // Starts the mock upstream, both floors and Qiao (as bench/run.mjs does), loads each, and prints
 // the CPU microseconds per completed request of every process involved (from /proc/<pid>/stat:
 // user + system time), so a change to the relay can be judged by its own cost rather than by
@@ -28,6 +29,8 @@ const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
 const modes = args.mode === "json" ? [false] : args.mode === "stream" ? [true] : [false, true];
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
+/** A built server bundle to run directly (two builds compared without rebuilding); else scripts/start.mjs. */
+const entry = typeof args.entry === "string" ? args.entry : null;
 const TICK = 100; // USER_HZ on Linux
 
 /** user+system CPU seconds of one process (its own threads; not its children). */
@@ -86,7 +89,7 @@ runMain(async () => {
   const upstream = await startMockUpstream();
   const floor = await startFloor(upstream.url);
   const floorDispatch = await startFloor(upstream.url, "floor-dispatch");
-  const qiao = await startQiao({ echo: false });
+  const qiao = await startQiao({ echo: false, entry });
   const { key } = await seedQiao(qiao, upstream.url);
   await sleep(500);
   const targets = [

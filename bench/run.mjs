@@ -1,7 +1,8 @@
 // Relay throughput/latency benchmark: upstream direct vs the two floors vs Qiao.
 //   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1]
-//                      [--tool wrk|autocannon] [--threads 1] [--start-timeout 1200]
-// Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR),
+//                      [--tool wrk|autocannon] [--threads 1] [--start-timeout 1200] [--entry <built server.mjs>]
+// Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR;
+// with --entry that built server bundle runs directly, to compare two builds without rebuilding),
 // seeds Qiao through its /api, then for each mode × concurrency loads every target in turn
 // (`--rounds` times, alternating the order; the table shows medians) and prints one table. The
 // targets of one point run back to back, so a box whose speed drifts moves them together. Any
@@ -35,6 +36,7 @@ const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 const threads = Number(args.threads ?? 1);
 const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
+const entry = typeof args.entry === "string" ? args.entry : null;
 if (!(duration > 0) || !(warmup >= 0) || !(rounds >= 1) || connections.some((c) => !(c >= 1))) {
   console.error(
     "usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--tool wrk|autocannon]",
@@ -57,7 +59,7 @@ runMain(async () => {
     `[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`,
   );
   const t0 = Date.now();
-  const qiao = await startQiao({ startTimeoutMs });
+  const qiao = await startQiao({ startTimeoutMs, entry });
   console.log(
     `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
   );

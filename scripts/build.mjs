@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import esbuild from "esbuild";
 import { buildFingerprint, SERVER_BUNDLE } from "./fingerprint.mjs";
+import { serverBundleOptions } from "./server-bundle.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const require = createRequire(import.meta.url);
@@ -14,24 +15,9 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "productio
 execFileSync(process.execPath, [path.join(root, "scripts/prisma-generate.mjs")], { cwd: root, env, stdio: "inherit" });
 execFileSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { cwd: root, env, stdio: "inherit" });
 // The server entry is prebuilt, not transpiled at run time: no TypeScript loader (and its
-// compile cache) in every process, ~100 MB less in all (bench/README.md). Packages stay in
-// node_modules. Split into chunks: ESM imports load eagerly, so from one file every process
-// loaded every package any role uses (Next and OpenTelemetry in the relay workers, Prisma in the
-// primary); each role now loads only its own chunks.
+// compile cache) in every process, ~100 MB less in all (bench/README.md); one chunk per role
+// (scripts/server-bundle.mjs).
 const outdir = path.dirname(path.join(root, SERVER_BUNDLE));
 rmSync(outdir, { recursive: true, force: true });
-await esbuild.build({
-  entryPoints: { [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts") },
-  outdir,
-  outExtension: { ".js": ".mjs" },
-  chunkNames: "chunks/[name]-[hash]",
-  bundle: true,
-  splitting: true,
-  platform: "node",
-  format: "esm",
-  target: `node${process.versions.node.split(".")[0]}`,
-  packages: "external",
-  sourcemap: true,
-  logLevel: "warning",
-});
+await esbuild.build(serverBundleOptions(root, outdir));
 writeFileSync(path.join(root, ".next/qiao-fingerprint"), buildFingerprint());

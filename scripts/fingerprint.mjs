@@ -8,7 +8,16 @@ const root = path.resolve(import.meta.dirname, "..");
 /** Where scripts/build.mjs writes the server entry that `npm start` runs (relative to the root). */
 export const SERVER_BUNDLE = ".next/qiao/server.mjs";
 const DIRS = ["app", "components", "lib", "prisma", "public", "server"];
-const FILES = ["package.json", "package-lock.json", "next.config.ts", "proxy.ts", "tsconfig.json", "server.ts", "scripts/build.mjs"];
+const FILES = [
+  "package.json",
+  "package-lock.json",
+  "next.config.ts",
+  "proxy.ts",
+  "tsconfig.json",
+  "server.ts",
+  "scripts/build.mjs",
+  "scripts/server-bundle.mjs",
+];
 const SKIP = new Set(["generated", "node_modules"]);
 
 function walk(dir, out) {

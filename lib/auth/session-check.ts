@@ -4,20 +4,10 @@
 // change, a ban or a deletion bumps it), and that user is active. It reads the shared database
 // on every call, with no cache, so a logout or a password change on any process or instance
 // holds for the very next request everywhere.
-import { getDb } from "@/lib/db";
-import { nowSeconds } from "@/lib/db/num";
+import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { isActiveUser } from "@/lib/auth/roles";
 import { type DecodedSession, decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
-
-const SESSION_USER_SELECT = {
-  id: true,
-  username: true,
-  display_name: true,
-  role: true,
-  status: true,
-  group: true,
-  auth_version: true,
-} as const;
 
 export type SessionUser = { id: number; username: string; display_name: string; role: number; status: number; group: string };
 
@@ -33,13 +23,20 @@ const NONE: SessionCheck = { state: "none" };
 export async function checkSession(token: string | undefined | null): Promise<SessionCheck> {
   const session = await decodeSession(token);
   if (!session) return NONE;
-  const db = await getDb();
-  const [row, revoked] = await Promise.all([
-    db.user.findFirst({ where: { id: session.id, deleted_at: null }, select: SESSION_USER_SELECT }),
-    db.revokedSession.findUnique({ where: { id: session.jti }, select: { id: true } }),
-  ]);
-  if (!row || revoked || row.auth_version !== session.ver) return NONE;
-  const { auth_version: _version, ...user } = row;
+  const db = await getDirectDb();
+  const [row] = await db.query(
+    'SELECT id, username, display_name, role, status, "group", auth_version, EXISTS (SELECT 1 FROM revoked_sessions WHERE id = ?) AS revoked FROM users WHERE id = ? AND deleted_at IS NULL',
+    [session.jti, session.id],
+  );
+  if (!row || bool(row.revoked) || int(row.auth_version) !== session.ver) return NONE;
+  const user: SessionUser = {
+    id: int(row.id),
+    username: str(row.username),
+    display_name: str(row.display_name),
+    role: int(row.role),
+    status: int(row.status),
+    group: str(row.group),
+  };
   return { state: isActiveUser(user) ? "active" : "inactive", user, session };
 }
 
@@ -52,14 +49,18 @@ export function checkSessionCookie(cookieHeader: string | null): Promise<Session
  * Ends one session for good (logout): its cookie is refused from now on, on every instance, even
  * if a copy of it was kept. Rows of cookies that have expired anyway are pruned on the way.
  */
-export async function revokeSession(session: Pick<DecodedSession, "id" | "jti" | "exp">): Promise<void> {
-  const db = await getDb();
-  await db.revokedSession.deleteMany({ where: { expires_at: { lt: nowSeconds() } } });
-  await db.revokedSession.upsert({
-    where: { id: session.jti },
-    create: { id: session.jti, user_id: session.id, expires_at: session.exp },
-    update: {},
-  });
+export async function revokeSession(session: Pick<DecodedSession, "id" | "jti" | "exp">, db?: DirectDb): Promise<void> {
+  db ??= await getDirectDb();
+  await db.transaction([
+    { sql: "DELETE FROM revoked_sessions WHERE expires_at < ?", params: [nowSeconds()] },
+    {
+      sql:
+        db.kind === "mysql"
+          ? "INSERT IGNORE INTO revoked_sessions (id, user_id, expires_at) VALUES (?, ?, ?)"
+          : "INSERT INTO revoked_sessions (id, user_id, expires_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+      params: [session.jti, session.id, session.exp],
+    },
+  ]);
 }
 
 /** Logout: ends the session of the cookie in a Cookie header, if it carries a signed one. */

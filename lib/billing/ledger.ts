@@ -23,10 +23,10 @@
 // instances, or a lease racing a flush) can wait on each other but never deadlock. A conflict
 // the database reports anyway (PostgreSQL 40P01/40001, MySQL 1213/1205) is retried.
 import { randomBytes } from "node:crypto";
-import type { Db, DbKind } from "@/lib/db";
-import type { DirectWriter, Statement } from "@/lib/db/direct";
+import type { DbKind } from "@/lib/db/types";
+import type { DirectDb, Statement } from "@/lib/db/direct";
 import { logInsertStatements, quoteIdent, type LogRow } from "@/lib/logs/insert";
-import { nowSeconds } from "@/lib/db/num";
+import { big, int, nowSeconds, str } from "@/lib/db/num";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
 
@@ -140,9 +140,8 @@ export class QuotaLedger {
   private closed = false;
 
   constructor(
-    private db: Db,
-    /** Usage batches go straight to the driver; Prisma handles the rare lease writes. */
-    private writer: DirectWriter,
+    /** Every read and write of the ledger goes through the driver (lib/db/direct.ts); the caller closes it. */
+    private db: DirectDb,
     private options: LedgerOptions = DEFAULT_LEDGER_OPTIONS,
   ) {}
 
@@ -237,41 +236,41 @@ export class QuotaLedger {
 
   private async take(hold: Hold, size: bigint): Promise<"taken" | "no-funds" | "gone"> {
     const { userId, tokenId } = hold.owner;
-    try {
-      const created = await retryConflicts(() =>
-        this.db.$transaction(async (tx) => {
-          const now = nowSeconds();
-          const u = await tx.$executeRaw`UPDATE users SET quota = quota - ${size} WHERE id = ${userId} AND quota >= ${size}`;
-          if (u !== 1) throw new NoFunds();
-          if (tokenId) {
-            const t =
-              await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota - ${size} WHERE id = ${tokenId} AND remain_quota >= ${size}`;
-            if (t !== 1) throw new NoFunds();
+    const now = nowSeconds();
+    // The lock order: users, tokens, quota_holds.
+    const statements: Statement[] = [
+      { sql: "UPDATE users SET quota = quota - ? WHERE id = ? AND quota >= ?", params: [size, userId, size], required: true },
+    ];
+    if (tokenId)
+      statements.push({
+        sql: "UPDATE tokens SET remain_quota = remain_quota - ? WHERE id = ? AND remain_quota >= ?",
+        params: [size, tokenId, size],
+        required: true,
+      });
+    const id = hold.id ?? newHoldId();
+    statements.push(
+      hold.id
+        ? // Closed under us (recovery): the debit rolls back and the hold is retired.
+          {
+            sql: "UPDATE quota_holds SET amount = amount + ?, updated_at = ? WHERE id = ? AND state = 0",
+            params: [size, now, id],
+            required: true,
           }
-          if (hold.id) {
-            const h =
-              await tx.$executeRaw`UPDATE quota_holds SET amount = amount + ${size}, updated_at = ${now} WHERE id = ${hold.id} AND state = 0`;
-            if (h !== 1) throw new HoldGone(); // rolls the debit back
-            return null;
-          }
-          const id = newHoldId();
-          await tx.$executeRaw`INSERT INTO quota_holds (id, user_id, token_id, amount, consumed, created_at, updated_at, state) VALUES (${id}, ${userId}, ${tokenId}, ${size}, ${0n}, ${now}, ${now}, ${0})`;
-          return id;
-        }, TX),
-      );
-      // Only once committed: a transaction retried after a conflict must not see a hold id that
-      // was rolled back.
-      if (created) {
-        hold.id = created;
-        hold.openedAt = Date.now();
-      }
-      return "taken";
-    } catch (error) {
-      // Both thrown and caught inside this module copy.
-      if (error instanceof NoFunds) return "no-funds";
-      if (error instanceof HoldGone) return "gone";
-      throw error;
+        : {
+            sql: "INSERT INTO quota_holds (id, user_id, token_id, amount, consumed, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            params: [id, userId, tokenId, size, 0n, now, now, 0],
+          },
+    );
+    const { failed } = await retryConflicts(() => this.db.transaction(statements));
+    if (failed === statements.length - 1 && hold.id) return "gone";
+    if (failed >= 0) return "no-funds";
+    // Only once committed: a transaction retried after a conflict must not see a hold id that
+    // was rolled back.
+    if (!hold.id) {
+      hold.id = id;
+      hold.openedAt = Date.now();
     }
+    return "taken";
   }
 
   /** Takes a hold closed under this instance out of use; requests still on it settle directly. */
@@ -284,8 +283,8 @@ export class QuotaLedger {
 
   private async shortfallOf(owner: HoldOwner, need: bigint): Promise<"user" | "token"> {
     if (!owner.tokenId) return "user";
-    const token = await this.db.token.findUnique({ where: { id: owner.tokenId }, select: { remain_quota: true } });
-    return token && token.remain_quota < need ? "token" : "user";
+    const [token] = await this.db.query("SELECT remain_quota FROM tokens WHERE id = ?", [owner.tokenId]);
+    return token && big(token.remain_quota) < need ? "token" : "user";
   }
 
   /**
@@ -372,11 +371,12 @@ export class QuotaLedger {
 
   /**
    * SQLite admits one writer at a time, and several processes (relay workers, the console) share
-   * the file: a batch that finds it locked simply waits for the next tick. That is routine, so it
-   * is summarised once a minute instead of logged each time; anything else is logged as it comes.
+   * the file: a batch that finds it locked longer than the direct connection waits (a few seconds)
+   * goes out with a later tick. That is routine, so it is summarised once a minute instead of
+   * logged each time; anything else is logged as it comes.
    */
   private reportFlushFailure(error: unknown) {
-    if ((error as { code?: unknown })?.code === "SQLITE_BUSY") {
+    if (String((error as { code?: unknown })?.code).startsWith("SQLITE_BUSY")) {
       const now = Date.now();
       if (now - this.busySince >= 60_000) {
         if (this.busyCount)
@@ -449,7 +449,7 @@ export class QuotaLedger {
         tokens.set(tokenId, t);
       }
     }
-    const k = this.writer.kind;
+    const k = this.db.kind;
     const statements: Statement[] = [];
     // The lock order of the header: users, tokens, quota_holds, channels, ids ascending.
     for (const [id, u] of sortById(users))
@@ -501,7 +501,7 @@ export class QuotaLedger {
       });
     const closed = new Set<Hold>();
     if (!statements.length) return closed;
-    for (const i of await this.writer.transaction(statements)) closed.add(holdAt.get(i)!);
+    for (const i of (await this.db.transaction(statements)).missed) closed.add(holdAt.get(i)!);
     return closed;
   }
 
@@ -522,7 +522,12 @@ export class QuotaLedger {
     if (heartbeat.length && now - this.lastHeartbeat > (this.options.staleSeconds * 1000) / 4) {
       this.lastHeartbeat = now;
       const ts = nowSeconds();
-      await this.db.quotaHold.updateMany({ where: { id: { in: heartbeat }, state: 0 }, data: { updated_at: ts } }).catch(() => undefined);
+      for (let i = 0; i < heartbeat.length; i += HEARTBEAT_CHUNK) {
+        const ids = heartbeat.slice(i, i + HEARTBEAT_CHUNK);
+        await this.db
+          .execute(`UPDATE quota_holds SET updated_at = ? WHERE state = 0 AND id IN (${ids.map(() => "?").join(", ")})`, [ts, ...ids])
+          .catch(() => undefined);
+      }
     }
   }
   private lastHeartbeat = 0;
@@ -558,8 +563,8 @@ export class QuotaLedger {
 
   /**
    * Writes everything and returns all unused quota; for shutdown. Requests still in flight lose
-   * their reservations to the refund; any of them settled before the writer closes is charged
-   * to the balance directly (its hold is closed by then).
+   * their reservations to the refund; any of them settled before the last batch is charged to
+   * the balance directly (its hold is closed by then).
    */
   close(): Promise<void> {
     // Once: a worker's shutdown may ask twice (its grace timer and the server's close callback).
@@ -583,7 +588,6 @@ export class QuotaLedger {
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
     await this.flush();
     if (this.unclosed.size) console.error(`[ledger] ${this.unclosed.size} hold(s) left open; the next start settles them`);
-    await this.writer.close();
   }
 
   /** For tests and metrics. */
@@ -592,8 +596,8 @@ export class QuotaLedger {
   }
 }
 
-class NoFunds extends Error {}
-class HoldGone extends Error {}
+/** Hold ids per heartbeat statement. */
+const HEARTBEAT_CHUNK = 200;
 
 type Batch = {
   records: UsageRecord[];
@@ -617,12 +621,6 @@ function quotaDataUpsert(kind: DbKind): string {
   return `${head} ON CONFLICT (${q("user_id")}, ${q("model_name")}, ${q("created_at")}) DO UPDATE SET ${sums.map((c) => `${q(c)} = ${q("quota_data")}.${q(c)} + excluded.${q(c)}`).join(", ")}`;
 }
 
-/**
- * Ledger transactions are short, but under a burst many wait for a pooled connection; Prisma's
- * default 2 s wait would turn that queueing into failed requests.
- */
-const TX = { maxWait: 30_000, timeout: 30_000 } as const;
-
 function newHoldId(): string {
   return `${Date.now().toString(36)}-${randomBytes(8).toString("hex")}`;
 }
@@ -633,36 +631,30 @@ function newHoldId(): string {
  * on the amounts read: if another closer or a flush got there first, the transaction rolls back
  * and the hold is read again.
  */
-export async function closeHold(db: Db, id: string): Promise<bigint> {
+export async function closeHold(db: DirectDb, id: string): Promise<bigint> {
   for (;;) {
-    const hold = await db.quotaHold.findUnique({
-      where: { id },
-      select: { user_id: true, token_id: true, amount: true, consumed: true, state: true },
+    const [hold] = await db.query("SELECT user_id, token_id, amount, consumed, state FROM quota_holds WHERE id = ?", [id]);
+    if (!hold || int(hold.state) !== 0) return 0n;
+    const userId = int(hold.user_id);
+    const tokenId = int(hold.token_id);
+    const amount = big(hold.amount);
+    const consumed = big(hold.consumed);
+    const refund = amount - consumed;
+    const statements: Statement[] = [];
+    if (refund > 0n) {
+      statements.push({ sql: "UPDATE users SET quota = quota + ? WHERE id = ?", params: [refund, userId] });
+      if (tokenId) statements.push({ sql: "UPDATE tokens SET remain_quota = remain_quota + ? WHERE id = ?", params: [refund, tokenId] });
+    }
+    // Another closer or a flush got there first: nothing is written, read the hold again.
+    statements.push({
+      sql: "UPDATE quota_holds SET state = 1 WHERE id = ? AND state = 0 AND amount = ? AND consumed = ?",
+      params: [id, amount, consumed],
+      required: true,
     });
-    if (hold?.state !== 0) return 0n;
-    const refund = hold.amount - hold.consumed;
-    const closed = await retryConflicts(() =>
-      db.$transaction(async (tx) => {
-        if (refund > 0n) {
-          await tx.$executeRaw`UPDATE users SET quota = quota + ${refund} WHERE id = ${hold.user_id}`;
-          if (hold.token_id) await tx.$executeRaw`UPDATE tokens SET remain_quota = remain_quota + ${refund} WHERE id = ${hold.token_id}`;
-        }
-        const n =
-          await tx.$executeRaw`UPDATE quota_holds SET state = 1 WHERE id = ${id} AND state = 0 AND amount = ${hold.amount} AND consumed = ${hold.consumed}`;
-        if (n !== 1) throw new HoldChanged(); // rolls the refund back; read the hold again
-      }, TX),
-    ).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof HoldChanged) return false;
-        throw error;
-      },
-    );
-    if (closed) return refund;
+    const { failed } = await retryConflicts(() => db.transaction(statements));
+    if (failed < 0) return refund;
   }
 }
-
-class HoldChanged extends Error {}
 
 /** Map entries in key order: the lock order's "ids ascending". */
 const byFirst = (a: readonly [number | string, unknown], b: readonly [number | string, unknown]) =>
@@ -672,11 +664,11 @@ const sortById = <V>(m: Map<number, V>) => [...m].sort(byFirst);
 /** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
 export function isWriteConflict(error: unknown): boolean {
   for (let e = error as Record<string, unknown> | undefined, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    // PostgreSQL's deadlock and serialization failure; MySQL's deadlock and lock wait timeout.
     const code = String(e.code ?? "");
-    if (code === "P2034" || code === "40P01" || code === "40001" || e.errno === 1213 || e.errno === 1205) return true;
-    if (/deadlock|TransactionWriteConflict|could not serialize/i.test(String(e.message ?? ""))) return true;
-    const meta = e.meta as Record<string, unknown> | undefined;
-    e = (meta?.driverAdapterError ?? e.cause) as Record<string, unknown> | undefined;
+    if (code === "40P01" || code === "40001" || e.errno === 1213 || e.errno === 1205) return true;
+    if (/deadlock|could not serialize/i.test(String(e.message ?? ""))) return true;
+    e = e.cause as Record<string, unknown> | undefined;
   }
   return false;
 }
@@ -694,10 +686,10 @@ export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** Closes holds left open by instances that died; returns how many it closed. */
-export async function recoverHolds(db: Db, staleSeconds: number): Promise<number> {
+export async function recoverHolds(db: DirectDb, staleSeconds: number): Promise<number> {
   const before = nowSeconds() - staleSeconds;
-  const stale = await db.quotaHold.findMany({ where: { state: 0, updated_at: { lt: before } }, select: { id: true } });
+  const stale = await db.query("SELECT id FROM quota_holds WHERE state = 0 AND updated_at < ?", [before]);
   let n = 0;
-  for (const { id } of stale) if ((await closeHold(db, id)) >= 0n) n++;
+  for (const row of stale) if ((await closeHold(db, str(row.id))) >= 0n) n++;
   return n;
 }

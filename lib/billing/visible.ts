@@ -3,30 +3,27 @@
 // the unused part of every open hold. Every place that shows a balance goes through these
 // functions, which add that part back: a balance moves by what was spent plus what is in flight
 // right now (each hold's `reserved`, written by its ledger at every flush), never by a lease.
-import { type Db, getDb } from "@/lib/db";
+import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { big, int } from "@/lib/db/num";
 
 type Owner = "user_id" | "token_id";
 
 /** Per owner, Σ (amount − consumed − reserved) over its open holds. One grouped query. */
-async function unusedHeld(by: Owner, ids: number[], db?: Db): Promise<Map<number, bigint>> {
+async function unusedHeld(by: Owner, ids: number[], db?: DirectDb): Promise<Map<number, bigint>> {
   const unused = new Map<number, bigint>();
   const wanted = [...new Set(ids.filter((id) => id > 0))];
   if (!wanted.length) return unused;
-  db ??= await getDb();
-  const groups = await db.quotaHold.groupBy({
-    by: [by],
-    where: { state: 0, [by]: { in: wanted } },
-    _sum: { amount: true, consumed: true, reserved: true },
-  });
-  for (const g of groups) {
-    const { amount, consumed, reserved } = g._sum;
-    unused.set(g[by], (amount ?? 0n) - (consumed ?? 0n) - (reserved ?? 0n));
-  }
+  db ??= await getDirectDb();
+  const groups = await db.query(
+    `SELECT ${by} AS owner, SUM(amount) AS amount, SUM(consumed) AS consumed, SUM(reserved) AS reserved FROM quota_holds WHERE state = 0 AND ${by} IN (${wanted.map(() => "?").join(", ")}) GROUP BY ${by}`,
+    wanted,
+  );
+  for (const g of groups) unused.set(int(g.owner), big(g.amount) - big(g.consumed) - big(g.reserved));
   return unused;
 }
 
 /** Users with `quota` as shown: the stored balance plus the unused part of their open holds. */
-export async function withVisibleQuota<T extends { id: number; quota: bigint }>(rows: T[], db?: Db): Promise<T[]> {
+export async function withVisibleQuota<T extends { id: number; quota: bigint }>(rows: T[], db?: DirectDb): Promise<T[]> {
   const unused = await unusedHeld(
     "user_id",
     rows.map((r) => r.id),
@@ -36,7 +33,7 @@ export async function withVisibleQuota<T extends { id: number; quota: bigint }>(
 }
 
 /** Tokens with `remain_quota` as shown (a limited token's holds added back; unlimited tokens hold nothing). */
-export async function withVisibleRemain<T extends { id: number; remain_quota: bigint }>(rows: T[], db?: Db): Promise<T[]> {
+export async function withVisibleRemain<T extends { id: number; remain_quota: bigint }>(rows: T[], db?: DirectDb): Promise<T[]> {
   const unused = await unusedHeld(
     "token_id",
     rows.map((r) => r.id),

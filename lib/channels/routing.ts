@@ -1,7 +1,7 @@
 // What the relay needs from channels: every channel with its key opened and its list columns
 // split (the mappings stay text: lib/relay/channel.ts parses them, once), and the one status change the relay makes (auto-disable / auto-enable).
-import { getDb } from "@/lib/db";
-import { nowSeconds } from "@/lib/db/num";
+import { getDirectDb } from "@/lib/db/direct";
+import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
@@ -51,44 +51,34 @@ export type RoutingChannel = {
 
 /** Every channel (enabled and disabled), keys opened, ready for the relay's in-memory router. */
 export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
-  const db = await getDb();
-  const rows = await db.channel.findMany({
-    select: {
-      id: true,
-      type: true,
-      name: true,
-      status: true,
-      key: true,
-      openai_organization: true,
-      base_url: true,
-      other: true,
-      test_model: true,
-      models: true,
-      group: true,
-      model_mapping: true,
-      status_code_mapping: true,
-      priority: true,
-      weight: true,
-      auto_ban: true,
-      max_input_tokens: true,
-      tag: true,
-      other_info: true,
-      address_by_root: true,
-    },
-    orderBy: { id: "asc" },
-  });
-  return rows.map(({ group, key, model_mapping, status_code_mapping, models, auto_ban, other_info, ...rest }) => {
-    const note = parseOtherInfo(other_info);
+  const db = await getDirectDb();
+  const rows = await db.query(
+    'SELECT id, type, name, status, "key", openai_organization, base_url, other, test_model, models, "group", model_mapping, status_code_mapping, priority, weight, auto_ban, max_input_tokens, tag, other_info, address_by_root FROM channels ORDER BY id',
+  );
+  return rows.map((row) => {
+    const note = parseOtherInfo(str(row.other_info));
     return {
-      ...rest,
-      key: openChannelKey(key),
-      models: splitList(models),
-      groups: splitList(group),
-      model_mapping: model_mapping ?? "",
-      status_code_mapping: status_code_mapping ?? "",
-      auto_ban: auto_ban === 1,
+      id: int(row.id),
+      type: int(row.type),
+      name: str(row.name),
+      status: int(row.status),
+      key: openChannelKey(str(row.key)),
+      openai_organization: str(row.openai_organization),
+      base_url: str(row.base_url),
+      other: str(row.other),
+      test_model: str(row.test_model),
+      models: splitList(str(row.models)),
+      groups: splitList(str(row.group)),
+      model_mapping: str(row.model_mapping),
+      status_code_mapping: str(row.status_code_mapping),
+      priority: int(row.priority),
+      weight: int(row.weight),
+      auto_ban: int(row.auto_ban) === 1,
+      max_input_tokens: int(row.max_input_tokens),
+      tag: str(row.tag),
       status_reason: typeof note.status_reason === "string" ? note.status_reason : "",
       status_time: typeof note.status_time === "number" ? note.status_time : 0,
+      address_by_root: bool(row.address_by_root),
     };
   });
 }
@@ -100,21 +90,24 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
  * Returns false when the channel does not exist or already has that status.
  */
 export async function setChannelStatus(id: number, status: number, reason?: string): Promise<boolean> {
-  const db = await getDb();
-  const current = await db.channel.findUnique({ where: { id }, select: { status: true, other_info: true } });
-  if (!current || current.status === status) return false;
+  const db = await getDirectDb();
+  const [current] = await db.query("SELECT status, other_info FROM channels WHERE id = ?", [id]);
+  if (!current || int(current.status) === status) return false;
   const other_info = otherInfoForStatus(
-    current.other_info,
+    str(current.other_info),
     status,
     reason ?? (status === CHANNEL_STATUS.enabled ? undefined : ""),
     nowSeconds(),
   );
-  const changed = await db.$transaction(async (tx) => {
-    const { count } = await tx.channel.updateMany({ where: { id, status: current.status }, data: { status, other_info } });
-    if (count === 0) return false;
-    await tx.ability.updateMany({ where: { channel_id: id }, data: { enabled: status === CHANNEL_STATUS.enabled } });
-    return true;
-  });
+  const { failed } = await db.transaction([
+    {
+      sql: "UPDATE channels SET status = ?, other_info = ? WHERE id = ? AND status = ?",
+      params: [status, other_info, id, int(current.status)],
+      required: true,
+    },
+    { sql: "UPDATE abilities SET enabled = ? WHERE channel_id = ?", params: [status === CHANNEL_STATUS.enabled, id] },
+  ]);
+  const changed = failed < 0;
   if (changed) publishInvalidation({ kind: "channels" });
   return changed;
 }

@@ -1,27 +1,56 @@
-// A direct connection to the database for the relay's batched writes (usage logs and counters).
-// Prisma is fine for everything else, but it costs ~100 µs of CPU per log row when a batch binds
-// thousands of parameters; the drivers themselves (better-sqlite3, pg, mariadb — the same ones
-// Prisma's adapters use) take a few microseconds. Statements are written with `?` placeholders.
+// The direct connection: Qiao's own SQL through the database drivers (better-sqlite3, pg, mariadb:
+// the ones Prisma's adapters use), without Prisma. Everything a relay worker asks of the database
+// goes through it (keys, users, the routing table, options, sessions, the quota ledger and its
+// usage batches), so a relay worker never loads Prisma, whose runtime and WebAssembly query
+// compiler cost ~50 MB per process (bench/README.md). The console keeps Prisma for its own pages
+// and calls the same functions for these queries, so each of them is written once.
+//
+// Statements use `?` placeholders and double-quoted identifiers on all three databases (MySQL
+// connections run with ANSI_QUOTES). Values come back as each driver gives them: integers may be
+// bigint (SQLite, BIGINT columns), sums decimal strings (PostgreSQL, MySQL), booleans 0/1: read
+// them with int(), big() and bool() from lib/db/num.ts.
+//
+// A transaction is a list of statements, not a callback: on SQLite it runs synchronously, so
+// nothing else in the process slips into it and no other connection in the same thread (Prisma's,
+// in the console) ever waits on a lock held across an await. A conditional update that must
+// match is marked `required`; when it matches nothing, the transaction rolls back and says which.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import type { DbKind } from "@/lib/db";
+import { env } from "@/lib/env";
+import { dbDsn, dbKind } from "@/lib/db/kind";
+import type { DbKind } from "@/lib/db/types";
+
+export type Row = Record<string, unknown>;
 
 export type Statement = {
   sql: string;
   params: readonly unknown[];
   /** Run in the same transaction when this statement matched no row (a conditional update missed). */
   ifNone?: readonly Statement[];
+  /** When this statement matches no row, the whole transaction is rolled back (see TransactionResult.failed). */
+  required?: boolean;
 };
 
-export interface DirectWriter {
+export type TransactionResult = {
+  /** The index of the `required` statement that matched no row (nothing was written), or -1: committed. */
+  failed: number;
+  /** The indexes of the statements with an `ifNone` that matched no row (their `ifNone` statements ran). */
+  missed: number[];
+};
+
+export interface DirectDb {
   readonly kind: DbKind;
-  /**
-   * Runs the statements in one transaction; resolves to the indexes of the statements with an
-   * `ifNone` that matched no row (their `ifNone` statements ran).
-   */
-  transaction(statements: readonly Statement[]): Promise<number[]>;
+  /** The rows of a query. */
+  query(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /** Runs one statement on its own; resolves to the number of rows it matched. */
+  execute(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Runs the statements in one transaction, in order. */
+  transaction(statements: readonly Statement[]): Promise<TransactionResult>;
   close(): Promise<void>;
 }
+
+/** How long SQLite work waits for another connection's write lock by default (Prisma's adapter waits as long). */
+const SQLITE_BUSY_WAIT_MS = 5_000;
 
 /** `?` → `$1, $2, …` for PostgreSQL (our statements never contain a literal `?`). */
 function numbered(sql: string): string {
@@ -29,119 +58,234 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-export async function openDirectWriter(kind: DbKind, dsn: string): Promise<DirectWriter> {
-  if (kind === "postgresql") {
-    const pg = (await import("pg")).default;
-    const pool = new pg.Pool({ connectionString: dsn, max: 2 });
-    // An idle connection the server drops (restart, failover) must not crash the process.
-    pool.on("error", (error: Error) => console.error("[db] direct PostgreSQL connection lost:", error.message));
-    const cache = new Map<string, string>();
-    return {
-      kind,
-      async transaction(statements) {
-        const client = await pool.connect();
-        try {
-          await client.query("BEGIN");
-          const run = async (s: Statement) => {
-            let text = cache.get(s.sql);
-            if (!text) cache.set(s.sql, (text = numbered(s.sql)));
-            const result = await client.query(text, s.params.map((p) => (typeof p === "bigint" ? p.toString() : p)) as unknown[]);
-            return result.rowCount ?? 0;
-          };
-          const missed: number[] = [];
-          for (const [i, s] of statements.entries()) {
-            if ((await run(s)) === 0 && s.ifNone) {
-              missed.push(i);
-              for (const f of s.ifNone) await run(f);
-            }
-          }
-          await client.query("COMMIT");
-          return missed;
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw error;
-        } finally {
-          client.release();
-        }
-      },
-      close: () => pool.end(),
-    };
+/** Thrown inside a transaction to roll it back when a required statement matched no row. */
+class RequiredMissed {
+  constructor(readonly index: number) {}
+}
+
+/**
+ * The one reading of `ifNone` and `required`: yields the statements to run, in order, each resumed
+ * with the rows it matched; returns the indexes that ran their `ifNone`. Throws RequiredMissed,
+ * which must roll the transaction back. SQLite drives it synchronously, the servers with awaits.
+ */
+function* transactionPlan(statements: readonly Statement[]): Generator<Statement, number[], number> {
+  const missed: number[] = [];
+  for (const [i, s] of statements.entries()) {
+    if ((yield s) !== 0) continue;
+    if (s.required) throw new RequiredMissed(i);
+    if (s.ifNone) {
+      missed.push(i);
+      for (const f of s.ifNone) yield f;
+    }
   }
-  if (kind === "mysql") {
-    const mariadb = await import("mariadb");
-    const url = new URL(dsn.replace(/^mysql:/i, "mariadb:"));
-    const pool = mariadb.createPool({
-      host: url.hostname,
-      port: Number(url.port || 3306),
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-      database: url.pathname.replace(/^\//, ""),
-      connectionLimit: 2,
-      allowPublicKeyRetrieval: true,
-    });
-    return {
-      kind,
-      async transaction(statements) {
-        const conn = await pool.getConnection();
-        try {
-          await conn.beginTransaction();
-          // Affected rows are rows matched (the connector's foundRows default), not rows changed.
-          const run = async (s: Statement) => Number((await conn.query(s.sql, s.params as unknown[]))?.affectedRows ?? 0);
-          const missed: number[] = [];
-          for (const [i, s] of statements.entries()) {
-            if ((await run(s)) === 0 && s.ifNone) {
-              missed.push(i);
-              for (const f of s.ifNone) await run(f);
-            }
-          }
-          await conn.commit();
-          return missed;
-        } catch (error) {
-          await conn.rollback().catch(() => undefined);
-          throw error;
-        } finally {
-          await conn.release();
-        }
-      },
-      close: () => pool.end(),
-    };
+  return missed;
+}
+
+async function runPlan(statements: readonly Statement[], run: (s: Statement) => Promise<number>): Promise<number[]> {
+  const plan = transactionPlan(statements);
+  for (let step = plan.next(); ; ) {
+    if (step.done) return step.value;
+    step = plan.next(await run(step.value));
   }
+}
+
+function runPlanSync(statements: readonly Statement[], run: (s: Statement) => number): number[] {
+  const plan = transactionPlan(statements);
+  for (let step = plan.next(); ; ) {
+    if (step.done) return step.value;
+    step = plan.next(run(step.value));
+  }
+}
+
+export type DirectDbOptions = {
+  /** Pool size on a database server (connections open as needed). */
+  maxConnections?: number;
+  /** How long SQLite work waits for another connection's write lock, without blocking the event loop. */
+  busyWaitMs?: number;
+};
+
+/** Opens a direct connection. Tests open one per throwaway database. */
+export async function openDirectDb(kind: DbKind, dsn: string, options: DirectDbOptions = {}): Promise<DirectDb> {
+  const { maxConnections = 4, busyWaitMs = SQLITE_BUSY_WAIT_MS } = options;
+  if (kind === "postgresql") return openPostgres(dsn, maxConnections);
+  if (kind === "mysql") return openMysql(dsn, maxConnections);
+  return openSqlite(dsn, busyWaitMs);
+}
+
+async function openPostgres(dsn: string, max: number): Promise<DirectDb> {
+  const pg = (await import("pg")).default;
+  // BIGINT (quota) as bigint, exactly; the rest as pg reads them (SUM → numeric → string).
+  const types = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as "text")) };
+  const pool = new pg.Pool({ connectionString: dsn, max, types } as ConstructorParameters<typeof pg.Pool>[0]);
+  // An idle connection the server drops (restart, failover) must not crash the process.
+  pool.on("error", (error: Error) => console.error("[db] direct PostgreSQL connection lost:", error.message));
+  const texts = new Map<string, string>();
+  const text = (sql: string) => {
+    let t = texts.get(sql);
+    if (!t) {
+      if (texts.size > 512) texts.clear();
+      texts.set(sql, (t = numbered(sql)));
+    }
+    return t;
+  };
+  const values = (params: readonly unknown[]) => params.map((p) => (typeof p === "bigint" ? p.toString() : p));
+  return {
+    kind: "postgresql",
+    async query(sql, params = []) {
+      return (await pool.query(text(sql), values(params))).rows as Row[];
+    },
+    async execute(sql, params = []) {
+      return (await pool.query(text(sql), values(params))).rowCount ?? 0;
+    },
+    async transaction(statements) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const missed = await runPlan(statements, async (s) => (await client.query(text(s.sql), values(s.params))).rowCount ?? 0);
+        await client.query("COMMIT");
+        return { failed: -1, missed };
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        if (error instanceof RequiredMissed) return { failed: error.index, missed: [] };
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openMysql(dsn: string, connectionLimit: number): Promise<DirectDb> {
+  const mariadb = await import("mariadb");
+  const url = new URL(dsn.replace(/^mysql:/i, "mariadb:"));
+  const pool = mariadb.createPool({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.replace(/^\//, ""),
+    connectionLimit,
+    // Connections open when needed, not all at start.
+    minimumIdle: 0,
+    // A burst of leases queues for a connection rather than failing after the default 10 s.
+    acquireTimeout: 30_000,
+    allowPublicKeyRetrieval: true,
+    // Double quotes name identifiers, as on PostgreSQL and SQLite: one statement text for all three.
+    initSql: "SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@SESSION.sql_mode, ''), 'ANSI_QUOTES')",
+  });
+  // Affected rows are rows matched (the connector's foundRows default), not rows changed.
+  const affected = (result: unknown) => Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0);
+  return {
+    kind: "mysql",
+    async query(sql, params = []) {
+      return (await pool.query(sql, params as unknown[])) as Row[];
+    },
+    async execute(sql, params = []) {
+      return affected(await pool.query(sql, params as unknown[]));
+    },
+    async transaction(statements) {
+      const conn = await pool.getConnection();
+      try {
+        await conn.beginTransaction();
+        const missed = await runPlan(statements, async (s) => affected(await conn.query(s.sql, s.params as unknown[])));
+        await conn.commit();
+        return { failed: -1, missed };
+      } catch (error) {
+        await conn.rollback().catch(() => undefined);
+        if (error instanceof RequiredMissed) return { failed: error.index, missed: [] };
+        throw error;
+      } finally {
+        await conn.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code ?? "").startsWith("SQLITE_BUSY");
+
+async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
   const Database = (await import("better-sqlite3")).default;
-  if (dsn !== ":memory:") mkdirSync(path.dirname(dsn), { recursive: true });
-  // No busy wait: this connection shares the thread with Prisma's, so waiting here would only
-  // stall the Prisma transaction holding the lock. A busy database fails the batch, which the
-  // ledger retries on its next tick.
-  const db = new Database(dsn, { timeout: 0 });
+  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+  // No busy wait inside the driver: it would block the event loop, and in the console it would
+  // stall Prisma's connection in the same thread, which may be the one holding the lock. A busy
+  // database is waited for below, between turns of the event loop.
+  const db = new Database(file, { timeout: 0 });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  // Integers as bigint: quota columns are exact whatever their size; int() reads the others.
+  db.defaultSafeIntegers(true);
   const prepared = new Map<string, ReturnType<typeof db.prepare>>();
-  const runOne = (s: Statement): number => {
-    let stmt = prepared.get(s.sql);
+  const statement = (sql: string) => {
+    let stmt = prepared.get(sql);
     if (!stmt) {
       if (prepared.size > 256) prepared.clear();
-      prepared.set(s.sql, (stmt = db.prepare(s.sql)));
+      prepared.set(sql, (stmt = db.prepare(sql)));
     }
-    // better-sqlite3 binds no booleans.
-    const params = s.params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
-    return (stmt.run as (...args: unknown[]) => { changes: number }).apply(stmt, params).changes;
+    return stmt;
   };
-  const run = db.transaction((statements: readonly Statement[]) => {
-    const missed: number[] = [];
-    for (const [i, s] of statements.entries()) {
-      if (runOne(s) === 0 && s.ifNone) {
-        missed.push(i);
-        for (const f of s.ifNone) runOne(f);
+  // better-sqlite3 binds no booleans.
+  const values = (params: readonly unknown[]) => params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p));
+  const runOne = (s: Statement): number => (statement(s.sql).run as (...a: unknown[]) => { changes: number })(...values(s.params)).changes;
+  const inTransaction = db.transaction((statements: readonly Statement[]) => runPlanSync(statements, runOne));
+  /** Runs `work` now, or again after short pauses while another process holds the lock. */
+  const whenFree = async <T>(work: () => T): Promise<T> => {
+    const deadline = Date.now() + busyWaitMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
       }
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
-    return missed;
-  });
+  };
   return {
-    kind,
+    kind: "sqlite",
+    query: (sql, params = []) => whenFree(() => (statement(sql).all as (...a: unknown[]) => Row[])(...values(params))),
+    execute: (sql, params = []) => whenFree(() => runOne({ sql, params })),
     async transaction(statements) {
-      return run.immediate(statements);
+      try {
+        return { failed: -1, missed: await whenFree(() => inTransaction.immediate(statements)) };
+      } catch (error) {
+        if (error instanceof RequiredMissed) return { failed: error.index, missed: [] };
+        throw error;
+      }
     },
     async close() {
       db.close();
     },
   };
+}
+
+type DirectGlobal = { __qiaoDirectDb?: Promise<DirectDb>; __qiaoDbPreparedElsewhere?: boolean };
+const g = globalThis as DirectGlobal;
+
+/**
+ * Says that another process prepared the database (migrations, root account) before this one
+ * started, as the console does for the relay workers of `npm start`: getDirectDb() then opens the
+ * driver alone and Prisma is never loaded. Call it before the first getDirectDb().
+ */
+export function skipDatabasePreparation(): void {
+  g.__qiaoDbPreparedElsewhere = true;
+}
+
+/**
+ * The process's direct connection (a pool of up to SQL_MAX_OPEN_CONNS on a database server),
+ * opened on first use. Unless skipDatabasePreparation() was called, the database is prepared
+ * first (lib/db getDb: migrations, the root account), so any caller may be a process's first.
+ */
+export function getDirectDb(): Promise<DirectDb> {
+  if (!g.__qiaoDirectDb) {
+    g.__qiaoDirectDb = (async () => {
+      if (!g.__qiaoDbPreparedElsewhere) await (await import("@/lib/db")).getDb();
+      return openDirectDb(dbKind, dbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
+    })();
+    g.__qiaoDirectDb.catch(() => {
+      g.__qiaoDirectDb = undefined;
+    });
+  }
+  return g.__qiaoDirectDb;
 }

@@ -1,24 +1,16 @@
-// Creates the one Prisma client of this process, for the database SQL_DSN names.
-// The client is kept on globalThis so that Next's bundles and the lean relay server, which load
-// this module separately, share one connection pool.
+// Creates the one Prisma client of this process, for the database SQL_DSN names: the console's
+// (a relay worker never opens it; its queries go through lib/db/direct.ts). The client is kept on
+// globalThis so that Next's bundles and the server entry, which load this module separately,
+// share one connection pool.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env, sqlitePath } from "@/lib/env";
+import { dbKind } from "@/lib/db/kind";
 import { gateSqliteFactory } from "@/lib/db/sqlite-gate";
 import type { Db, DbKind } from "@/lib/db/types";
 
 export type { Db, DbKind };
-
-export function dbKindOf(dsn: string): DbKind {
-  if (/^postgres(ql)?:\/\//i.test(dsn)) return "postgresql";
-  if (/^(mysql|mariadb):\/\//i.test(dsn)) return "mysql";
-  if (dsn && !/^(local|file:|sqlite:)/i.test(dsn)) {
-    throw new Error(`SQL_DSN must start with postgres://, mysql:// or mariadb://, got "${dsn.split(":")[0]}:…"`);
-  }
-  return "sqlite";
-}
-
-export const dbKind: DbKind = dbKindOf(env.SQL_DSN);
+export { dbKind, dbKindOf } from "@/lib/db/kind";
 
 /** Opens a client for a database. Tests call it directly to reach throwaway databases. */
 export async function openDb(kind: DbKind, dsn: string): Promise<Db> {

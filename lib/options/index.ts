@@ -5,7 +5,8 @@
 // The cache lives on globalThis because Next's bundles and the custom server load this module
 // separately; they must share one cache, one timer and one set of listeners.
 import { badRequest } from "@/lib/api/errors";
-import { getDb, type Db } from "@/lib/db";
+import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, publishInvalidation } from "@/lib/cache/bus";
 import {
@@ -36,7 +37,7 @@ export class OptionsCache {
   private writes = 0;
   private readonly listeners = new Set<OptionsListener>();
 
-  constructor(private readonly db: () => Promise<Db> = getDb) {}
+  constructor(private readonly db: () => Promise<DirectDb> = getDirectDb) {}
 
   /** The current snapshot; loads it on first use. */
   async current(): Promise<Snapshot> {
@@ -67,15 +68,16 @@ export class OptionsCache {
     for (;;) {
       const writesBefore = this.writes;
       const db = await this.db();
-      const rows = await db.option.findMany({ select: { key: true, value: true } });
+      const rows = await db.query('SELECT "key", "value" FROM options');
       // A local write that finished during the read may or may not be in `rows`; read again.
       if (this.writes !== writesBefore) continue;
       const next = defaultOptionValues() as { values: Record<OptionKey, unknown>; raw: Record<OptionKey, string> };
       for (const row of rows) {
-        if (!isOptionKey(row.key)) continue;
-        const stored = readStoredOption(row.key, row.value);
-        next.values[row.key] = stored.value;
-        next.raw[row.key] = stored.raw;
+        const key = str(row.key);
+        if (!isOptionKey(key)) continue;
+        const stored = readStoredOption(key, str(row.value));
+        next.values[key] = stored.value;
+        next.raw[key] = stored.raw;
       }
       return this.install(next as Snapshot);
     }
@@ -109,11 +111,12 @@ export class OptionsCache {
     if (conflict) throw badRequest(conflict);
 
     const db = await this.db();
-    await db.option.upsert({
-      where: { key: optionKey },
-      create: { key: optionKey, value: parsed.raw },
-      update: { value: parsed.raw },
-    });
+    await db.execute(
+      db.kind === "mysql"
+        ? 'INSERT INTO options ("key", "value") VALUES (?, ?) ON DUPLICATE KEY UPDATE "value" = VALUES("value")'
+        : 'INSERT INTO options ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"',
+      [optionKey, parsed.raw],
+    );
     this.writes++;
     const snapshot = this.snapshot ?? (await this.current());
     this.install({

@@ -5,7 +5,8 @@ import { authenticateKey } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { openAIError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
-import { getDb } from "@/lib/db";
+import { getDirectDb } from "@/lib/db/direct";
+import { big } from "@/lib/db/num";
 import { visibleQuota, visibleRemain } from "@/lib/billing/visible";
 
 /** new-api's fixed "created" for listed models. */
@@ -51,18 +52,18 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
   const options = await getOptions();
   const perUnit = Number(options.QuotaPerUnit) || 500_000;
   const toAmount = (quota: bigint | number) => (options.DisplayInCurrencyEnabled ? Number(quota) / perUnit : Number(quota));
-  const db = await getDb();
+  const db = await getDirectDb();
+  // A limited key reports its own quota; an unlimited one its owner's.
+  const limited = caller.key && !caller.key.unlimited ? caller.key : null;
+  const [row] = limited
+    ? await db.query("SELECT remain_quota, used_quota FROM tokens WHERE id = ?", [limited.id])
+    : await db.query("SELECT quota, used_quota FROM users WHERE id = ?", [caller.user.id]);
   if (path.endsWith("/subscription")) {
-    // A limited key reports its own remaining quota; an unlimited one its owner's balance.
-    let remaining: bigint;
     // Balances as shown (the ledger's open leases added back): see lib/billing/visible.
-    if (caller.key && !caller.key.unlimited) {
-      const t = await db.token.findUnique({ where: { id: caller.key.id }, select: { id: true, remain_quota: true, used_quota: true } });
-      remaining = t ? (await visibleRemain(t)).remain_quota + t.used_quota : 0n;
-    } else {
-      const u = await db.user.findUnique({ where: { id: caller.user.id }, select: { id: true, quota: true, used_quota: true } });
-      remaining = u ? (await visibleQuota(u)).quota + u.used_quota : 0n;
-    }
+    let remaining = 0n;
+    if (row && limited) remaining = (await visibleRemain({ id: limited.id, remain_quota: big(row.remain_quota) })).remain_quota;
+    else if (row) remaining = (await visibleQuota({ id: caller.user.id, quota: big(row.quota) })).quota;
+    if (row) remaining += big(row.used_quota);
     const limit = toAmount(remaining);
     const expires = caller.key && caller.key.expiredTime > 0 ? caller.key.expiredTime : 0;
     return json(
@@ -78,12 +79,6 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
       requestId,
     );
   }
-  let used: bigint;
-  if (caller.key && !caller.key.unlimited) {
-    used = (await db.token.findUnique({ where: { id: caller.key.id }, select: { used_quota: true } }))?.used_quota ?? 0n;
-  } else {
-    used = (await db.user.findUnique({ where: { id: caller.user.id }, select: { used_quota: true } }))?.used_quota ?? 0n;
-  }
   // OpenAI reports usage in cents.
-  return json(200, { object: "list", total_usage: toAmount(used) * 100 }, requestId);
+  return json(200, { object: "list", total_usage: toAmount(big(row?.used_quota)) * 100 }, requestId);
 }

@@ -1,9 +1,8 @@
 // Process-wide relay machinery: the quota ledger, the upstream HTTP agent and the recovery of
 // holds left by a crashed instance. One of each per process (globalThis), started on first use.
 import { Agent } from "undici";
-import { dbKind, getDb, type Db } from "@/lib/db";
-import { openDirectWriter } from "@/lib/db/direct";
-import { env, isMaster, sqlitePath } from "@/lib/env";
+import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { env, isMaster } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { publicOnlyConnector } from "@/lib/net/public-connect";
 import { startRelayState } from "@/lib/relay/state";
@@ -36,10 +35,9 @@ export function getLedger(options: LedgerOptions = ledgerOptions()): Promise<Quo
   if (!runtime.ledger) {
     startRelayState();
     runtime.ready = null;
-    runtime.ledger = getDb().then(async (db) => {
+    runtime.ledger = getDirectDb().then(async (db) => {
       await startRecovery(db);
-      const writer = await openDirectWriter(dbKind, dbKind === "sqlite" ? sqlitePath : env.SQL_DSN);
-      const ledger = new QuotaLedger(db, writer, options);
+      const ledger = new QuotaLedger(db, options);
       ledger.start();
       runtime.ready = ledger;
       return ledger;
@@ -58,7 +56,7 @@ export function readyLedger(): QuotaLedger | null {
  * instance may die while others keep running). A hold is orphaned once it has gone
  * HOLD_STALE_SECONDS without a refresh; live instances refresh theirs well within that.
  */
-async function startRecovery(db: Db) {
+async function startRecovery(db: DirectDb) {
   if (!isMaster || runtime.recovery) return;
   const closed = await recoverHolds(db, env.HOLD_STALE_SECONDS);
   if (closed) console.log(`[ledger] closed ${closed} hold(s) left open by a stopped instance`);

@@ -3,7 +3,8 @@
 // an invalidation (lib/cache/bus.ts; across instances through Redis when configured), and are all
 // dropped every SYNC_FREQUENCY seconds as a backstop. Kept on globalThis so Next's bundles and
 // the edge server share one copy.
-import { getDb } from "@/lib/db";
+import { getDirectDb } from "@/lib/db/direct";
+import { big, int, str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, type CacheEvent } from "@/lib/cache/bus";
 import { loadChannelsForRouting, type RoutingChannel } from "@/lib/channels/routing";
@@ -166,7 +167,7 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     status: row.status,
     expiredTime: row.expired_time,
     unlimited: row.unlimited_quota,
-    remainHint: BigInt(row.remain_quota),
+    remainHint: row.remain_quota,
     modelLimits: limits,
     allowIps: ips?.length ? ips : null,
     group: row.group,
@@ -179,20 +180,17 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
 export async function userEntry(id: number): Promise<UserEntry | null> {
   const cached = state.users.get(id);
   if (cached !== undefined) return cached;
-  const db = await getDb();
-  const row = await db.user.findUnique({
-    where: { id },
-    select: { id: true, username: true, status: true, role: true, group: true, deleted_at: true, quota: true },
-  });
+  const db = await getDirectDb();
+  const [row] = await db.query('SELECT id, username, status, role, "group", deleted_at, quota FROM users WHERE id = ?', [id]);
   const entry: UserEntry | null = row
     ? {
-        id: row.id,
-        username: row.username,
-        status: row.status,
-        role: row.role,
-        group: row.group,
-        deleted: !!row.deleted_at,
-        quotaHint: row.quota,
+        id: int(row.id),
+        username: str(row.username),
+        status: int(row.status),
+        role: int(row.role),
+        group: str(row.group),
+        deleted: row.deleted_at != null,
+        quotaHint: big(row.quota),
       }
     : null;
   state.users.set(id, entry);

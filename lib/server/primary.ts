@@ -11,11 +11,12 @@ import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
 // A fixed mmap threshold: glibc otherwise raises it (and its trim threshold) after the first large
-// frees, so the tens of MB Prisma's startup mallocs stay in the heap, fragmented, for good.
+// frees, so large passing mallocs (Prisma's startup in the console; in a worker, a tokenizer's
+// tables or the first burst of requests) stay in the heap, fragmented, for good.
 const MALLOC_MMAP_THRESHOLD_BYTES = 128 * 1024;
 const WORKER_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES) };
 
-/** The console opens the same Prisma client, so the same fixed threshold gives its startup mallocs back. */
+/** The console opens Prisma (~25 MB of startup mallocs): the same fixed threshold gives them back. */
 const CONSOLE_ENV = { MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES) };
 
 /** A relay worker's environment: the memory settings above, under the operator's own. */

@@ -1,9 +1,10 @@
 // A relay worker of `npm start`: relay paths straight from the core (lib/relay) over Node's
 // http; every other path goes to the console process. Next is never loaded here, so the hot
-// path shares its heap, its event loop and its garbage collector with nothing else.
+// path shares its heap, its event loop and its garbage collector with nothing else; nor is
+// Prisma: every query a worker makes goes through the database driver (lib/db/direct.ts).
 import http from "node:http";
 import { env } from "@/lib/env";
-import { getDb } from "@/lib/db";
+import { skipDatabasePreparation } from "@/lib/db/direct";
 import { clientIpOf } from "@/lib/net/client-ip";
 import { isRelayPath } from "@/lib/relay/http";
 import { serveRelayNode } from "@/lib/relay/node";
@@ -22,7 +23,8 @@ export async function runRelayWorker() {
   });
   // The tokenizers (~90 MB) are not preloaded: a worker loads them the first time it has to count
   // tokens itself (an upstream without usage, or a request body over 16 KiB).
-  await getDb();
+  // The primary starts relay workers once the console has migrated the database.
+  skipDatabasePreparation();
   await getLedger();
 
   const server = http.createServer((req, res) => {

@@ -1,8 +1,7 @@
-// What the relay needs from tokens: one indexed lookup by key hash, and recording that a token
-// expired or ran out.
-import { getDb } from "@/lib/db";
-import { num } from "@/lib/db/num";
-import { publishInvalidation } from "@/lib/cache/bus";
+// What the relay needs from tokens: one indexed lookup by key hash, through the driver
+// (lib/db/direct.ts).
+import { getDirectDb } from "@/lib/db/direct";
+import { big, bool, int, str } from "@/lib/db/num";
 import { hashTokenKey } from "@/lib/tokens/keys";
 
 export type RelayToken = {
@@ -12,7 +11,8 @@ export type RelayToken = {
   status: number;
   name: string;
   expired_time: number;
-  remain_quota: number;
+  /** Exact: a limited key's balance. */
+  remain_quota: bigint;
   unlimited_quota: boolean;
   model_limits_enabled: boolean;
   model_limits: string;
@@ -22,36 +22,24 @@ export type RelayToken = {
 
 /** The token for a bare 48-character key (no sk- prefix), or null when unknown or deleted. */
 export async function findTokenByKey(key48: string): Promise<RelayToken | null> {
-  const db = await getDb();
-  const row = await db.token.findUnique({
-    where: { key_hash: hashTokenKey(key48) },
-    select: {
-      id: true,
-      user_id: true,
-      key_hash: true,
-      status: true,
-      name: true,
-      expired_time: true,
-      remain_quota: true,
-      unlimited_quota: true,
-      model_limits_enabled: true,
-      model_limits: true,
-      allow_ips: true,
-      group: true,
-      deleted_at: true,
-    },
-  });
-  if (!row || row.deleted_at) return null;
-  const { deleted_at: _deleted, ...token } = row;
-  return { ...token, remain_quota: num(token.remain_quota) };
-}
-
-/** Records a status (3 expired, 4 exhausted, …) unless already set; true when it changed. */
-export async function markTokenStatus(id: number, status: number): Promise<boolean> {
-  const db = await getDb();
-  const row = await db.token.findUnique({ where: { id }, select: { key_hash: true } });
-  if (!row) return false;
-  const { count } = await db.token.updateMany({ where: { id, status: { not: status }, deleted_at: null }, data: { status } });
-  if (count > 0) publishInvalidation({ kind: "token", keyHash: row.key_hash, id });
-  return count > 0;
+  const db = await getDirectDb();
+  const [row] = await db.query(
+    'SELECT id, user_id, key_hash, status, name, expired_time, remain_quota, unlimited_quota, model_limits_enabled, model_limits, allow_ips, "group" FROM tokens WHERE key_hash = ? AND deleted_at IS NULL',
+    [hashTokenKey(key48)],
+  );
+  if (!row) return null;
+  return {
+    id: int(row.id),
+    user_id: int(row.user_id),
+    key_hash: str(row.key_hash),
+    status: int(row.status),
+    name: str(row.name),
+    expired_time: int(row.expired_time),
+    remain_quota: big(row.remain_quota),
+    unlimited_quota: bool(row.unlimited_quota),
+    model_limits_enabled: bool(row.model_limits_enabled),
+    model_limits: str(row.model_limits),
+    allow_ips: str(row.allow_ips),
+    group: str(row.group),
+  };
 }

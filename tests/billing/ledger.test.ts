@@ -1,10 +1,10 @@
 // The ledger against real databases: no overdraft under concurrency (also across two ledgers,
 // i.e. two instances), exact refunds, and crash recovery.
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { closeHold, QuotaLedger, QuotaShortfall, recoverHolds, type UsageRecord, DEFAULT_LEDGER_OPTIONS } from "@/lib/billing/ledger";
-import { openDb, type Db, type DbKind } from "@/lib/db";
-import { openDirectWriter } from "@/lib/db/direct";
+import type { Db, DbKind } from "@/lib/db";
+import { openDirectDb } from "@/lib/db/direct";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 import { withVisibleQuota, withVisibleRemain } from "@/lib/billing/visible";
 
@@ -67,7 +67,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("lets 50 concurrent requests spend a balance that covers 5, and never below zero", async () => {
       const { userId, tokenId } = await seed(t.db, 500n, null);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => ledger.reserve({ userId, tokenId }, 100n, 500n)));
       const ok = results.filter((r) => r.status === "fulfilled");
       const failed = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
@@ -83,84 +83,77 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       expect(await t.db.log.count({ where: { user_id: userId } })).toBe(5);
     });
 
-    // Several instances share a database server; SQLite serves one process (two SQLite clients in
-    // one thread would block each other inside better-sqlite3's synchronous busy wait).
-    // Nothing was settled, so closing returned every reservation.
-    if (kind !== "sqlite") {
-      it("two instances racing for one balance still never overdraw", async () => {
-        const { userId } = await seed(t.db, 500n, null);
-        const second = await openDb(kind, t.dsn);
-        const a = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
-        const b = new QuotaLedger(second, await openDirectWriter(kind, t.dsn), OPTIONS);
-        const results = await Promise.allSettled(
-          Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).reserve({ userId, tokenId: 0 }, 100n, 500n)),
-        );
-        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
-        expect(await balance(t.db, userId)).toBe(0n);
-        await a.close();
-        await b.close();
-        await second.$disconnect();
-        expect(await balance(t.db, userId)).toBe(500n);
-      });
-    }
+    // Several instances share a database server, and the relay workers of `npm start` share the
+    // SQLite file: two direct connections (here in one thread, whose SQLite lock waits yield to the
+    // event loop instead of blocking it). Nothing was settled, so closing returned every reservation.
+    it("two instances racing for one balance still never overdraw", async () => {
+      const { userId } = await seed(t.db, 500n, null);
+      const second = await openDirectDb(kind, t.dsn);
+      const a = new QuotaLedger(t.direct, OPTIONS);
+      const b = new QuotaLedger(second, OPTIONS);
+      const results = await Promise.allSettled(
+        Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).reserve({ userId, tokenId: 0 }, 100n, 500n)),
+      );
+      expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
+      expect(await balance(t.db, userId)).toBe(0n);
+      await a.close();
+      await b.close();
+      await second.close();
+      expect(await balance(t.db, userId)).toBe(500n);
+    });
 
-    if (kind !== "sqlite") {
-      // Leases taken, usage flushed and holds closed by two instances at once all lock the same
-      // user, token and hold rows; in different orders they deadlocked (a 500 to the client).
-      it("two instances leasing, flushing and closing holds on one user and token at once neither deadlock nor lose a unit", async () => {
-        const start = 20_000n;
-        const { userId, tokenId } = await seed(t.db, start, start);
-        const second = await openDb(kind, t.dsn);
-        const options = { ...OPTIONS, flushBatch: 3 };
-        const ledgers = [
-          new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), options),
-          new QuotaLedger(second, await openDirectWriter(kind, t.dsn), options),
-        ];
-        const errors: unknown[] = [];
-        let charged = 0n;
-        let settled = 0;
-        const client = async (i: number) => {
-          const ledger = ledgers[i % 2]!;
-          for (let n = 0; n < 12; n++) {
-            let reservation;
-            try {
-              reservation = await ledger.reserve({ userId, tokenId }, 100n, 100n); // a small hint: no lease ahead, a balance write per request
-            } catch (error) {
-              if (!(error instanceof QuotaShortfall)) errors.push(error);
-              return;
-            }
-            await new Promise((r) => setImmediate(r));
-            try {
-              const c = await ledger.settle(reservation, BigInt(50 + ((i * 7 + n * 13) % 100)), record(userId, tokenId));
-              charged += c;
-              settled++;
-            } catch (error) {
-              errors.push(error);
-            }
+    // Leases taken, usage flushed and holds closed by two instances at once all lock the same
+    // user, token and hold rows; in different orders they deadlocked (a 500 to the client).
+    it("two instances leasing, flushing and closing holds on one user and token at once neither deadlock nor lose a unit", async () => {
+      const start = 20_000n;
+      const { userId, tokenId } = await seed(t.db, start, start);
+      const second = await openDirectDb(kind, t.dsn);
+      const options = { ...OPTIONS, flushBatch: 3 };
+      const ledgers = [new QuotaLedger(t.direct, options), new QuotaLedger(second, options)];
+      const errors: unknown[] = [];
+      let charged = 0n;
+      let settled = 0;
+      const client = async (i: number) => {
+        const ledger = ledgers[i % 2]!;
+        for (let n = 0; n < 12; n++) {
+          let reservation;
+          try {
+            reservation = await ledger.reserve({ userId, tokenId }, 100n, 100n); // a small hint: no lease ahead, a balance write per request
+          } catch (error) {
+            if (!(error instanceof QuotaShortfall)) errors.push(error);
+            return;
           }
-        };
-        await Promise.all(Array.from({ length: 40 }, (_, i) => client(i)));
-        for (const l of ledgers) await l.close();
-        await second.$disconnect();
-        expect(errors).toEqual([]);
-        expect(settled).toBeGreaterThan(100);
-        const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
-        const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
-        expect(user.used_quota).toBe(charged);
-        expect(user.quota + user.used_quota).toBe(start);
-        expect(token.remain_quota + token.used_quota).toBe(start);
-        expect(user.request_count).toBe(settled);
-        const logged = await t.db.log.aggregate({ where: { user_id: userId }, _sum: { quota: true }, _count: true });
-        expect(logged._count).toBe(settled);
-        expect(BigInt(logged._sum.quota ?? 0)).toBe(charged);
-        const holds = await t.db.quotaHold.findMany({ where: { user_id: userId } });
-        expect(holds.every((h) => h.state === 1 && h.consumed <= h.amount)).toBe(true);
-      });
-    }
+          await new Promise((r) => setImmediate(r));
+          try {
+            const c = await ledger.settle(reservation, BigInt(50 + ((i * 7 + n * 13) % 100)), record(userId, tokenId));
+            charged += c;
+            settled++;
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 40 }, (_, i) => client(i)));
+      for (const l of ledgers) await l.close();
+      await second.close();
+      expect(errors).toEqual([]);
+      expect(settled).toBeGreaterThan(100);
+      const user = await t.db.user.findUniqueOrThrow({ where: { id: userId } });
+      const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
+      expect(user.used_quota).toBe(charged);
+      expect(user.quota + user.used_quota).toBe(start);
+      expect(token.remain_quota + token.used_quota).toBe(start);
+      expect(user.request_count).toBe(settled);
+      const logged = await t.db.log.aggregate({ where: { user_id: userId }, _sum: { quota: true }, _count: true });
+      expect(logged._count).toBe(settled);
+      expect(BigInt(logged._sum.quota ?? 0)).toBe(charged);
+      const holds = await t.db.quotaHold.findMany({ where: { user_id: userId } });
+      expect(holds.every((h) => h.state === 1 && h.consumed <= h.amount)).toBe(true);
+    });
 
     it("leases ahead when the balance is ample and returns the unused part exactly", async () => {
       const { userId, tokenId } = await seed(t.db, 1_000_000n, 1_000_000n);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       let charged = 0n;
       for (let i = 0; i < 40; i++) {
         const r = await ledger.reserve({ userId, tokenId }, 100n, 1_000_000n);
@@ -179,7 +172,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("reserves from an open hold without an await, and only from one with room", async () => {
       const { userId, tokenId } = await seed(t.db, 1_000n, 1_000n);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const owner = { userId, tokenId };
       expect(ledger.tryReserve(owner, 10n)).toBeNull(); // no hold yet: reserve() opens one
       const first = await ledger.reserve(owner, 10n, 1_000n);
@@ -196,7 +189,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("stops at the token's remaining quota and says so", async () => {
       const { userId, tokenId } = await seed(t.db, 10_000n, 250n);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       await ledger.reserve({ userId, tokenId }, 100n, 10_000n);
       await ledger.reserve({ userId, tokenId }, 100n, 10_000n);
       await expect(ledger.reserve({ userId, tokenId }, 100n, 10_000n)).rejects.toMatchObject({ who: "token" });
@@ -206,7 +199,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("charges usage beyond the reservation in full, below zero, and then refuses until the balance is positive", async () => {
       const { userId, tokenId } = await seed(t.db, 150n, 150n);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const r = await ledger.reserve({ userId, tokenId }, 100n, 150n);
       expect(await ledger.settle(r, 400n, record(userId, tokenId))).toBe(400n);
       await ledger.flush();
@@ -229,7 +222,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("two settles over their reservations at once, with the balance spent, each pay in full, once", async () => {
       const { userId, tokenId } = await seed(t.db, 200n, null);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const a = await ledger.reserve({ userId, tokenId }, 100n, 100n);
       const b = await ledger.reserve({ userId, tokenId }, 100n, 100n);
       expect(await balance(t.db, userId)).toBe(0n);
@@ -247,7 +240,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
     it("keeps refreshing a hold whose only request outlives the stale limit, so recovery leaves it alone", async () => {
       const { userId, tokenId } = await seed(t.db, 100_000n, 100_000n);
       // Holds idle after 300 ms, stale after 2 s: a request running 3 s is "long".
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), {
+      const ledger = new QuotaLedger(t.direct, {
         ...DEFAULT_LEDGER_OPTIONS,
         staleSeconds: 2,
         idleSeconds: 0.3,
@@ -256,7 +249,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       ledger.start();
       const r = await ledger.reserve({ userId, tokenId }, 500n, 500n);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
-      expect(await recoverHolds(t.db, 2)).toBe(0);
+      expect(await recoverHolds(t.direct, 2)).toBe(0);
       await ledger.settle(r, 420n, record(userId, tokenId));
       await ledger.close();
       expect(await balance(t.db, userId)).toBe(100_000n - 420n);
@@ -267,11 +260,11 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
     it("charges the balance directly when a batch finds its hold closed under it, and opens a new hold", async () => {
       const { userId, tokenId } = await seed(t.db, 1_000_000n, 1_000_000n);
       const owner = { userId, tokenId };
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const first = await ledger.reserve(owner, 300n, 1_000_000n); // a lease ahead: the balance is ample
       // This instance stalled past the stale limit; recovery closed its hold and refunded it all.
       await t.db.quotaHold.updateMany({ where: { user_id: userId }, data: { updated_at: 1 } });
-      expect(await recoverHolds(t.db, 60)).toBe(1);
+      expect(await recoverHolds(t.direct, 60)).toBe(1);
       expect(await balance(t.db, userId)).toBe(1_000_000n);
       await ledger.settle(first, 120n, record(userId, tokenId));
       await ledger.flush();
@@ -292,10 +285,10 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
     it("writes each open hold's in-flight total, so the balance shown moves by usage, never by the lease", async () => {
       const { userId, tokenId } = await seed(t.db, 1_000_000n, 500_000n);
       const owner = { userId, tokenId };
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const shown = async () => [
-        (await withVisibleQuota([await t.db.user.findUniqueOrThrow({ where: { id: userId } })], t.db))[0]!.quota,
-        (await withVisibleRemain([await t.db.token.findUniqueOrThrow({ where: { id: tokenId } })], t.db))[0]!.remain_quota,
+        (await withVisibleQuota([await t.db.user.findUniqueOrThrow({ where: { id: userId } })], t.direct))[0]!.quota,
+        (await withVisibleRemain([await t.db.token.findUniqueOrThrow({ where: { id: tokenId } })], t.direct))[0]!.remain_quota,
       ];
       for (let i = 0; i < 3; i++) await ledger.settle(await ledger.reserve(owner, 300n, 1_000_000n), 40n, record(userId, tokenId));
       const inFlight = await ledger.reserve(owner, 300n, 1_000_000n);
@@ -311,14 +304,17 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
     });
 
     if (kind === "sqlite") {
-      // A batch that finds SQLite locked is put back for the next tick. Closing the hold meanwhile
-      // would refund its whole amount, since the usage is not yet in `consumed`.
+      // A batch that finds SQLite locked for longer than the connection waits is put back for the
+      // next tick. Closing the hold meanwhile would refund its whole amount, since the usage is
+      // not yet in `consumed`.
       it("keeps a spent hold open while its usage waits for a failed batch, so the refund stays exact", async () => {
         const { userId, tokenId } = await seed(t.db, 100n, null);
-        const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), { ...OPTIONS, flushIntervalMs: 50 });
+        const impatient = await openDirectDb(kind, t.dsn, { busyWaitMs: 0 });
+        onTestFinished(() => impatient.close());
+        const ledger = new QuotaLedger(impatient, { ...OPTIONS, flushIntervalMs: 50 });
         const reservation = await ledger.reserve({ userId, tokenId }, 100n, 100n);
-        // Another process holds the write lock for a moment: the usage batch fails at once (the
-        // direct writer does not wait), while Prisma's connection would wait it out.
+        // Another process holds the write lock for a moment: the usage batch fails at once (this
+        // connection does not wait).
         const locker = spawn(
           process.execPath,
           [
@@ -343,7 +339,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("settles a reservation only once", async () => {
       const { userId } = await seed(t.db, 1000n, null);
-      const ledger = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
       const r = await ledger.reserve({ userId, tokenId: 0 }, 100n, 1000n);
       await ledger.settle(r, 60n, record(userId, 0));
       expect(await ledger.settle(r, 60n, record(userId, 0))).toBe(0n);
@@ -353,7 +349,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
 
     it("recovers a crashed instance's holds exactly once", async () => {
       const { userId, tokenId } = await seed(t.db, 5000n, 5000n);
-      const crashed = new QuotaLedger(t.db, await openDirectWriter(kind, t.dsn), OPTIONS);
+      const crashed = new QuotaLedger(t.direct, OPTIONS);
       const r = await crashed.reserve({ userId, tokenId }, 300n, 5000n);
       await crashed.settle(r, 120n, record(userId, tokenId));
       await crashed.flush();
@@ -362,13 +358,13 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       const held = await balance(t.db, userId);
       expect(held).toBeLessThan(5000n);
       await t.db.quotaHold.updateMany({ where: { user_id: userId }, data: { updated_at: 1 } });
-      await Promise.all([recoverHolds(t.db, 60), recoverHolds(t.db, 60)]);
+      await Promise.all([recoverHolds(t.direct, 60), recoverHolds(t.direct, 60)]);
       expect(await balance(t.db, userId)).toBe(5000n - 120n);
       const token = await t.db.token.findUniqueOrThrow({ where: { id: tokenId } });
       expect(token.remain_quota).toBe(5000n - 120n);
       const holds = await t.db.quotaHold.findMany({ where: { user_id: userId } });
       expect(holds.every((h) => h.state === 1)).toBe(true);
-      expect(await closeHold(t.db, holds[0]!.id)).toBe(0n);
+      expect(await closeHold(t.direct, holds[0]!.id)).toBe(0n);
     });
   });
 }

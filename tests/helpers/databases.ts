@@ -3,12 +3,14 @@
 import { randomBytes } from "node:crypto";
 import { openDb, type Db, type DbKind } from "@/lib/db";
 import { applyMigrations } from "@/lib/db/migrate";
+import { type DirectDb, openDirectDb } from "@/lib/db/direct";
 import { dataDir } from "@/lib/env";
 
 export const PG_ADMIN_DSN = "postgres://postgres@127.0.0.1:5432/postgres";
 export const MYSQL_ADMIN = { host: "127.0.0.1", port: 3306, user: "root", password: "" };
 
-export type TestDatabase = { kind: DbKind; dsn: string; db: Db; drop: () => Promise<void> };
+/** `db` is Prisma's client, `direct` the driver connection (lib/db/direct.ts) the relay's queries use. */
+export type TestDatabase = { kind: DbKind; dsn: string; db: Db; direct: DirectDb; drop: () => Promise<void> };
 
 export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
   const name = `qiao_t_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
@@ -51,11 +53,14 @@ export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
   }
   const db = await openDb(kind, dsn);
   await applyMigrations(db, kind);
+  const direct = await openDirectDb(kind, dsn);
   return {
     kind,
     dsn,
     db,
+    direct,
     drop: async () => {
+      await direct.close();
       await db.$disconnect();
       await dropServer();
     },

@@ -3,6 +3,7 @@
 // and never by a lease, and streams cut by a shutdown are billed for what they delivered.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
+import { getDirectDb } from "@/lib/db/direct";
 import { updateOption } from "@/lib/options";
 import { DEFAULT_LEDGER_OPTIONS, recoverHolds } from "@/lib/billing/ledger";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
@@ -66,7 +67,7 @@ describe("the relay's money path", () => {
     const res = await chat(u.key, { model: "m-flat", stream: true });
     const body = res.text();
     await sleep(3_500);
-    await recoverHolds(await getDb(), 2); // the master's sweep, while the stream still runs
+    await recoverHolds(await getDirectDb(), 2); // the master's sweep, while the stream still runs
     expect(await body).toContain("data: [DONE]");
     await settleAll();
     expect((await lastLog(u.id)).quota).toBe(70n);
