@@ -21,7 +21,11 @@ execFileSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"],
 const outdir = path.dirname(path.join(root, SERVER_BUNDLE));
 rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: { [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts") },
+  // body-worker: the relay's thread for large request bodies (lib/relay/body-thread.ts finds it here).
+  entryPoints: {
+    [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts"),
+    "body-worker": path.join(root, "lib/relay/body-worker.ts"),
+  },
   outdir,
   outExtension: { ".js": ".mjs" },
   chunkNames: "chunks/[name]-[hash]",
