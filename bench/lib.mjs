@@ -105,15 +105,35 @@ export function tempDir(prefix) {
   return d;
 }
 
-export function freePort() {
+/**
+ * `BENCH_PORTS=4100-4199` confines every listener the bench starts (Qiao, the mock upstream, the
+ * floors) to that range, for a box where each user has ports of their own; otherwise the kernel
+ * picks any free port.
+ */
+const PORT_RANGE = /^(\d+)-(\d+)$/.exec(process.env.BENCH_PORTS ?? "");
+let nextPort = PORT_RANGE ? Number(PORT_RANGE[1]) : 0;
+
+function tryListen(port) {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once("error", reject);
-    s.listen(0, HOST, () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+    s.listen(port, HOST, () => {
+      const { port: bound } = s.address();
+      s.close(() => resolve(bound));
     });
   });
+}
+
+export async function freePort() {
+  if (!PORT_RANGE) return tryListen(0);
+  while (nextPort <= Number(PORT_RANGE[2])) {
+    try {
+      return await tryListen(nextPort++);
+    } catch {
+      /* taken: the next one */
+    }
+  }
+  throw new Error(`no free port left in BENCH_PORTS=${process.env.BENCH_PORTS}`);
 }
 
 /** Waits for a `READY <port>` line on the child's stdout. */
@@ -138,7 +158,7 @@ function waitReady(name, child, timeoutMs = 10_000) {
 }
 
 export async function startMockUpstream({ usage = true } = {}) {
-  const args = [path.join(ROOT, "bench/mock-upstream.mjs"), "0", ...(usage ? [] : ["--no-usage"])];
+  const args = [path.join(ROOT, "bench/mock-upstream.mjs"), String(PORT_RANGE ? await freePort() : 0), ...(usage ? [] : ["--no-usage"])];
   const child = startChild("mock-upstream", process.execPath, args);
   const port = await waitReady("mock-upstream", child);
   return { child, port, url: `http://${HOST}:${port}` };
@@ -146,7 +166,11 @@ export async function startMockUpstream({ usage = true } = {}) {
 
 /** `variant`: "floor" (undici.request + pipe) or "floor-dispatch" (undici's dispatch API). */
 export async function startFloor(upstreamUrl, variant = "floor") {
-  const child = startChild(variant, process.execPath, [path.join(ROOT, `bench/${variant}.mjs`), "0", upstreamUrl]);
+  const child = startChild(variant, process.execPath, [
+    path.join(ROOT, `bench/${variant}.mjs`),
+    String(PORT_RANGE ? await freePort() : 0),
+    upstreamUrl,
+  ]);
   const port = await waitReady(variant, child);
   return { child, port, url: `http://${HOST}:${port}` };
 }

@@ -10,7 +10,11 @@ import { SERVER_BUNDLE } from "./fingerprint.mjs";
  */
 export function serverBundleOptions(root, outdir = path.dirname(path.join(root, SERVER_BUNDLE))) {
   return {
-    entryPoints: { [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts") },
+    // body-worker: the relay's thread for large request bodies (lib/relay/body-thread.ts finds it here).
+    entryPoints: {
+      [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts"),
+      "body-worker": path.join(root, "lib/relay/body-worker.ts"),
+    },
     outdir,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",

@@ -2,6 +2,8 @@
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
 import { openAIError, RelayError } from "@/lib/relay/errors";
+import type { BodySummaryResult } from "@/lib/relay/request-body";
+import type { RelayMode } from "@/lib/relay/types";
 
 export interface RelayRequest {
   method: string;
@@ -15,6 +17,11 @@ export interface RelayRequest {
   readonly gone: boolean;
   /** Calls `callback` once when the client goes away (at once if it has); returns an unsubscribe. */
   onGone(callback: () => void): () => void;
+  /**
+   * summariseJsonBody of `body` off the event loop (the Node entry's body thread), for a large
+   * body. Without it the pipeline summarises in place.
+   */
+  summariseJsonBody?(mode: RelayMode, defaultModel: string): Promise<BodySummaryResult>;
 }
 
 /** Where a streamed body writes: the client's connection, as the transport presents it. */

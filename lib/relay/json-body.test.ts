@@ -86,6 +86,8 @@ describe("patchJsonBody", () => {
       '{"model":"gpt-4o","stream":true,"n":1,"stream_options":{"include_usage":true} }\n',
     );
     expect(text(patchJsonBody("{}", { a: 1 }, { parsed: {} }).body)).toBe('{"a":1}');
+    expect(text(patchJsonBody(" { \n } ", { a: 1 }, { parsed: {} }).body)).toBe(' {"a":1 \n } ');
+    expect(text(patchJsonBody('{"b":{}}', { a: 1 }, { parsed: { b: {} } }).body)).toBe('{"b":{},"a":1}');
     const editSets: Array<Record<string, unknown>> = [
       { model: "x" },
       { model: "gpt-4o", extra: [1, 2] },

@@ -35,7 +35,7 @@ export interface PatchResult<T extends string | Uint8Array> {
   changed: boolean;
 }
 
-interface Member {
+export interface Member {
   key: string;
   /** Offset of the key's opening quote. */
   start: number;
@@ -124,6 +124,11 @@ function decodeKey(buf: Buffer, start: number, end: number): string {
     if (buf[k] === BACKSLASH) return JSON.parse(decoder.decode(buf.subarray(start, end))) as string;
   }
   return decoder.decode(buf.subarray(start + 1, end - 1));
+}
+
+/** Where each top-level member of a JSON object lies (byte offsets); null when it is not a plain object. */
+export function topLevelMembers(raw: Uint8Array): readonly Readonly<Member>[] | null {
+  return scanTopLevel(toBuffer(raw))?.members ?? null;
 }
 
 /** Locate the top-level members of a JSON object. Null when the text is not a well-formed object. */
@@ -220,13 +225,17 @@ function planFromParsed(parsed: Readonly<Record<string, unknown>>, edits: Readon
   return appends.length === 0 ? { kind: "none" } : { kind: "append", members: appends };
 }
 
-/** Insert members before the closing brace (the parsed body proved them absent). */
-function appendMembers(buf: Buffer, members: string[], nonEmpty: boolean): Uint8Array | null {
+/**
+ * Insert members before the closing brace (the parsed body proved them absent). What precedes the
+ * brace tells whether the object has members: its opening brace when it has none.
+ */
+function appendMembers(buf: Buffer, members: string[]): Uint8Array | null {
   let end = buf.length - 1;
   while (end >= 0 && isWs(buf[end])) end--;
   if (end < 0 || buf[end] !== 0x7d) return null;
   let before = end - 1;
   while (before >= 0 && isWs(buf[before])) before--;
+  const nonEmpty = before >= 0 && buf[before] !== 0x7b;
   return Buffer.concat([buf.subarray(0, before + 1), encoder.encode((nonEmpty ? "," : "") + members.join(",")), buf.subarray(before + 1)]);
 }
 
@@ -246,7 +255,7 @@ export function patchJsonBody<T extends string | Uint8Array>(
     const plan = planFromParsed(options.parsed, edits);
     if (plan.kind === "none") return { body: raw, changed: false };
     if (plan.kind === "append") {
-      const out = appendMembers(toBuffer(raw), plan.members, Object.keys(options.parsed).length > 0);
+      const out = appendMembers(toBuffer(raw), plan.members);
       if (out) return { body: out, changed: true };
     }
   }

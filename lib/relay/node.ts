@@ -4,6 +4,9 @@ import { handleRelay } from "@/lib/relay/pipeline";
 import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { declaredLength } from "@/lib/net/body";
+import { LARGE_BODY_BYTES, type BodySummaryResult } from "@/lib/relay/request-body";
+import { summariseJsonBodyOffLoop } from "@/lib/relay/body-thread";
+import type { RelayMode } from "@/lib/relay/types";
 
 /**
  * The body, or null once it passes MAX_BODY_BYTES (counted as it arrives; a Content-Length above
@@ -14,10 +17,24 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = declaredLength(req.headers["content-length"]) > MAX_BODY_BYTES;
+    const declared = declaredLength(req.headers["content-length"]);
+    let over = declared > MAX_BODY_BYTES;
     if (over) resolve(null);
+    // A large body goes straight into shared memory, where the body thread reads it without a
+    // copy (lib/relay/body-thread.ts); Node's parser holds a request to its Content-Length.
+    let into =
+      !over && declared >= LARGE_BODY_BYTES && Number.isSafeInteger(declared) ? Buffer.from(new SharedArrayBuffer(declared)) : null;
     req.on("data", (c: Buffer) => {
       if (over) return;
+      if (into) {
+        if (size + c.length <= into.length) {
+          into.set(c, size);
+          size += c.length;
+          return;
+        }
+        chunks.push(into.subarray(0, size)); // more than declared (the parser does not allow it)
+        into = null;
+      }
       size += c.length;
       if (size > MAX_BODY_BYTES) {
         over = true;
@@ -27,7 +44,10 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
       }
       chunks.push(c);
     });
-    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.on("end", () => {
+      if (into) resolve(size === into.length ? into : into.subarray(0, size));
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     req.on("error", reject);
   });
 }
@@ -63,6 +83,9 @@ class NodeRelayRequest implements RelayRequest {
   }
   get query(): URLSearchParams {
     return new URLSearchParams(this.rawQuery);
+  }
+  summariseJsonBody(mode: RelayMode, defaultModel: string): Promise<BodySummaryResult> {
+    return summariseJsonBodyOffLoop(this.body, mode, defaultModel);
   }
   onGone(callback: () => void): () => void {
     if (this.gone) {

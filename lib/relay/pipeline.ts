@@ -54,7 +54,16 @@ import type { UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
 import { OpenAIStreamRelay, type OpenAIStreamOptions, type StreamEndReason } from "@/lib/relay/openai-stream";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
-import { countRequestPromptTokens, countTtsCharacters, estimateRequestPromptTokens, estimateTokensFromBytes } from "@/lib/relay/tokens";
+import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/tokens";
+import {
+  bodyFromMembers,
+  LARGE_BODY_BYTES,
+  parseJsonRequest,
+  type RelayErrorData,
+  relayErrorOf,
+  reservePromptTokens,
+  summariseJsonBody,
+} from "@/lib/relay/request-body";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { readMultipartForm } from "@/lib/relay/multipart";
 import { checkRequestBody, invalidRequest, requestModel } from "@/lib/relay/request-rules";
@@ -145,6 +154,8 @@ type ParsedBody = {
   contentType: string;
   /** transcriptions/translations: the form's `response_format`. */
   responseFormat?: string;
+  /** A large body (LARGE_BODY_BYTES or more), read in one go (summariseJsonBody): what was found. */
+  large?: { rulesError: RelayErrorData | null; reserveTokens: number; prompt: PromptPlan };
 };
 
 const decoder = new TextDecoder();
@@ -157,7 +168,7 @@ function parseOrNull(bytes: Uint8Array): unknown {
   }
 }
 
-function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): ParsedBody {
+function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): ParsedBody | Promise<ParsedBody> {
   const contentType = req.headers.get("content-type") ?? "";
   if (mode === "transcriptions" || mode === "translations") {
     if (!/^multipart\/form-data/i.test(contentType)) throw new RelayError(400, "请求须为 multipart/form-data", { code: "invalid_request" });
@@ -170,22 +181,40 @@ function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): Pa
     return { json: null, model, stream: false, contentType, responseFormat: form.fields.response_format };
   }
   // Clients that forget the JSON content type still get their model read (a classic new-api trap).
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(req.body));
-  } catch {
-    throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
-  }
-  if (!json || typeof json !== "object" || Array.isArray(json)) {
-    throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
-  }
-  const body = json as Record<string, unknown>;
+  if (req.body.length >= LARGE_BODY_BYTES) return parseLargeBody(req, mode, defaultModel, contentType);
+  const body = parseJsonRequest(req.body);
   return {
     json: body,
     model: requestModel(body, defaultModel),
     stream: body.stream === true,
     contentType: contentType || "application/json",
   };
+}
+
+/**
+ * A large JSON body: parsed, checked, estimated and walked for the count in one go, in the body
+ * thread when the transport has one (the Node entry); the event loop keeps only the summary, and
+ * reads a large member itself only if something asks.
+ */
+async function parseLargeBody(req: RelayRequest, mode: RelayMode, defaultModel: string, contentType: string): Promise<ParsedBody> {
+  const read = req.summariseJsonBody ? await req.summariseJsonBody(mode, defaultModel) : summariseJsonBody(req.body, mode, defaultModel);
+  if (!read.ok) throw relayErrorOf(read.error);
+  const { summary } = read;
+  const json = bodyFromMembers(summary.members, req.body, summary.unlisted);
+  return {
+    json,
+    model: summary.model,
+    stream: json.stream === true,
+    contentType: contentType || "application/json",
+    large: { rulesError: summary.rulesError, reserveTokens: summary.reserveTokens, prompt: summary.prompt },
+  };
+}
+
+/** The endpoint's rules (request-rules.ts): checked with the rest of the reading for a large body. */
+function checkBody(mode: RelayMode, body: ParsedBody): void {
+  if (body.large) {
+    if (body.large.rulesError) throw relayErrorOf(body.large.rulesError);
+  } else if (body.json) checkRequestBody(mode, body.json);
 }
 
 function clientWantsUsage(json: Record<string, unknown> | null): boolean {
@@ -249,7 +278,7 @@ class CallContext {
   ) {}
   /** Prompt tokens counted locally; computed on first read (only when the upstream reports none). */
   get promptTokens(): number {
-    return (this.counted ??= countPrompt(this.mode, this.body, this.req));
+    return (this.counted ??= countPrompt(this.mode, this.body));
   }
 }
 
@@ -266,17 +295,19 @@ async function relayCall(
   let caller: RelayCaller;
   let body: ParsedBody;
   if (playground) {
-    body = parseBody(req, mode, defaultModel);
+    const parsed = parseBody(req, mode, defaultModel);
+    body = parsed instanceof Promise ? await parsed : parsed;
     caller = await authenticateSession(req, typeof body.json?.group === "string" ? body.json.group : undefined);
   } else {
     // In the steady state the key, the routing table, the options and the ledger are all in
     // memory: each is taken without an await, which would cost a turn of the microtask queue.
     const authenticated = authenticateKey(req);
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
-    body = parseBody(req, mode, defaultModel);
+    const parsed = parseBody(req, mode, defaultModel);
+    body = parsed instanceof Promise ? await parsed : parsed;
   }
   // After authentication (the playground parses first, for its group), before any reservation.
-  if (body.json) checkRequestBody(mode, body.json);
+  checkBody(mode, body);
   checkModelAllowed(caller, body.model);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
@@ -327,27 +358,19 @@ async function relayCall(
 }
 
 /** Prompt tokens counted locally: the bill when the upstream reports no usage. */
-function countPrompt(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
-  if (mode === "speech") return countTtsCharacters(String(body.json?.input ?? ""));
-  if (mode === "transcriptions" || mode === "translations" || mode === "images") return 0;
-  if (!body.json) return Math.ceil(req.body.length / 4);
-  return countRequestPromptTokens(mode, body.json, body.model);
+function countPrompt(mode: RelayMode, body: ParsedBody): number {
+  // A large body's count was planned where it was read: only the tokenizer's part is left.
+  if (body.large) return countPromptPlan(body.large.prompt, body.model);
+  if (!body.json) return 0; // multipart (transcriptions, translations): billed by the transcript
+  return countJsonPromptTokens(mode, body.json, body.model);
 }
 
-/** Bodies up to this size are estimated from their raw bytes; larger ones (images inlined as
- * base64, long documents) text by text, where the raw bytes would overstate them. */
-const BYTE_ESTIMATE_LIMIT = 16 * 1024;
-
-/**
- * Prompt tokens for the reservation. The reservation is settled against the upstream's usage, so
- * it only has to be a fair estimate: never the tokenizer, whose cost grows with the text (and the
- * worker's memory with its tables) while the request waits.
- */
+/** Prompt tokens for the reservation (reservePromptTokens; computed where a large body was read). */
 function reserveTokens(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
   if (mode === "images" || mode === "transcriptions" || mode === "translations") return 0;
   if (!body.json) return mode === "speech" ? 0 : Math.ceil(req.body.length / 4);
-  if (mode === "speech" || req.body.length > BYTE_ESTIMATE_LIMIT) return estimateRequestPromptTokens(mode, body.json, body.model);
-  return estimateTokensFromBytes(req.body);
+  if (body.large) return body.large.reserveTokens;
+  return reservePromptTokens(mode, body.json, req.body, body.model);
 }
 
 function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptTokens: number, options: OptionValues): number {

@@ -5,6 +5,8 @@ import {
   countChatPromptTokens,
   countCompletionTokens,
   countInputTokens,
+  countJsonPromptTokens,
+  countPromptPlan,
   countRequestPromptTokens,
   countTextTokens,
   countToolsTokens,
@@ -15,8 +17,11 @@ import {
   estimateTokensFromBytes,
   IMAGE_TOKENS_DEFAULT,
   IMAGE_TOKENS_LOW,
+  MAX_CALLS,
+  planJsonPromptTokens,
   preloadTokenizers,
 } from "./tokens";
+import type { RelayMode } from "./types";
 
 describe("tokens", () => {
   it("picks o200k for the gpt-4o generation and cl100k otherwise", () => {
@@ -216,5 +221,118 @@ describe("tokens", () => {
     expect(estimateTokensFromBytes(new Uint8Array())).toBe(0);
     expect(estimateTokensFromBytes(enc.encode("abcd"))).toBe(1);
     expect(estimateTokensFromBytes(enc.encode("长城"))).toBe(2);
+  });
+
+  it("estimates long texts slice by slice exactly as character by character", () => {
+    const reference = (text: string, from = 0) => {
+      let ascii = 0;
+      let wide = 0;
+      for (let i = from; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c < 0x80) ascii++;
+        else if (c < 0xdc00 || c > 0xdfff) wide++;
+      }
+      return wide + Math.ceil(ascii / 4);
+    };
+    const pieces = ["a", "word ", "长城", "👋🏽", "é", "\ud800", "\udc00", "x".repeat(9000)];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let round = 0; round < 20; round++) {
+      let text = "";
+      while (text.length < 40_000) text += pieces[next() % pieces.length];
+      for (const from of [0, 1, 8191, 8192, 20_001]) expect(estimateTextTokens(text, from)).toBe(reference(text, from));
+    }
+    // All-ASCII slices take the native path: 2 MB of one letter is 512 Ki tokens.
+    expect(estimateTextTokens("a".repeat(2 * 1024 * 1024))).toBe(512 * 1024);
+  });
+
+  // What the body thread hands the event loop for a large body: the count, all but the tokenizer.
+  const planned = (mode: RelayMode, body: Record<string, unknown>, model = "gpt-4o") => {
+    const plan = planJsonPromptTokens(mode, body, model);
+    return { plan, count: countPromptPlan(structuredClone(plan), model) };
+  };
+
+  it("finishes a count planned off the event loop to exactly the count made in one go", async () => {
+    await preloadTokenizers();
+    const prose = "Plain English words in a long document. ";
+    const huge = prose.repeat(Math.ceil((4 * COUNT_BUDGET) / prose.length));
+    const cjk = "它把每个请求按令牌计费，令牌数由上游报告。".repeat(20_000);
+    const tail = `${"a".repeat(COUNT_BUDGET + 3000)}👋🏽长城${"b".repeat(5000)}`; // pairs and CJK past the cut
+    const bodies: [RelayMode, Record<string, unknown>][] = [
+      ["chat", { messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }],
+      [
+        "chat",
+        {
+          messages: [
+            { role: "user", content: huge },
+            { role: "assistant", content: huge },
+            { role: "user", content: "and?" },
+          ],
+        },
+      ],
+      ["chat", { messages: [{ role: "user", content: cjk }] }],
+      ["chat", { messages: [{ role: "user", content: tail, name: "bob" }] }],
+      ["chat", { messages: Array.from({ length: 30_000 }, (_, i) => ({ role: "user", content: `message ${i}` })) }],
+      [
+        "chat",
+        {
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "text", text: huge },
+                { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+              ],
+            },
+            { role: "assistant", content: null, tool_calls: [{ function: { name: "f", arguments: '{"a":1}' } }] },
+          ],
+          tools: [{ type: "function", function: { name: "f", description: "does f", parameters: { type: "object" } } }],
+        },
+      ],
+      ["completions", { prompt: ["a".repeat(300_000), "short", [1, 2, 3]] }],
+      ["embeddings", { input: Array.from({ length: 5000 }, (_, i) => `input number ${i} `.repeat(10)) }],
+      ["rerank", { query: "which?", documents: [huge, "doc"] }],
+      ["speech", { input: "你好, world" }],
+      ["images", { prompt: huge }],
+    ];
+    for (const [mode, body] of bodies) {
+      const { count } = planned(mode, body);
+      expect(count, `${mode} ${JSON.stringify(body).slice(0, 80)}`).toBe(countJsonPromptTokens(mode, body, "gpt-4o"));
+    }
+  });
+
+  it("plans cached texts past the budget like the count does: a text the cache knows is counted, not estimated", () => {
+    const prose = "Plain English words in a long document. ";
+    const filler = prose.repeat(Math.ceil((2 * COUNT_BUDGET) / prose.length));
+    const remembered = `A conversation turn the cache has seen before, number ${Math.random()}. `.repeat(30); // cacheable length
+    // Seen in a short prompt: counted within the budget, so cached.
+    countJsonPromptTokens("chat", { messages: [{ role: "user", content: remembered }] }, "gpt-4o");
+    const body = {
+      messages: [
+        { role: "user", content: filler },
+        { role: "user", content: remembered },
+      ],
+    };
+    const direct = countJsonPromptTokens("chat", body, "gpt-4o");
+    const { plan, count } = planned("chat", body);
+    expect(count).toBe(direct);
+    expect(plan.texts).toContain(remembered);
+    // Past the budget the text is still the exact count, not the estimate.
+    expect(direct).toBe(
+      countJsonPromptTokens("chat", { messages: [{ role: "user", content: filler }] }, "gpt-4o") +
+        4 +
+        countTextTokens(remembered, "gpt-4o"),
+    );
+  });
+
+  it("hands the event loop a plan bounded by the count's budget, not by the body", () => {
+    const single = planned("chat", { messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }).plan;
+    expect(JSON.stringify(single).length).toBeLessThan(COUNT_BUDGET + 16 * 1024);
+    // Tens of thousands of tiny texts: each is a call into the tokenizer, which the budget weighs.
+    const tiny = { messages: Array.from({ length: 77_000 }, () => ({ role: "a", content: "" })) };
+    const { plan, count } = planned("chat", tiny);
+    expect(plan.texts.length).toBe(MAX_CALLS);
+    expect(count).toBe(countJsonPromptTokens("chat", tiny, "gpt-4o"));
+    expect(count).toBe(77_000 * 4 + 3); // 3 a message + "a" (1, counted or estimated) + 3 for the reply
   });
 });

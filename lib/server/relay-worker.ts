@@ -22,7 +22,8 @@ export async function runRelayWorker() {
     else if (m.qiao === "console-down") proxy.clearTarget();
   });
   // The tokenizers (~90 MB) are not preloaded: a worker loads them the first time it has to count
-  // tokens itself (an upstream without usage, or a request body over 16 KiB).
+  // tokens itself (an upstream without usage). Large request bodies are read in a thread of the
+  // worker (lib/relay/body-thread.ts), started with the first one.
   // The primary starts relay workers once the console has migrated the database.
   skipDatabasePreparation();
   await getLedger();

@@ -6,6 +6,7 @@ import { getDb } from "@/lib/db";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser } from "@/tests/helpers/relay";
+import { countJsonPromptTokens } from "@/lib/relay/tokens";
 
 const MODEL = "gpt-4o-mini";
 const HUGE_PROMPT_CHARS = 2 * 1024 * 1024;
@@ -53,6 +54,47 @@ describe("token counting in a relay process", () => {
     expect(rows[0]!.prompt_tokens).toBeGreaterThan(HUGE_PROMPT_CHARS / 8);
     expect(rows[0]!.prompt_tokens).toBeLessThan(HUGE_PROMPT_CHARS / 2);
     expect(rows[0]!.quota).toBeGreaterThan(0n);
+  }, 60_000);
+
+  it("reads a 2 MB body off the event loop: the process's main thread never parses it, and bills the count made in one go", async () => {
+    await clearRelayData();
+    mock.setBehaviour({ omitUsage: true });
+    const user = await seedUser();
+    await seedChannel({ base_url: mock.url, models: MODEL });
+    const relay = await startRelayProcess({ NODE_OPTIONS: `--require ${path.resolve("tests/fixtures/main-thread-parse.cjs")}` });
+    onTestFinished(() => void relay.kill());
+    const body = {
+      model: MODEL,
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "a".repeat(HUGE_PROMPT_CHARS) },
+      ],
+    };
+    const sent = JSON.stringify(body);
+    try {
+      mock.reset();
+      mock.setBehaviour({ omitUsage: true });
+      const r = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
+        body: sent,
+      });
+      expect(r.status).toBe(200);
+      expect((await r.json()).choices[0].message.content).toBeTruthy();
+      // The upstream got the client's bytes, untouched.
+      expect(mock.requests).toHaveLength(1);
+      expect(mock.requests[0]!.bytes.equals(Buffer.from(sent))).toBe(true);
+      await relay.stop();
+    } finally {
+      mock.setBehaviour(null);
+    }
+    const longest = Number(/MAIN_PARSE (\d+)/.exec(relay.output())?.[1]);
+    expect(longest).toBeGreaterThan(0); // the probe ran
+    expect(longest).toBeLessThan(64 * 1024);
+    const db = await getDb();
+    const rows = await db.log.findMany({ where: { user_id: user.id, type: 2 } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.prompt_tokens).toBe(countJsonPromptTokens("chat", body, MODEL));
   }, 60_000);
 
   it("loads no tokenizer until a request needs a local count: a 20 KB prompt billed by the upstream's usage does not", async () => {

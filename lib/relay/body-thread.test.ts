@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { BodyThread, MAX_DEATHS, summariseJsonBodyOffLoop } from "./body-thread";
+import { summariseJsonBody } from "./request-body";
+
+const body = Buffer.from(JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }));
+const onLoop = summariseJsonBody(body, "chat", "");
+
+/** The longest text JSON.parse gets on this thread while `run` runs. */
+async function longestParseHere<T>(run: () => Promise<T>): Promise<{ result: T; longest: number }> {
+  let longest = 0;
+  const parse = JSON.parse;
+  const spy = vi.spyOn(JSON, "parse").mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    longest = Math.max(longest, text.length);
+    return parse(text, reviver);
+  });
+  try {
+    return { result: await run(), longest };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the body thread", () => {
+  it("reads a large body in another thread: the same summary, and the body is never parsed on the event loop", async () => {
+    const { result, longest } = await longestParseHere(() => summariseJsonBodyOffLoop(body, "chat", ""));
+    expect(result).toEqual(onLoop);
+    expect(longest).toBeLessThan(64 * 1024);
+    // Shared memory goes over as it is; other bytes are copied once.
+    const shared = Buffer.from(new SharedArrayBuffer(body.length));
+    body.copy(shared);
+    expect(await summariseJsonBodyOffLoop(shared, "chat", "")).toEqual(onLoop);
+    const bad = await summariseJsonBodyOffLoop(Buffer.from('{"model":'), "chat", "");
+    expect(bad).toMatchObject({ ok: false, error: { status: 400, code: "invalid_json" } });
+  });
+
+  it("answers on the event loop when its thread dies, and stops starting threads after MAX_DEATHS", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    let started = 0;
+    const thread = new BodyThread(() => {
+      started++;
+      return { code: "process.exit(3)", eval: true };
+    });
+    for (let i = 0; i < MAX_DEATHS + 2; i++) expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
+    expect(started).toBe(1); // the source is looked up once
+    expect(thread.running).toBe(false);
+    expect(errors).toHaveBeenCalledTimes(MAX_DEATHS);
+    expect(String(errors.mock.calls.at(-1)?.[0])).toContain("reading bodies on the event loop from now on");
+  });
+
+  it("answers on the event loop when there is no thread to start", async () => {
+    const thread = new BodyThread(() => null);
+    expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
+    expect(thread.running).toBe(false);
+  });
+
+  it("fails the request when the thread fails on a body (a 500, as on the event loop)", async () => {
+    const thread = new BodyThread(() => ({
+      code: `const { parentPort } = require("node:worker_threads");
+        parentPort.on("message", (job) => parentPort.postMessage({ id: job.id, failed: "TypeError: boom" }));`,
+      eval: true,
+    }));
+    await expect(thread.summarise(body, "chat", "")).rejects.toThrow("body thread: TypeError: boom");
+    expect(thread.running).toBe(true); // the thread itself is fine
+  });
+});
