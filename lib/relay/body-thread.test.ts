@@ -1,5 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BodyThread, MAX_DEATHS, summariseJsonBodyOffLoop } from "./body-thread";
+import { BODY_THREAD_NICE, BodyThread, MAX_DEATHS, summariseJsonBodyOffLoop } from "./body-thread";
 import { summariseJsonBody } from "./request-body";
 
 const body = Buffer.from(JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }));
@@ -33,6 +34,20 @@ describe("the body thread", () => {
     expect(await summariseJsonBodyOffLoop(shared, "chat", "")).toEqual(onLoop);
     const bad = await summariseJsonBodyOffLoop(Buffer.from('{"model":'), "chat", "");
     expect(bad).toMatchObject({ ok: false, error: { status: 400, code: "invalid_json" } });
+  });
+
+  it("runs at a lower priority than the event loop (Linux: one more thread of this process at nice 10)", async () => {
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the ")" of the name).
+    const niceThreads = () =>
+      readdirSync("/proc/self/task").filter((tid) => {
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) === BODY_THREAD_NICE;
+      }).length;
+    const before = niceThreads();
+    const thread = new BodyThread();
+    expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
+    expect(thread.running).toBe(true);
+    expect(niceThreads()).toBe(before + 1);
   });
 
   it("answers on the event loop when its thread dies, and stops starting threads after MAX_DEATHS", async () => {

@@ -125,6 +125,9 @@ export class BodyThread {
   }
 }
 
+/** The nice value body-worker.ts gives its thread (0 is normal, 19 the lowest priority). */
+export const BODY_THREAD_NICE = 10;
+
 /** Threads that may die before bodies are read on the event loop for good. */
 export const MAX_DEATHS = 3;
 
