@@ -8,13 +8,11 @@ import { MessageView } from "@/components/playground/message-view";
 import { groupLabel, SettingsPanel } from "@/components/playground/settings-panel";
 import { Icon } from "@/components/icons";
 import { goToExpiredLogin } from "@/lib/client/api";
-import { showError } from "@/lib/client/notify";
 import {
   buildRequest,
   chatReducer,
   DEFAULT_SYSTEM_PROMPT,
   isBusy,
-  PLAYGROUND_TEXT,
   type PlaygroundSettings,
   pickModel,
   TEMPERATURE,
@@ -79,10 +77,8 @@ export function Playground({ userId, ownGroup, groups, models }: Props) {
       return;
     }
     dispatch({ type: "error", id, error: outcome.error });
-    if (outcome.status === 401) {
-      showError(PLAYGROUND_TEXT.expired);
-      setTimeout(goToExpiredLogin, EXPIRED_REDIRECT_MS);
-    }
+    // The expired-session text stands in the reply, then the login page says it again (spec §4).
+    if (outcome.status === 401) setTimeout(goToExpiredLogin, EXPIRED_REDIRECT_MS);
   };
 
   const stop = () => running.current?.abort();
@@ -146,7 +142,7 @@ export function Playground({ userId, ownGroup, groups, models }: Props) {
               <Group gap="xs" align="flex-end" wrap="nowrap">
                 <Textarea
                   aria-label="消息"
-                  placeholder="请输入消息，Enter 发送，Shift + Enter 换行"
+                  placeholder="请输入消息，Enter 发送"
                   autosize
                   minRows={1}
                   maxRows={6}
