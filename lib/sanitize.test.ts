@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMarkdown, sanitizeHtml } from "@/lib/sanitize";
+import { renderMarkdown, renderMarkdownBlocks, sanitizeHtml } from "@/lib/sanitize";
 
 // Classic payloads (OWASP XSS filter evasion cheat sheet, PortSwigger XSS cheat sheet).
 const HTML_PAYLOADS = [
@@ -111,5 +111,36 @@ describe("renderMarkdown", () => {
 
   it("passes safe inline HTML through", () => {
     expect(renderMarkdown(`<p align="center"><b>hi</b></p>`)).toContain("<b>hi</b>");
+  });
+});
+
+describe("renderMarkdownBlocks (playground replies)", () => {
+  it.each([...MARKDOWN_PAYLOADS, ...HTML_PAYLOADS])("neutralises %s", (payload) => {
+    for (const block of renderMarkdownBlocks(`前言\n\n${payload}\n\n结尾`)) if (block.kind === "html") assertSafe(block.html);
+  });
+
+  it("splits top-level code blocks out as text with their language, the rest as sanitized HTML", () => {
+    const md = "见 [链接](https://example.com)：\n\n```python extra\nprint('<script>x</script>')\n```\n\n    indented\n\n**完**";
+    const blocks = renderMarkdownBlocks(md);
+    expect(blocks.map((b) => b.kind)).toEqual(["html", "code", "code", "html"]);
+    expect(blocks[0]).toEqual({
+      kind: "html",
+      html: `<p>见 <a href="https://example.com" rel="noopener noreferrer">链接</a>：</p>\n`,
+    });
+    // Code is text, rendered by React (escaped), never as HTML.
+    expect(blocks[1]).toEqual({ kind: "code", lang: "python", text: "print('<script>x</script>')" });
+    expect(blocks[2]).toEqual({ kind: "code", lang: "", text: "indented" });
+    expect(blocks[3]).toEqual({ kind: "html", html: "<p><strong>完</strong></p>\n" });
+  });
+
+  it("keeps reference links defined in another block", () => {
+    const blocks = renderMarkdownBlocks("[文档][d]\n\n```\nx\n```\n\n[d]: https://example.com/doc");
+    expect(blocks[0]).toMatchObject({ kind: "html" });
+    expect((blocks[0] as { html: string }).html).toContain(`href="https://example.com/doc"`);
+  });
+
+  it("gives nothing for an empty reply", () => {
+    expect(renderMarkdownBlocks("")).toEqual([]);
+    expect(renderMarkdownBlocks(undefined)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
-// The one gate for admin-written HTML and Markdown (notice, home page, about, footer): everything
-// rendered with dangerouslySetInnerHTML goes through sanitizeHtml or renderMarkdown first.
+// The one gate for admin-written HTML and Markdown (notice, home page, about, footer) and model
+// replies in the playground: everything rendered with dangerouslySetInnerHTML goes through
+// sanitizeHtml, renderMarkdown or renderMarkdownBlocks first.
 import DOMPurify from "isomorphic-dompurify";
-import { marked } from "marked";
+import { marked, type Token, type Tokens } from "marked";
 
 /** Tags that embed other documents, submit data, or change how the page itself behaves. */
 const FORBID_TAGS = [
@@ -70,4 +71,33 @@ export function renderMarkdown(md: string | null | undefined): string {
   if (!md) return "";
   const html = marked.parse(md, { async: false, gfm: true, breaks: false });
   return sanitizeHtml(html);
+}
+
+export type MarkdownBlock = { kind: "html"; html: string } | { kind: "code"; lang: string; text: string };
+
+/**
+ * Markdown split at its top-level fenced and indented code blocks, so a page can give each code
+ * block its own frame (a copy button); everything else is rendered and sanitized like
+ * renderMarkdown. Model replies in the playground go through here.
+ */
+export function renderMarkdownBlocks(md: string | null | undefined): MarkdownBlock[] {
+  if (!md) return [];
+  const tokens = marked.lexer(md, { gfm: true, breaks: false });
+  const blocks: MarkdownBlock[] = [];
+  let run: Token[] = [];
+  const flush = () => {
+    if (run.length === 0) return;
+    const html = sanitizeHtml(marked.parser(Object.assign(run, { links: tokens.links }), { async: false, gfm: true, breaks: false }));
+    if (html) blocks.push({ kind: "html", html });
+    run = [];
+  };
+  for (const token of tokens) {
+    if (token.type === "code") {
+      flush();
+      const code = token as Tokens.Code;
+      blocks.push({ kind: "code", lang: (code.lang ?? "").trim().split(/\s+/)[0] ?? "", text: code.text });
+    } else run.push(token);
+  }
+  flush();
+  return blocks;
 }

@@ -447,6 +447,7 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: Ups
     contentType: ctx.body.contentType,
     stream: ctx.body.stream,
     json: ctx.body.json ?? undefined,
+    playground: ctx.req.path === "/pg/chat/completions",
   });
   return { upstream, upstreamModel };
 }

@@ -90,8 +90,8 @@ export interface BodyPlan {
 }
 
 /**
- * The upstream body: for JSON, the client's bytes with only `model`, `stream_options` and the
- * vendor's extra edits applied (see json-body.ts); for multipart, the client's bytes with the
+ * The upstream body: for JSON, the client's bytes with only `model`, `stream_options`, the
+ * playground's `group` and the vendor's extra edits applied (see json-body.ts); for multipart, the client's bytes with the
  * `model` field rewritten only when the channel mapped the model.
  */
 export function buildBody(input: BuildRequestInput, plan: BodyPlan): { body: Uint8Array | string; forcedIncludeUsage: boolean } {
@@ -110,6 +110,7 @@ export function buildBody(input: BuildRequestInput, plan: BodyPlan): { body: Uin
     forced = true;
   }
   if (plan.extra) Object.assign(edits, plan.extra);
+  if (input.playground) edits.group = DELETE;
   const { body } = patchJsonBody(input.body, edits, { parsed: input.json });
   return { body, forcedIncludeUsage: forced };
 }

@@ -77,6 +77,26 @@ describe("OpenAI", () => {
     expect(r.headers.Accept).toBe("text/event-stream");
   });
 
+  it("leaves the playground's group out of the upstream body, and only the playground's", () => {
+    const body = '{"model":"gpt-4o","group":"vip","stream":true,"messages":[]}';
+    let checked = 0;
+    for (const type of OPENAI_FAMILY_TYPES) {
+      let r: ReturnType<typeof build>;
+      try {
+        r = build(type, { body, stream: true, playground: true, channel: { base_url: "https://up.example", other: "2024-10-21" } });
+      } catch (error) {
+        if (error instanceof RelayError && error.code === "unsupported_mode") continue; // no chat (Jina)
+        throw error;
+      }
+      checked++;
+      const sent = JSON.parse(text(r.body));
+      expect(sent, `type ${type}`).not.toHaveProperty("group");
+      expect(sent.messages, `type ${type}`).toEqual([]);
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(JSON.parse(text(build(1, { body, stream: true }).body)).group).toBe("vip");
+  });
+
   it("strips /v1 behind a Cloudflare AI Gateway base", () => {
     const r = build(1, { channel: { base_url: "https://gateway.ai.cloudflare.com/v1/acc/gw/openai" } });
     expect(r.url).toBe("https://gateway.ai.cloudflare.com/v1/acc/gw/openai/chat/completions");

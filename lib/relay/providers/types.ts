@@ -24,6 +24,11 @@ export interface BuildRequestInput {
   stream: boolean;
   /** The JSON body, if the pipeline already parsed it (vendors that convert bodies use it). */
   json?: Record<string, unknown>;
+  /**
+   * The console playground (POST /pg/chat/completions): its `group` member chooses Qiao's group
+   * and is no vendor's parameter (OpenAI refuses unknown ones), so it is not sent upstream.
+   */
+  playground?: boolean;
 }
 
 /**
