@@ -5,7 +5,8 @@
 // are missing is refused with the registry's message. Screenshots in light, dark and at 390 px.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, type Page, shot, test, toast, uniqueName } from "./support";
+import type { Locator } from "@playwright/test";
+import { expect, type Page, SCREENSHOT_DIR, shot, test, toast, uniqueName } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 
@@ -32,6 +33,13 @@ async function rootApi(playwright: { request: { newContext: (o: object) => Promi
   return { api, list, set, dispose: () => api.dispose() };
 }
 
+/** Clicks a save button and waits for its own success toast (an earlier one has gone first). */
+async function save(page: Page, region: Locator, button: string) {
+  await expect(toast(page, "保存成功")).toHaveCount(0);
+  await region.getByRole("button", { name: button }).click();
+  await expect(toast(page, "保存成功")).toBeVisible();
+}
+
 async function openTab(page: Page) {
   await page.goto("/setting?tab=system");
   await expect(page.getByRole("tab", { name: "系统设置" })).toHaveAttribute("aria-selected", "true");
@@ -50,8 +58,7 @@ test("values are saved, kept after a reload, and secrets never reach the browser
     await expect(worker.getByLabel("Worker 密钥")).toHaveAttribute("placeholder", "未设置");
     await worker.getByLabel("Worker 地址").fill("https://worker.example.com/");
     await worker.getByLabel("Worker 密钥").fill(workerKey);
-    await worker.getByRole("button", { name: "更新 Worker 设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, worker, "更新 Worker 设置");
     await expect(worker.getByLabel("Worker 地址")).toHaveValue("https://worker.example.com");
     await expect(worker.getByLabel("Worker 密钥")).toHaveValue("");
     await expect(worker.getByLabel("Worker 密钥")).toHaveAttribute("placeholder", "已设置");
@@ -72,16 +79,14 @@ test("values are saved, kept after a reload, and secrets never reach the browser
     await smtp.getByLabel("SMTP 账户").fill("mailer@example.com");
     await smtp.getByLabel("SMTP 发送者邮箱").fill("noreply@example.com");
     await smtp.getByLabel("SMTP 访问凭证").fill(smtpToken);
-    await smtp.getByRole("button", { name: "保存 SMTP 设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, smtp, "保存 SMTP 设置");
 
     // E-mail domains: one more domain and the alias rule.
     const domains = card(page, "配置邮箱域名白名单");
     await domains.getByLabel("允许的邮箱域名").fill("example.org");
     await domains.getByLabel("允许的邮箱域名").press("Enter");
     await domains.getByRole("switch", { name: "启用邮箱别名限制（例如：ab.cd@gmail.com）" }).click();
-    await domains.getByRole("button", { name: "保存邮箱域名白名单设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, domains, "保存邮箱域名白名单设置");
 
     await page.reload();
     await expect(card(page, "代理设置").getByLabel("Worker 地址")).toHaveValue("https://worker.example.com");
@@ -113,8 +118,7 @@ test("values are saved, kept after a reload, and secrets never reach the browser
 
     // Saving with the secret field empty keeps the stored secret.
     await card(page, "代理设置").getByLabel("Worker 地址").fill("https://worker2.example.com");
-    await card(page, "代理设置").getByRole("button", { name: "更新 Worker 设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, card(page, "代理设置"), "更新 Worker 设置");
     const after = await root.list();
     expect(after.rows.get("WorkerUrl")?.value).toBe("https://worker2.example.com");
     expect(after.rows.get("WorkerValidKey")?.set).toBe(true);
@@ -152,14 +156,13 @@ test("payment settings need the server address first", async ({ page, playwright
     expect((await root.list()).rows.get("PayAddress")?.value).toBe("");
 
     await card(page, "通用设置").getByLabel("服务器地址").fill("https://gw.example.com/");
-    await card(page, "通用设置").getByRole("button", { name: "更新服务器地址" }).click();
+    await save(page, card(page, "通用设置"), "更新服务器地址");
     await expect(card(page, "通用设置").getByLabel("服务器地址")).toHaveValue("https://gw.example.com");
     // The OAuth hints follow the saved address.
     await expect(card(page, "配置 GitHub OAuth App").getByText("https://gw.example.com/oauth/github")).toBeVisible();
     await payment.getByLabel("充值价格（x 元/美金）").fill("7.5");
     await payment.getByLabel("最低充值美元数量").fill("5");
-    await payment.getByRole("button", { name: "更新支付设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, payment, "更新支付设置");
 
     await page.reload();
     await expect(payment.getByLabel("支付地址")).toHaveValue("https://pay.example.com");
@@ -242,8 +245,7 @@ test("a login toggle needs its settings first; with them it turns the login butt
     const settings = card(page, "配置 GitHub OAuth App");
     await settings.getByLabel("GitHub Client ID").fill("Iv1.e2e-client");
     await settings.getByLabel("GitHub Client Secret").fill("gh-e2e-client-secret");
-    await settings.getByRole("button", { name: "保存 GitHub OAuth 设置" }).click();
-    await expect(toast(page, "保存成功").last()).toBeVisible();
+    await save(page, settings, "保存 GitHub OAuth 设置");
     await github.click();
     await expect(github).toBeChecked();
 
@@ -269,4 +271,8 @@ test("dark mode and a 390 px phone", async ({ page }) => {
   await openTab(page);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await shot(page, "settings-system-narrow");
+  // The full page is too tall to read at once: the busiest cards one by one.
+  for (const name of ["支付设置", "配置登录注册", "配置邮箱域名白名单", "配置 GitHub OAuth App"]) {
+    await card(page, name).screenshot({ path: `${SCREENSHOT_DIR}/settings-system-narrow-${name.replace(/\s+/g, "-")}.png` });
+  }
 });
