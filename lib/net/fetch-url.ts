@@ -114,10 +114,11 @@ export async function fetchUserUrl(rawUrl: string, init: UserUrlRequest = {}): P
   let target = url;
   let currentMethod: string = method;
   let body = init.body;
+  let headers = init.headers;
   for (let hop = 0; ; hop++) {
     const res = await request(target, {
       method: currentMethod as Dispatcher.HttpMethod,
-      headers: init.headers,
+      headers,
       body,
       dispatcher: publicAgent(),
       signal,
@@ -128,7 +129,10 @@ export async function fetchUserUrl(rawUrl: string, init: UserUrlRequest = {}): P
     }
     res.body.destroy();
     if (hop >= MAX_REDIRECTS) throw new UserUrlError(FETCH_URL_MSG.tooManyRedirects);
-    target = httpUrl(location, target);
+    const next = httpUrl(location, target);
+    // The caller's headers (a webhook's credentials) are for the host it named, not another one.
+    if (next.origin !== target.origin) headers = undefined;
+    target = next;
     if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && currentMethod === "POST")) {
       currentMethod = "GET";
       body = undefined;
