@@ -4,18 +4,26 @@
 import { Alert, Stack, Tabs, Title } from "@mantine/core";
 import { useListUrl } from "@/components/data/use-list-url";
 import { PersonalSettings, type PersonalSettingsProps } from "@/components/settings/personal-settings";
+import { SystemTab } from "@/components/settings/system/system-tab";
 import { isRoot } from "@/lib/auth/roles";
+import type { ListedOption } from "@/lib/options";
 
 const TABS = [{ value: "personal", label: "个人设置" }] as const;
 
-/** The super admin's tabs of the spec, not built yet (proxy.ts sends others away from them). */
-const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置", system: "系统设置", other: "其他设置" };
+/** The super admin's tabs that are built (proxy.ts sends others away from them). */
+const ROOT_TABS = [{ value: "system", label: "系统设置" }] as const;
+
+/** The super admin's tabs of the spec, not built yet. */
+const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置", other: "其他设置" };
 
 export const pendingTabNotice = (label: string) => `「${label}」页面尚未开放，当前显示个人设置。`;
 
-export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: string } & PersonalSettingsProps) {
+type Props = { requestedTab: string; systemOptions: ListedOption[] | null } & PersonalSettingsProps;
+
+export function SettingsTabs({ requestedTab, systemOptions, ...personal }: Props) {
   const list = useListUrl();
-  const active = TABS.find((t) => t.value === requestedTab)?.value ?? "personal";
+  const tabs = isRoot(personal.self) ? [...TABS, ...ROOT_TABS] : TABS;
+  const active = tabs.find((t) => t.value === requestedTab)?.value ?? "personal";
   const pending = isRoot(personal.self) ? PENDING_ROOT_TABS[requestedTab] : undefined;
 
   return (
@@ -23,7 +31,7 @@ export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: stri
       <Title order={3}>设置</Title>
       <Tabs value={active} onChange={(tab) => tab && tab !== active && list.update({ tab })} keepMounted={false}>
         <Tabs.List>
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <Tabs.Tab key={t.value} value={t.value}>
               {t.label}
             </Tabs.Tab>
@@ -38,6 +46,9 @@ export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: stri
             )}
             <PersonalSettings {...personal} />
           </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="system" pt="md">
+          {systemOptions && <SystemTab options={systemOptions} />}
         </Tabs.Panel>
       </Tabs>
     </Stack>

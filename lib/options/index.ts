@@ -189,12 +189,19 @@ export async function updateOption(key: string, rawValue: string, actor?: Option
   await optionsCache().update(key, rawValue, actor);
 }
 
-/** Every option as stored strings, for the root settings pages. Secrets are left out. */
-export async function listOptions(): Promise<Array<{ key: OptionKey; value: string }>> {
+/**
+ * One row of `GET /api/option/`. A secret (see lib/options/registry.ts) is listed without its
+ * value: `value` is always "" and `set` says whether one is stored, so the settings page can show
+ * that a secret is set without it ever leaving the server.
+ */
+export type ListedOption = { key: OptionKey; value: string } | { key: OptionKey; value: ""; secret: true; set: boolean };
+
+/** Every option as stored strings, for the root settings pages; secrets only as set or not. */
+export async function listOptions(): Promise<ListedOption[]> {
   const { raw } = await optionsCache().current();
-  return OPTION_KEYS.filter((key) => !isSecretOption(key))
+  return [...OPTION_KEYS]
     .sort()
-    .map((key) => ({ key, value: raw[key] }));
+    .map((key) => (isSecretOption(key) ? { key, value: "", secret: true, set: raw[key] !== "" } : { key, value: raw[key] }));
 }
 
 /** Re-reads the options now instead of waiting for the next periodic refresh. */

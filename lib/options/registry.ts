@@ -9,6 +9,7 @@
 // returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
 import { z } from "zod";
 import { env } from "@/lib/env";
+import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
 import { DEFAULT_CACHE_RATIO } from "@/lib/options/defaults/cache-ratio";
 import { DEFAULT_CHATS } from "@/lib/options/defaults/chats";
 import { DEFAULT_COMPLETION_RATIO } from "@/lib/options/defaults/completion-ratio";
@@ -428,7 +429,7 @@ export function crossKeyError(key: OptionKey, value: unknown, current: OptionVal
     return requirement.message;
   }
   if (NEEDS_SERVER_ADDRESS.has(key) && value !== "" && current.ServerAddress === "") {
-    return "请先填写服务器地址（ServerAddress），再保存支付设置";
+    return PAYMENT_NEEDS_SERVER_ADDRESS;
   }
   return null;
 }

@@ -31,8 +31,8 @@ async function setOption(key: string, value: string) {
 }
 
 /**
- * Sets options for the length of `run`, then puts the old values back (secrets are not listed by
- * GET /api/option/: they go back to "", their default).
+ * Sets options for the length of `run`, then puts the old values back (secrets are listed without
+ * their values by GET /api/option/: they go back to "", their default).
  */
 async function withOptions(values: Record<string, string>, run: () => Promise<void>) {
   const before = await optionValues();

@@ -1,0 +1,5 @@
+// Messages of option rules that the settings page also checks before it saves. Kept free of
+// imports so client components can share them with lib/options/registry.ts.
+
+/** Spec §5 Options: payment settings are useless without the address EPay calls back. */
+export const PAYMENT_NEEDS_SERVER_ADDRESS = "请先填写服务器地址（ServerAddress），再保存支付设置";
