@@ -3,19 +3,25 @@
 // offered; a super admin who asks for one that is not built yet gets a notice and the personal tab.
 import { Alert, Stack, Tabs, Title } from "@mantine/core";
 import { useListUrl } from "@/components/data/use-list-url";
+import { OtherSettings } from "@/components/settings/other/other-settings";
+import type { OtherValues } from "@/components/settings/other/fields";
 import { PersonalSettings, type PersonalSettingsProps } from "@/components/settings/personal-settings";
 import { isRoot } from "@/lib/auth/roles";
 
-const TABS = [{ value: "personal", label: "个人设置" }] as const;
+const TABS: { value: string; label: string; root?: boolean }[] = [
+  { value: "personal", label: "个人设置" },
+  { value: "other", label: "其他设置", root: true },
+];
 
 /** The super admin's tabs of the spec, not built yet (proxy.ts sends others away from them). */
-const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置", system: "系统设置", other: "其他设置" };
+const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置", system: "系统设置" };
 
 export const pendingTabNotice = (label: string) => `「${label}」页面尚未开放，当前显示个人设置。`;
 
-export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: string } & PersonalSettingsProps) {
+export function SettingsTabs({ requestedTab, other, ...personal }: { requestedTab: string; other?: OtherValues } & PersonalSettingsProps) {
   const list = useListUrl();
-  const active = TABS.find((t) => t.value === requestedTab)?.value ?? "personal";
+  const tabs = TABS.filter((t) => !t.root || isRoot(personal.self));
+  const active = tabs.find((t) => t.value === requestedTab)?.value ?? "personal";
   const pending = isRoot(personal.self) ? PENDING_ROOT_TABS[requestedTab] : undefined;
 
   return (
@@ -23,7 +29,7 @@ export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: stri
       <Title order={3}>设置</Title>
       <Tabs value={active} onChange={(tab) => tab && tab !== active && list.update({ tab })} keepMounted={false}>
         <Tabs.List>
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <Tabs.Tab key={t.value} value={t.value}>
               {t.label}
             </Tabs.Tab>
@@ -39,6 +45,11 @@ export function SettingsTabs({ requestedTab, ...personal }: { requestedTab: stri
             <PersonalSettings {...personal} />
           </Stack>
         </Tabs.Panel>
+        {other && (
+          <Tabs.Panel value="other" pt="md">
+            <OtherSettings values={other} />
+          </Tabs.Panel>
+        )}
       </Tabs>
     </Stack>
   );
