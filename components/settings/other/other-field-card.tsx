@@ -39,9 +39,11 @@ export function OtherFieldCard({ field, initial }: { field: OtherField; initial:
     if (field.inStatus) await refreshStatus();
   };
 
+  // The card's title names the field; a label is shown only when it says more (Logo 图片地址).
+  const label = field.label === field.title ? { "aria-label": field.label } : { label: field.label };
   const input = field.multiline ? (
     <Textarea
-      label={field.label}
+      {...label}
       placeholder={field.placeholder}
       autosize
       minRows={4}
@@ -51,12 +53,12 @@ export function OtherFieldCard({ field, initial }: { field: OtherField; initial:
       {...form.getInputProps("value")}
     />
   ) : (
-    <TextInput label={field.label} placeholder={field.placeholder} key={form.key("value")} {...form.getInputProps("value")} />
+    <TextInput {...label} placeholder={field.placeholder} key={form.key("value")} {...form.getInputProps("value")} />
   );
 
   return (
     <SettingCard title={field.title}>
-      <form noValidate onSubmit={form.onSubmit(submit)} aria-label={field.title}>
+      <form noValidate onSubmit={form.onSubmit(submit)}>
         {field.multiline ? (
           <Tabs value={view} onChange={setView} variant="outline" keepMounted={false}>
             <Tabs.List>
