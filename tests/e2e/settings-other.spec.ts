@@ -82,6 +82,8 @@ test("each field saves, takes effect and is kept after a reload", async ({ page 
 });
 
 test("a notice is shown once to each viewer, and again after it changes", async ({ page, browser }) => {
+  // Two viewers, a dozen page loads: more than the default minute on a busy two-core machine.
+  test.setTimeout(150_000);
   const first = uniqueName("维护通知");
   await page.goto("/setting?tab=other");
   const form = card(page, "公告");
