@@ -1,4 +1,5 @@
 import { SettingsTabs } from "@/components/settings/settings-tabs";
+import { otherTabValues } from "@/components/settings/other/fields";
 import { pageUser } from "@/lib/auth/page-user";
 import { isRoot } from "@/lib/auth/roles";
 import { getOptions, listOptions } from "@/lib/options";
@@ -6,19 +7,21 @@ import { getAffCode } from "@/lib/users/aff";
 import { getSelf, listUserModels } from "@/lib/users/self";
 import { param, type SearchParams } from "@/lib/ui/list-params";
 
+/** Root's tabs, which read the options as GET /api/option/ lists them (secrets only as set or not). */
+const OPTION_TABS = new Set(["system", "other"]);
+
 // Settings (spec §2 Settings): tabs chosen by ?tab=. The personal tab's data comes from the same
 // lib/ functions as GET /api/user/self, /api/user/models and /api/user/aff (the invite code is
-// created here on first ask, as that call does); root's system tab from GET /api/option/'s
-// (secrets only as set or not), loaded only when that tab is open.
+// created here on first ask, as that call does); root's tabs load the options only when open.
 export default async function SettingPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const user = await pageUser();
   const tab = param(await searchParams, "tab");
-  const [self, models, affCode, options, systemOptions] = await Promise.all([
+  const [self, models, affCode, options, listed] = await Promise.all([
     getSelf(user.id),
     listUserModels(user.group),
     getAffCode(user.id),
     getOptions(),
-    isRoot(user) && tab === "system" ? listOptions() : null,
+    isRoot(user) && OPTION_TABS.has(tab) ? listOptions() : null,
   ]);
   return (
     <SettingsTabs
@@ -27,7 +30,8 @@ export default async function SettingPage({ searchParams }: { searchParams: Prom
       models={models}
       affCode={affCode}
       serverAddress={options.ServerAddress}
-      systemOptions={systemOptions}
+      systemOptions={tab === "system" ? listed : null}
+      other={tab === "other" && listed ? otherTabValues(listed) : undefined}
     />
   );
 }

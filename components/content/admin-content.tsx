@@ -1,24 +1,22 @@
 "use client";
 // Admin-written page content: an http(s) address is embedded in a sandboxed frame, anything else
-// is rendered as Markdown/HTML through the one sanitizer.
-import { useMemo } from "react";
-import { renderMarkdown } from "@/lib/sanitize";
-import { CONTENT_IFRAME_SANDBOX, isEmbeddableUrl } from "@/lib/ui/content";
+// is rendered as Markdown/HTML through the one sanitizer (AdminHtml).
+import { AdminHtml } from "@/components/content/admin-html";
+import { useHydrated } from "@/lib/client/hooks";
+import { contentSandbox, isEmbeddableUrl } from "@/lib/ui/content";
 
-export function AdminContent({ content, title }: { content: string; title: string }) {
-  const embedded = isEmbeddableUrl(content);
-  const html = useMemo(() => (embedded ? "" : renderMarkdown(content)), [content, embedded]);
-  if (embedded) {
-    return (
-      <iframe
-        src={content.trim()}
-        title={title}
-        sandbox={CONTENT_IFRAME_SANDBOX}
-        referrerPolicy="no-referrer"
-        style={{ width: "100%", height: "calc(100dvh - 56px - 120px)", minHeight: 480, border: "none", display: "block" }}
-      />
-    );
-  }
-  // biome-ignore lint/security/noDangerouslySetInnerHtml: html comes out of lib/sanitize
-  return <div className="admin-content" dangerouslySetInnerHTML={{ __html: html }} />;
+export function AdminContent({ content, title, height }: { content: string; title: string; height?: string }) {
+  const hydrated = useHydrated();
+  if (!isEmbeddableUrl(content)) return <AdminHtml source={content} />;
+  if (!hydrated) return null;
+  const src = content.trim();
+  return (
+    <iframe
+      src={src}
+      title={title}
+      sandbox={contentSandbox(src, window.location.origin)}
+      referrerPolicy="no-referrer"
+      style={{ width: "100%", height: height ?? "calc(100dvh - 56px - 120px)", minHeight: 480, border: "none", display: "block" }}
+    />
+  );
 }

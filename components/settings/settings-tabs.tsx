@@ -3,26 +3,29 @@
 // offered; a super admin who asks for one that is not built yet gets a notice and the personal tab.
 import { Alert, Stack, Tabs, Title } from "@mantine/core";
 import { useListUrl } from "@/components/data/use-list-url";
+import { OtherSettings } from "@/components/settings/other/other-settings";
+import type { OtherValues } from "@/components/settings/other/fields";
 import { PersonalSettings, type PersonalSettingsProps } from "@/components/settings/personal-settings";
 import { SystemTab } from "@/components/settings/system/system-tab";
 import { isRoot } from "@/lib/auth/roles";
 import type { ListedOption } from "@/lib/options";
 
-const TABS = [{ value: "personal", label: "个人设置" }] as const;
+const TABS: { value: string; label: string; root?: boolean }[] = [
+  { value: "personal", label: "个人设置" },
+  { value: "system", label: "系统设置", root: true },
+  { value: "other", label: "其他设置", root: true },
+];
 
-/** The super admin's tabs that are built (proxy.ts sends others away from them). */
-const ROOT_TABS = [{ value: "system", label: "系统设置" }] as const;
-
-/** The super admin's tabs of the spec, not built yet. */
-const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置", other: "其他设置" };
+/** The super admin's tabs of the spec, not built yet (proxy.ts sends others away from them). */
+const PENDING_ROOT_TABS: Record<string, string> = { operation: "运营设置" };
 
 export const pendingTabNotice = (label: string) => `「${label}」页面尚未开放，当前显示个人设置。`;
 
-type Props = { requestedTab: string; systemOptions: ListedOption[] | null } & PersonalSettingsProps;
+type Props = { requestedTab: string; systemOptions: ListedOption[] | null; other?: OtherValues } & PersonalSettingsProps;
 
-export function SettingsTabs({ requestedTab, systemOptions, ...personal }: Props) {
+export function SettingsTabs({ requestedTab, systemOptions, other, ...personal }: Props) {
   const list = useListUrl();
-  const tabs = isRoot(personal.self) ? [...TABS, ...ROOT_TABS] : TABS;
+  const tabs = TABS.filter((t) => !t.root || isRoot(personal.self));
   const active = tabs.find((t) => t.value === requestedTab)?.value ?? "personal";
   const pending = isRoot(personal.self) ? PENDING_ROOT_TABS[requestedTab] : undefined;
 
@@ -47,9 +50,16 @@ export function SettingsTabs({ requestedTab, systemOptions, ...personal }: Props
             <PersonalSettings {...personal} />
           </Stack>
         </Tabs.Panel>
-        <Tabs.Panel value="system" pt="md">
-          {systemOptions && <SystemTab options={systemOptions} />}
-        </Tabs.Panel>
+        {systemOptions && (
+          <Tabs.Panel value="system" pt="md">
+            <SystemTab options={systemOptions} />
+          </Tabs.Panel>
+        )}
+        {other && (
+          <Tabs.Panel value="other" pt="md">
+            <OtherSettings values={other} />
+          </Tabs.Panel>
+        )}
       </Tabs>
     </Stack>
   );

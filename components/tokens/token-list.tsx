@@ -18,7 +18,7 @@ import type { ChatLink } from "@/lib/client/types";
 import { TOKEN_FORM_MSG } from "@/lib/tokens/form";
 import { TOKEN_STATUS } from "@/lib/tokens/status";
 import type { TokenView } from "@/lib/tokens/view";
-import { fillChatLink } from "@/lib/ui/menu";
+import { CHAT_MSG, chatLinkTarget } from "@/lib/ui/chat-link";
 
 export type TokenPageData = { items: TokenView[]; page: number; page_size: number; total: number };
 
@@ -38,9 +38,9 @@ export const TOKEN_LIST_MSG = {
   deleteBody: "此修改将不可逆",
   deleted: "删除成功！",
   done: "操作成功完成！",
-  chatBadConfig: "聊天链接配置错误，请联系管理员",
-  chatParseFailed: "聊天数据解析失败",
-  chatNone: "请联系管理员配置聊天链接",
+  chatBadConfig: CHAT_MSG.badConfig,
+  chatParseFailed: CHAT_MSG.parseFailed,
+  chatNone: CHAT_MSG.none,
 } as const;
 
 /** The whole key of one token (lists carry masked keys only). */
@@ -102,15 +102,12 @@ export function TokenList({ page, filters, chats, serverAddress, groups, groupsO
   const chatWith = async (row: TokenView, template: string) => {
     const key = await fullKey(row.id);
     if (key === null) return;
-    let url: string;
-    try {
-      url = fillChatLink(template, key, serverAddress);
-      new URL(url);
-    } catch {
+    const target = chatLinkTarget(row.name, template, key, serverAddress);
+    if (target.kind === "error") {
       showError(TOKEN_LIST_MSG.chatBadConfig);
       return;
     }
-    window.open(url, "_blank", "noopener,noreferrer");
+    window.open(target.url, "_blank", "noopener,noreferrer");
   };
 
   const setStatus = async (row: TokenView) => {

@@ -1,5 +1,16 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { clearUser, readIdSort, readPageSize, readUser, writeIdSort, writePageSize, writeStatus, writeUser } from "@/lib/client/storage";
+import {
+  clearUser,
+  markNoticeSeen,
+  noticeSeen,
+  readIdSort,
+  readPageSize,
+  readUser,
+  writeIdSort,
+  writePageSize,
+  writeStatus,
+  writeUser,
+} from "@/lib/client/storage";
 
 class MemoryStorage {
   data = new Map<string, string>();
@@ -71,5 +82,23 @@ describe("local storage keys (spec §3)", () => {
     writeIdSort(true);
     expect(store.getItem("id-sort")).toBe("true");
     expect(readIdSort()).toBe(true);
+  });
+});
+
+describe("notice seen", () => {
+  it("remembers the last notice each viewer was shown", () => {
+    expect(noticeSeen("7", "维护")).toBe(false);
+    markNoticeSeen("7", "维护");
+    expect(noticeSeen("7", "维护")).toBe(true);
+    expect(noticeSeen("guest", "维护")).toBe(false);
+    expect(noticeSeen("7", "维护结束")).toBe(false);
+    markNoticeSeen("guest", "维护");
+    expect(noticeSeen("7", "维护")).toBe(true);
+  });
+  it("treats a corrupt entry as nothing seen", () => {
+    store.setItem("notice_seen", "[not an object");
+    expect(noticeSeen("7", "x")).toBe(false);
+    markNoticeSeen("7", "x");
+    expect(noticeSeen("7", "x")).toBe(true);
   });
 });

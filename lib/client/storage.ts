@@ -17,6 +17,8 @@ export const STORAGE_KEYS = {
   enableTask: "enable_task",
   mjNotifyEnabled: "mj_notify_enabled",
   footerHtml: "footer_html",
+  /** The notice each viewer (user id, or "guest") last saw. */
+  noticeSeen: "notice_seen",
   aff: "aff",
 } as const;
 
@@ -106,6 +108,22 @@ export function writeStatus(status: SiteStatus) {
 
 export function readFooterHtml(): string {
   return readRaw(STORAGE_KEYS.footerHtml) ?? "";
+}
+
+// ---- notice -----------------------------------------------------------------------------------
+
+function readNoticeSeen(): Record<string, string> {
+  const seen = parseJson<unknown>(readRaw(STORAGE_KEYS.noticeSeen));
+  return seen && typeof seen === "object" && !Array.isArray(seen) ? (seen as Record<string, string>) : {};
+}
+
+/** Whether `viewer` has already been shown this notice text. */
+export function noticeSeen(viewer: string, notice: string): boolean {
+  return readNoticeSeen()[viewer] === notice;
+}
+
+export function markNoticeSeen(viewer: string, notice: string) {
+  write(STORAGE_KEYS.noticeSeen, JSON.stringify({ ...readNoticeSeen(), [viewer]: notice }));
 }
 
 // ---- list preferences (page-size, id-sort) ----------------------------------------------------

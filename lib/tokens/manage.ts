@@ -175,3 +175,17 @@ export async function deleteToken(owner: TokenOwner, id: number): Promise<void> 
   if (count === 0) throw notFound(TOKEN_MSG.notFound);
   publishInvalidation({ kind: "token", keyHash: current.key_hash, id });
 }
+
+/** How many tokens the chat pages look through for an enabled one (spec §9). */
+export const CHAT_TOKEN_SCAN = 100;
+
+/**
+ * The whole key (sk-…) of the owner's first enabled token, in the token list's order, among the
+ * first CHAT_TOKEN_SCAN; null when none is usable. The chat frame and /chat2link hand it to the
+ * configured chat client.
+ */
+export async function firstEnabledTokenKey(owner: TokenOwner): Promise<string | null> {
+  const page = await listTokens(owner, { p: 0, page_size: CHAT_TOKEN_SCAN });
+  const first = page.items.find((t) => t.status === TOKEN_STATUS.enabled);
+  return first ? (await getToken(owner, first.id)).key : null;
+}
