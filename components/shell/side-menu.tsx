@@ -14,11 +14,13 @@ export function SideMenu({ role, pathname }: { role: number; pathname: string })
     () =>
       buildMenu(role, {
         chats: status?.chats,
+        chat_link: status?.chat_link,
+        chat_link2: status?.chat_link2,
         enable_data_export: status?.enable_data_export,
         enable_drawing: status?.enable_drawing,
         enable_task: status?.enable_task,
       }),
-    [role, status?.chats, status?.enable_data_export, status?.enable_drawing, status?.enable_task],
+    [role, status?.chats, status?.chat_link, status?.chat_link2, status?.enable_data_export, status?.enable_drawing, status?.enable_task],
   );
 
   const chatsBroken = status ? parseChats(status.chats).error : false;

@@ -135,7 +135,11 @@ export const isPricingSort = (value: string): value is PricingSort => PRICING_SO
  * (trimmed, any case), priced for that group. Sorted by name, or by price: models billed by tokens
  * (by their input price) before models billed per call (by their call price), ties by name.
  */
-export function viewPricing(list: PricingList, query: PricingQuery, options: { inCurrency: boolean; ownGroup?: string; quotaPerUnit?: number }): PricingView {
+export function viewPricing(
+  list: PricingList,
+  query: PricingQuery,
+  options: { inCurrency: boolean; ownGroup?: string; quotaPerUnit?: number },
+): PricingView {
   const group = chooseGroup(query.group.trim(), list.usable_group, options.ownGroup);
   const groupRatio = list.group_ratio[group] ?? 1;
   const groups = Object.entries(list.usable_group).map(([value, label]) => ({ value, label, ratio: list.group_ratio[value] ?? 1 }));
@@ -158,6 +162,10 @@ export function viewPricing(list: PricingList, query: PricingQuery, options: { i
     return byName(a.entry, b.entry);
   });
 
-  const rows = priced.map(({ entry }, i) => ({ ...entry, id: i + 1, price: describePrice(entry, groupRatio, options.inCurrency, options.quotaPerUnit) }));
+  const rows = priced.map(({ entry }, i) => ({
+    ...entry,
+    id: i + 1,
+    price: describePrice(entry, groupRatio, options.inCurrency, options.quotaPerUnit),
+  }));
   return { group, groupRatio, groups, rows };
 }

@@ -33,7 +33,11 @@ export async function claimChannelTestSlot(slot: number, db?: DirectDb): Promise
   const [row] = await d.query('SELECT "value" FROM options WHERE "key" = ?', [CHANNEL_TEST_LEASE_KEY]);
   const last = str(row?.value);
   if (Number(last) >= slot) return false;
-  const won = await d.execute('UPDATE options SET "value" = ? WHERE "key" = ? AND "value" = ?', [String(slot), CHANNEL_TEST_LEASE_KEY, last]);
+  const won = await d.execute('UPDATE options SET "value" = ? WHERE "key" = ? AND "value" = ?', [
+    String(slot),
+    CHANNEL_TEST_LEASE_KEY,
+    last,
+  ]);
   return won === 1;
 }
 

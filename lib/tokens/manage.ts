@@ -62,6 +62,25 @@ function assertExpiry(expiredTime: number) {
 }
 
 /** A token may name no group, or one the user may use: UserUsableGroups plus their own (new-api #7180). */
+/** Tokens the chat frame looks through (spec §9: listing tokens for chat fetches up to 100). */
+export const CHAT_TOKEN_SCAN = 100;
+
+/**
+ * The whole key of the owner's newest enabled token among their newest CHAT_TOKEN_SCAN, for the
+ * chat frame; null when none is enabled.
+ */
+export async function chatTokenKey(owner: TokenOwner): Promise<string | null> {
+  const db = await getDb();
+  const rows = await db.token.findMany({
+    where: owned(owner.id),
+    select: { id: true, status: true },
+    orderBy: { id: "desc" },
+    take: CHAT_TOKEN_SCAN,
+  });
+  const enabled = rows.find((r) => r.status === TOKEN_STATUS.enabled);
+  return enabled ? (await getToken(owner, enabled.id)).key : null;
+}
+
 async function assertUsableGroup(owner: TokenOwner, group: string) {
   if (!group) return;
   const usable = await listSelfGroups(owner.group);

@@ -24,7 +24,7 @@ export type MenuEntry = {
   children?: { key: string; label: string; href: string }[];
 };
 
-export type MenuFlags = Pick<SiteStatus, "chats" | "enable_data_export" | "enable_drawing" | "enable_task">;
+export type MenuFlags = Pick<SiteStatus, "chats" | "chat_link" | "chat_link2" | "enable_data_export" | "enable_drawing" | "enable_task">;
 
 /** The chat links of the status, tolerating the JSON-string form of the Chats option. */
 export function parseChats(chats: SiteStatus["chats"]): { links: ChatLink[]; error: boolean } {
@@ -45,18 +45,24 @@ export function parseChats(chats: SiteStatus["chats"]): { links: ChatLink[]; err
   return { links, error: links.length !== value.length };
 }
 
+export const CHAT_LINK_LABEL = "默认聊天";
+export const CHAT_LINK2_LABEL = "聊天（新窗口）";
+
 export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
   const admin = role >= ROLE.admin;
   const chats = parseChats(flags.chats).links;
+  // The configured Chats open in the chat frame (/chat/{i}); ChatLink in the frame too (/chat),
+  // ChatLink2 in the whole window (/chat2link).
+  const chatItems = [
+    ...chats.map((chat, i) => ({ key: `chat${i}`, label: Object.keys(chat)[0] ?? `聊天 ${i + 1}`, href: `/chat/${i}` })),
+    ...(flags.chat_link ? [{ key: "chat_link", label: CHAT_LINK_LABEL, href: "/chat" }] : []),
+    ...(flags.chat_link2 ? [{ key: "chat_link2", label: CHAT_LINK2_LABEL, href: "/chat2link" }] : []),
+  ];
   const entries: (MenuEntry | false)[] = [
     { key: "playground", label: "操练场", href: "/playground" },
     { key: "pricing", label: "模型价格", href: "/pricing" },
     admin && { key: "channel", label: "渠道", href: "/channel" },
-    chats.length > 0 && {
-      key: "chat",
-      label: "聊天",
-      children: chats.map((chat, i) => ({ key: `chat${i}`, label: Object.keys(chat)[0] ?? `聊天 ${i + 1}`, href: `/chat/${i}` })),
-    },
+    chatItems.length > 0 && { key: "chat", label: "聊天", children: chatItems },
     { key: "token", label: "令牌", href: "/token" },
     admin && { key: "redemption", label: "兑换码", href: "/redemption" },
     { key: "topup", label: "钱包", href: "/topup" },
@@ -79,4 +85,13 @@ export function isActivePath(pathname: string, href: string): boolean {
 export function fillChatLink(template: string, key: string, serverAddress: string): string {
   const fullKey = key.startsWith("sk-") ? key : `sk-${key}`;
   return template.replaceAll("{address}", encodeURIComponent(serverAddress)).replaceAll("{key}", fullKey);
+}
+
+/**
+ * The address of a legacy chat link (ChatLink, ChatLink2; one-api's form): the link, then the
+ * user's key and the server address as ChatGPT-Next-Web's `settings` fragment.
+ */
+export function fillLegacyChatLink(link: string, key: string, serverAddress: string): string {
+  const fullKey = key.startsWith("sk-") ? key : `sk-${key}`;
+  return `${link.replace(/\/+$/, "")}/#/?settings=${encodeURIComponent(JSON.stringify({ key: fullKey, url: serverAddress }))}`;
 }

@@ -1,0 +1,49 @@
+// Where the chat frame (spec §2 "Chat frame", route /chat/{id?}) and /chat2link send a user: a
+// configured chat link with the user's key filled in. Pure, so the pages and tests share it.
+import type { ChatLink } from "@/lib/client/types";
+import { fillChatLink, fillLegacyChatLink, parseChats } from "@/lib/ui/menu";
+
+export const CHAT_FRAME_MSG = {
+  /** Spec §8: no enabled token; the page then goes to /token after 1.5 s. */
+  noToken: "当前没有可用的启用令牌，请确认是否有令牌处于启用状态！",
+  /** Spec §8: no chat links. */
+  noLink: "请联系管理员配置聊天链接",
+  /** Spec §8: a chat link that does not make an address. */
+  badLink: "聊天链接配置错误，请联系管理员",
+  /** Spec §8: the Chats option cannot be parsed. */
+  parseFailed: "聊天数据解析失败",
+} as const;
+
+export type ChatTarget = { url: string } | { error: keyof typeof CHAT_FRAME_MSG };
+
+/**
+ * `which`: the index of a Chats entry (/chat/{i}), "link" (/chat: ChatLink, else the first Chats
+ * entry) or "link2" (/chat2link: ChatLink2). `key` is the user's enabled key (null: none).
+ */
+export function chatTarget(
+  which: number | "link" | "link2",
+  o: { chats: ChatLink[] | string; chatLink: string; chatLink2: string; serverAddress: string },
+  key: string | null,
+): ChatTarget {
+  const chats = parseChats(o.chats);
+  let url: string | null = null;
+  if (typeof which === "number") {
+    const entry = chats.links[which];
+    if (!entry) return { error: chats.error ? "parseFailed" : "noLink" };
+    if (key === null) return { error: "noToken" };
+    url = fillChatLink(Object.values(entry)[0] ?? "", key, o.serverAddress);
+  } else {
+    const link = which === "link2" ? o.chatLink2 : o.chatLink;
+    if (!link && which === "link" && chats.links[0]) return chatTarget(0, o, key);
+    if (!link) return { error: "noLink" };
+    if (key === null) return { error: "noToken" };
+    url = fillLegacyChatLink(link, key, o.serverAddress);
+  }
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return { error: "badLink" };
+  } catch {
+    return { error: "badLink" };
+  }
+  return { url };
+}
