@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { chatTarget } from "@/lib/ui/chat-frame";
 import { buildMenu } from "@/lib/ui/menu";
+import type { ChatLink } from "@/lib/client/types";
 
 const base = {
-  chats: [{ Next: 'https://next.example/#/?settings={"key":"{key}","url":"{address}"}' }, { Lobe: "https://lobe.example/?k={key}" }],
+  chats: [
+    { Next: 'https://next.example/#/?settings={"key":"{key}","url":"{address}"}' },
+    { Lobe: "https://lobe.example/?k={key}" },
+  ] as ChatLink[],
   chatLink: "",
   chatLink2: "",
   serverAddress: "https://qiao.example",
