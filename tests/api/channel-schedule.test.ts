@@ -35,7 +35,7 @@ describe("scheduled channel test", () => {
     expect((await put("30")).json.success).toBe(true);
     expect((await listOptions()).find((o) => o.key === "ChannelTestInterval")?.value).toBe("30");
     // The lease row is no option: never listed.
-    expect((await listOptions()).some((o) => o.key === CHANNEL_TEST_LEASE_KEY)).toBe(false);
+    expect((await listOptions()).some((o) => (o.key as string) === CHANNEL_TEST_LEASE_KEY)).toBe(false);
   });
 
   it("does nothing while the interval is 0", async () => {
