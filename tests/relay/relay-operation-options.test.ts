@@ -31,14 +31,15 @@ beforeAll(async () => {
   await updateOption("ModelPrice", JSON.stringify({ "m-price": 0.02 }));
 });
 afterAll(async () => {
-  for (const key of ["QuotaPerUnit", "PreConsumedQuota", "DisplayTokenStatEnabled"] as const) await updateOption(key, defaultRaw(key));
+  for (const key of ["QuotaPerUnit", "PreConsumedQuota", "DisplayTokenStatEnabled", "SelfUseModeEnabled"] as const)
+    await updateOption(key, defaultRaw(key));
   await relay.close();
   await mock.close();
 });
 beforeEach(async () => {
   mock.reset();
   await clearRelayData();
-  await seedChannel({ base_url: mock.url, models: "m-flat,m-price" });
+  await seedChannel({ base_url: mock.url, models: "m-flat,m-price,m-unpriced" });
 });
 
 describe("QuotaPerUnit", () => {
@@ -97,5 +98,23 @@ describe("DisplayTokenStatEnabled", () => {
     expect(await subscription()).toBe(1);
     await updateOption("DisplayTokenStatEnabled", "false");
     expect(await subscription()).toBe(10);
+  });
+});
+
+describe("SelfUseModeEnabled (the rule for unpriced models)", () => {
+  it("refuses a model with no ratio or price before any upstream call, unless self-use mode is on", async () => {
+    const u = await seedUser();
+    await updateOption("SelfUseModeEnabled", "false");
+    const refused = await chat(u.key, { model: "m-unpriced" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.code).toBe("model_price_error");
+    expect(mock.requests).toHaveLength(0);
+
+    await updateOption("SelfUseModeEnabled", "true");
+    mock.setBehaviour({ usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 } });
+    expect((await chat(u.key, { model: "m-unpriced" })).status).toBe(200);
+    await settleAll();
+    // The default ratio 37.5: 37.5 × (10 + 6 × 1) = 600
+    expect((await lastLog(u.id)).quota).toBe(600n);
   });
 });
