@@ -50,7 +50,7 @@ test("general, drawing, data dashboard, monitoring and quota settings are saved 
     await expect(sideMenu(page).getByText("默认聊天")).toBeAttached();
 
     const drawing = card(page, "绘图设置");
-    await drawing.getByText("启用绘图功能").click();
+    await drawing.getByRole("switch", { name: "启用绘图功能" }).uncheck();
     await drawing.getByRole("button", { name: "保存绘图设置" }).click();
     await expect(toast(page, "保存成功").first()).toBeVisible();
     await expect(sideMenu(page).getByRole("link", { name: "绘图" })).toHaveCount(0);

@@ -2,7 +2,7 @@
 // One section of the operation tab: its fields (text, number, switch, choice, JSON), saved
 // together by its button, one PUT /api/option/ per changed option. Values are checked here first
 // (lib/options/operation.ts), so a bad entry sends nothing; the server checks again.
-import { Button, Group, JsonInput, NumberInput, Select, SimpleGrid, Stack, Switch, TextInput } from "@mantine/core";
+import { Button, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
 import { api } from "@/lib/client/api";
@@ -85,6 +85,7 @@ export function OptionsCard({ title, description, fields, initial, children }: P
                   step={f.step}
                   suffix={f.suffix}
                   allowNegative={false}
+                  clampBehavior="none"
                   value={values[f.key] ?? ""}
                   onChange={(v) => set(f.key, String(v))}
                 />
@@ -120,17 +121,17 @@ export function OptionsCard({ title, description, fields, initial, children }: P
         </Stack>
       )}
       {json.map((f) => (
-        <JsonInput
+        <Textarea
           key={f.key}
           label={f.label}
           description={f.description}
           error={errors[f.key]}
           value={values[f.key] ?? ""}
-          onChange={(v) => set(f.key, v)}
+          onChange={(e) => set(f.key, e.currentTarget.value)}
           autosize
           minRows={6}
           maxRows={20}
-          formatOnBlur={false}
+          spellCheck={false}
           styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
         />
       ))}
