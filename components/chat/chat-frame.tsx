@@ -1,6 +1,7 @@
 "use client";
-// The chat frame: the chosen chat page in a frame filling the content area, or why it cannot show
-// (spec §8: without an enabled token the user is sent to /token after 1.5 s).
+// The chat frame: the chosen chat page in a frame filling the content area (an app's own link,
+// such as opencat://, is opened instead), or why it cannot show (spec §8: without an enabled token
+// the user is sent to /token after 1.5 s).
 import { Alert } from "@mantine/core";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
@@ -12,6 +13,11 @@ const REDIRECT_MS = 1500;
 export function ChatFrame({ target }: { target: ChatTarget }) {
   const router = useRouter();
   const error = "error" in target ? target.error : null;
+  const external = "url" in target && target.external ? target.url : null;
+
+  useEffect(() => {
+    if (external) window.location.assign(external);
+  }, [external]);
 
   useEffect(() => {
     if (!error) return;
@@ -21,6 +27,13 @@ export function ChatFrame({ target }: { target: ChatTarget }) {
     return () => clearTimeout(timer);
   }, [error, router]);
 
+  if (external) {
+    return (
+      <Alert color="blue" variant="light" title="聊天">
+        正在打开聊天应用…
+      </Alert>
+    );
+  }
   if ("url" in target) {
     return (
       <iframe

@@ -41,6 +41,14 @@ describe("chatTarget", () => {
     expect(chatTarget(0, { ...base, chats: "[oops" }, KEY)).toEqual({ error: "parseFailed" });
     expect(chatTarget(0, { ...base, chats: [{ Bad: "javascript:alert(1)//{key}" }] }, KEY)).toEqual({ error: "badLink" });
     expect(chatTarget(0, { ...base, chats: [{ Bad: "not a url {key}" }] }, KEY)).toEqual({ error: "badLink" });
+    expect(chatTarget(0, { ...base, chats: [{ Bad: "data:text/html,{key}" }] }, KEY)).toEqual({ error: "badLink" });
+  });
+
+  it("an app's own scheme (the default OpenCat entry) is opened, not framed", () => {
+    expect(chatTarget(0, { ...base, chats: [{ OpenCat: "opencat://team/join?domain={address}&token={key}" }] }, KEY)).toEqual({
+      url: `opencat://team/join?domain=${encodeURIComponent("https://qiao.example")}&token=sk-${KEY}`,
+      external: true,
+    });
   });
 });
 

@@ -14,7 +14,11 @@ export const CHAT_FRAME_MSG = {
   parseFailed: "聊天数据解析失败",
 } as const;
 
-export type ChatTarget = { url: string } | { error: keyof typeof CHAT_FRAME_MSG };
+/** `external`: an app's own scheme (ama://, opencat://…): opened, not framed. */
+export type ChatTarget = { url: string; external?: true } | { error: keyof typeof CHAT_FRAME_MSG };
+
+/** Schemes that run code or read local files: never opened, whatever the admin configured. */
+const REFUSED_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:"]);
 
 /**
  * `which`: the index of a Chats entry (/chat/{i}), "link" (/chat: ChatLink, else the first Chats
@@ -39,11 +43,12 @@ export function chatTarget(
     if (key === null) return { error: "noToken" };
     url = fillLegacyChatLink(link, key, o.serverAddress);
   }
+  let protocol: string;
   try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return { error: "badLink" };
+    protocol = new URL(url).protocol;
   } catch {
     return { error: "badLink" };
   }
-  return { url };
+  if (REFUSED_SCHEMES.has(protocol)) return { error: "badLink" };
+  return protocol === "https:" || protocol === "http:" ? { url } : { url, external: true };
 }

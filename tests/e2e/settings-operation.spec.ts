@@ -9,6 +9,8 @@ import { E2E_BASE_URL, ROOT_STATE } from "./env";
 import { expect, newUserSession, type Page, shot, sideMenu, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
+// Long flows on a shared two-core machine.
+test.setTimeout(180_000);
 
 const card = (page: Page, name: string) => page.getByRole("region", { name });
 
