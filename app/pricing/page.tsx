@@ -16,7 +16,7 @@ export default async function PricingPage({ searchParams }: { searchParams: Prom
   const query = { group: param(params, "group"), keyword: param(params, "keyword"), sort: param(params, "sort") };
   const [list, options] = await Promise.all([listPricing(viewer), getOptions()]);
   const inCurrency = options.DisplayInCurrencyEnabled;
-  const view = viewPricing(list, query, { inCurrency, ownGroup: viewer?.group });
+  const view = viewPricing(list, query, { inCurrency, ownGroup: viewer?.group, quotaPerUnit: options.QuotaPerUnit });
   const pages = Math.max(1, Math.ceil(view.rows.length / paging.page_size));
   const p = Math.min(paging.p, pages - 1);
   return (

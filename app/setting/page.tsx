@@ -3,12 +3,13 @@ import { otherTabValues } from "@/components/settings/other/fields";
 import { pageUser } from "@/lib/auth/page-user";
 import { isRoot } from "@/lib/auth/roles";
 import { getOptions, listOptions } from "@/lib/options";
+import { operationValues } from "@/lib/options/operation";
 import { getAffCode } from "@/lib/users/aff";
 import { getSelf, listUserModels } from "@/lib/users/self";
 import { param, type SearchParams } from "@/lib/ui/list-params";
 
 /** Root's tabs, which read the options as GET /api/option/ lists them (secrets only as set or not). */
-const OPTION_TABS = new Set(["system", "other"]);
+const OPTION_TABS = new Set(["operation", "system", "other"]);
 
 // Settings (spec §2 Settings): tabs chosen by ?tab=. The personal tab's data comes from the same
 // lib/ functions as GET /api/user/self, /api/user/models and /api/user/aff (the invite code is
@@ -30,6 +31,7 @@ export default async function SettingPage({ searchParams }: { searchParams: Prom
       models={models}
       affCode={affCode}
       serverAddress={options.ServerAddress}
+      operation={tab === "operation" && listed ? operationValues(listed) : null}
       systemOptions={tab === "system" ? listed : null}
       other={tab === "other" && listed ? otherTabValues(listed) : undefined}
     />

@@ -4,8 +4,9 @@
 // end, half up (x.5 → x+1). new-api rounded the completion part separately first and worked in
 // float64, so its totals could drift by a unit; these cannot.
 //
-// Units: QuotaPerUnit = 500 000 quota per US$1, and model ratio 1 = $0.002 / 1K tokens, i.e.
-// ratio 1 charges 1 quota per token.
+// Units: model ratio 1 = $0.002 / 1K tokens at the default QuotaPerUnit of 500 000 quota per US$1,
+// i.e. ratio 1 charges 1 quota per token. Per-call prices (ModelPrice, US$) are turned into quota
+// with the pricing's quotaPerUnit, the admin's QuotaPerUnit option (500 000 when absent).
 import type { Usage } from "../relay/types";
 import type { Pricing } from "./ratios";
 
@@ -142,7 +143,7 @@ function baseBreakdown(p: Pricing): PriceBreakdown {
  * With no cache and no audio tokens this is new-api's (prompt + completion × completionRatio) ×
  * modelRatio × groupRatio. Minimum 1 unless modelRatio × groupRatio is 0.
  *
- * Per-call pricing (ModelPrice): quota = round(price × 500 000 × groupRatio), whatever the usage.
+ * Per-call pricing (ModelPrice): quota = round(price × quotaPerUnit × groupRatio), whatever the usage.
  *
  * Worked example: gpt-4o (ratio 1.25, completion 4, cache 0.5), group 1, prompt 1117 of which
  * 1024 cached, completion 18: 1.25 × (93 + 1024 × 0.5 + 18 × 4) = 1.25 × 677 = 846.25 → 846.
@@ -191,9 +192,12 @@ export function quotaForTokens(pricing: Pricing, usage: Usage): QuotaResult {
   return { quota, breakdown: b };
 }
 
+/** Quota per US$1 of a pricing, as an exact fraction. */
+const perUnit = (pricing: Pricing): Rat => decimalToRat(pricing.quotaPerUnit ?? QUOTA_PER_UNIT);
+
 function quotaPerCall(pricing: Pricing, factor: Rat, b: PriceBreakdown): QuotaResult {
   const multiplier = mul(decimalToRat(pricing.modelPrice), decimalToRat(pricing.groupRatio));
-  const total = mul(mul(multiplier, factor), int(QUOTA_PER_UNIT));
+  const total = mul(mul(multiplier, factor), perUnit(pricing));
   return { quota: finalQuota(total, mul(multiplier, factor)), breakdown: b };
 }
 
@@ -241,7 +245,7 @@ export function imageQualityRatio(model: string, quality: string | undefined, si
 export const IMAGE_PRICE_PER_RATIO = 0.0025;
 
 /**
- * Quota of an image generation: round(price × sizeRatio × qualityRatio × n × 500 000 × groupRatio),
+ * Quota of an image generation: round(price × sizeRatio × qualityRatio × n × quotaPerUnit × groupRatio),
  * price = ModelPrice, or 0.0025 × modelRatio for a ratio-priced model. Minimum 1 unless free.
  *
  * Worked example: dall-e-3 at $0.04, 1024×1792, hd, n = 2, group 1:
@@ -263,7 +267,7 @@ export function quotaForImages(pricing: Pricing, req: { size?: string; quality?:
       ? decimalToRat(pricing.modelPrice)
       : mul(decimalToRat(IMAGE_PRICE_PER_RATIO), decimalToRat(pricing.modelRatio));
   const multiplier = mul(price, decimalToRat(pricing.groupRatio));
-  const total = mul(mul(mul(mul(multiplier, decimalToRat(sizeRatio)), decimalToRat(qualityRatio)), int(n)), int(QUOTA_PER_UNIT));
+  const total = mul(mul(mul(mul(multiplier, decimalToRat(sizeRatio)), decimalToRat(qualityRatio)), int(n)), perUnit(pricing));
   return { quota: finalQuota(total, multiplier), breakdown: b };
 }
 
@@ -291,7 +295,7 @@ export interface ReserveInput {
  * choice (`n` choices are n completions, each up to max_tokens). Unlike
  * new-api (which reserved just 500 tokens when max_tokens was absent, ignoring the prompt), the
  * known prompt is always included, and the completion part is priced at the completion ratio.
- * Per-call: round(price × 500 000 × groupRatio × n).
+ * Per-call: round(price × quotaPerUnit × groupRatio × n).
  *
  * Worked example: gpt-4o (1.25, completion 4), group 1, prompt 1000, max_tokens 200:
  * 1.25 × (1000 + 200 × 4) = 2250.

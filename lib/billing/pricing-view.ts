@@ -90,14 +90,20 @@ export function formatQuotaUnits(value: Rat): string {
 
 const TWO = rat(2n);
 const MILLION = rat(1_000_000n);
-const PER_UNIT = rat(BigInt(QUOTA_PER_UNIT));
-
-/** The exact prices of one entry in a group: per 1M tokens (input, output) or per call, in US$ or quota. */
-export function priceOf(entry: PricingEntry, groupRatio: number, inCurrency: boolean): { input: Rat; output: Rat } | { call: Rat } {
+/**
+ * The exact prices of one entry in a group: per 1M tokens (input, output) or per call, in US$ or
+ * quota (a per-call price at `quotaPerUnit` quota per US$, the QuotaPerUnit option the relay bills with).
+ */
+export function priceOf(
+  entry: PricingEntry,
+  groupRatio: number,
+  inCurrency: boolean,
+  quotaPerUnit: number = QUOTA_PER_UNIT,
+): { input: Rat; output: Rat } | { call: Rat } {
   const group = decimalToRat(groupRatio);
   if (entry.quota_type === 1) {
     const usd = mul(decimalToRat(entry.model_price), group);
-    return { call: inCurrency ? usd : mul(usd, PER_UNIT) };
+    return { call: inCurrency ? usd : mul(usd, decimalToRat(quotaPerUnit)) };
   }
   const base = mul(decimalToRat(entry.model_ratio), group);
   const input = inCurrency ? mul(base, TWO) : mul(base, MILLION);
@@ -105,9 +111,9 @@ export function priceOf(entry: PricingEntry, groupRatio: number, inCurrency: boo
 }
 
 /** The prices of one entry as the page writes them. */
-export function describePrice(entry: PricingEntry, groupRatio: number, inCurrency: boolean): PricingPrice {
+export function describePrice(entry: PricingEntry, groupRatio: number, inCurrency: boolean, quotaPerUnit?: number): PricingPrice {
   const format = inCurrency ? formatUsd : formatQuotaUnits;
-  const price = priceOf(entry, groupRatio, inCurrency);
+  const price = priceOf(entry, groupRatio, inCurrency, quotaPerUnit);
   return "call" in price
     ? { kind: "call", call: format(price.call) }
     : { kind: "tokens", input: format(price.input), output: format(price.output) };
@@ -129,7 +135,11 @@ export const isPricingSort = (value: string): value is PricingSort => PRICING_SO
  * (trimmed, any case), priced for that group. Sorted by name, or by price: models billed by tokens
  * (by their input price) before models billed per call (by their call price), ties by name.
  */
-export function viewPricing(list: PricingList, query: PricingQuery, options: { inCurrency: boolean; ownGroup?: string }): PricingView {
+export function viewPricing(
+  list: PricingList,
+  query: PricingQuery,
+  options: { inCurrency: boolean; ownGroup?: string; quotaPerUnit?: number },
+): PricingView {
   const group = chooseGroup(query.group.trim(), list.usable_group, options.ownGroup);
   const groupRatio = list.group_ratio[group] ?? 1;
   const groups = Object.entries(list.usable_group).map(([value, label]) => ({ value, label, ratio: list.group_ratio[value] ?? 1 }));
@@ -152,6 +162,10 @@ export function viewPricing(list: PricingList, query: PricingQuery, options: { i
     return byName(a.entry, b.entry);
   });
 
-  const rows = priced.map(({ entry }, i) => ({ ...entry, id: i + 1, price: describePrice(entry, groupRatio, options.inCurrency) }));
+  const rows = priced.map(({ entry }, i) => ({
+    ...entry,
+    id: i + 1,
+    price: describePrice(entry, groupRatio, options.inCurrency, options.quotaPerUnit),
+  }));
   return { group, groupRatio, groups, rows };
 }

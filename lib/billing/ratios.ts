@@ -33,6 +33,8 @@ export interface PricingOptions {
   /** Price of an audio output token relative to an audio input token. */
   audioCompletionRatio?: RatioMap;
   selfUseModeEnabled?: boolean;
+  /** Quota per US$1 (the QuotaPerUnit option) for per-call prices; default QUOTA_PER_UNIT = 500 000. */
+  quotaPerUnit?: number;
 }
 
 export type PricingKind = "ratio" | "price";
@@ -54,6 +56,8 @@ export interface Pricing {
   usedDefaultRatio: boolean;
   /** The group has no GroupRatio entry; billed at 1. */
   unknownGroup: boolean;
+  /** Quota per US$1 for per-call prices (the QuotaPerUnit option); absent: 500 000. */
+  quotaPerUnit?: number;
 }
 
 export interface PricingError {
@@ -189,6 +193,9 @@ export function resolvePricing(model: string, options: PricingOptions, group: st
     cacheWriteRatio: lookupRatio(options.cacheWriteRatio, model) ?? builtinCacheWriteRatio(model),
     audioRatio: lookupRatio(options.audioRatio, model) ?? builtinAudioRatio(model),
     audioCompletionRatio: lookupRatio(options.audioCompletionRatio, model) ?? builtinAudioCompletionRatio(model),
+    ...(options.quotaPerUnit !== undefined && Number.isFinite(options.quotaPerUnit) && options.quotaPerUnit > 0
+      ? { quotaPerUnit: options.quotaPerUnit }
+      : {}),
   };
   const price = lookupRatio(options.modelPrice, model);
   if (price !== undefined) {

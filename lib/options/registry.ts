@@ -208,6 +208,8 @@ export const OPTION_REGISTRY = {
   ChannelDisableThreshold: float(5, { min: 0 }),
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
+  /** Minutes between automatic tests of every channel (lib/channels/schedule.ts); 0 = never. */
+  ChannelTestInterval: int(0, { min: 0, max: 10_080 }),
   /**
    * Whether channels whose address an admin below root set may reach loopback, private,
    * link-local, CGNAT and unspecified addresses (Ollama and local vendors live on loopback).

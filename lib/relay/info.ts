@@ -53,8 +53,9 @@ export async function serveBilling(req: RelayRequest, path: string, requestId: s
   const perUnit = Number(options.QuotaPerUnit) || 500_000;
   const toAmount = (quota: bigint | number) => (options.DisplayInCurrencyEnabled ? Number(quota) / perUnit : Number(quota));
   const db = await getDirectDb();
-  // A limited key reports its own quota; an unlimited one its owner's.
-  const limited = caller.key && !caller.key.unlimited ? caller.key : null;
+  // DisplayTokenStatEnabled (one-api's "额度查询接口返回令牌额度而非用户额度"): a limited key
+  // reports its own quota; an unlimited one, or any key while the option is off, its owner's.
+  const limited = options.DisplayTokenStatEnabled && caller.key && !caller.key.unlimited ? caller.key : null;
   const [row] = limited
     ? await db.query("SELECT remain_quota, used_quota FROM tokens WHERE id = ?", [limited.id])
     : await db.query("SELECT quota, used_quota FROM users WHERE id = ?", [caller.user.id]);

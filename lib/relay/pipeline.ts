@@ -253,6 +253,7 @@ function pricingOptions(o: OptionValues) {
     groupRatio: o.GroupRatio as Record<string, number>,
     cacheRatio: o.CacheRatio as Record<string, number>,
     selfUseModeEnabled: o.SelfUseModeEnabled as boolean,
+    quotaPerUnit: o.QuotaPerUnit as number,
   };
 }
 
@@ -386,7 +387,8 @@ function reserveFor(mode: RelayMode, pricing: Pricing, body: ParsedBody, promptT
   return estimateReserve(pricing, {
     promptTokens,
     maxTokens: noCompletion ? 0 : max,
-    preConsumedTokens: noCompletion ? 0 : Number(options.PreConsumedQuota) || 500,
+    // PreConsumedQuota is an integer ≥ 0 (registry); 0 reserves the prompt only.
+    preConsumedTokens: noCompletion ? 0 : (options.PreConsumedQuota as number),
     n: 1,
     // Every choice is a completion of its own (billed in full by the upstream's usage).
     choices: noCompletion || typeof json.n !== "number" ? 1 : json.n,

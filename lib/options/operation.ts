@@ -1,0 +1,128 @@
+// The operation tab's sections (spec §2 Settings → operation): which options each one edits and
+// the checks the page makes before saving (the server checks again, lib/options/registry.ts).
+// Pure and client-safe.
+
+/** Spec §5: a JSON option whose value does not parse (the registry's INVALID_JSON_MESSAGE). */
+export const OPTION_JSON_INVALID = "不是合法的 JSON 字符串";
+
+export const OPERATION_MSG = {
+  saved: "保存成功",
+  unchanged: "你似乎并没有修改什么",
+  /** Spec §5: log cleanup needs a time chosen (the text of DELETE /api/log/'s own check). */
+  cleanupTimeRequired: "请选择清理日志的截止时间",
+  cleaned: (count: number) => `${count} 条日志已清理！`,
+  intervalMin: "数据看板更新间隔不能小于 1 分钟",
+  chatsShape: '聊天配置应为 JSON 数组，每一项形如 {"名称": "链接"}',
+} as const;
+
+export const OPERATION_SECTIONS = {
+  general: [
+    "TopUpLink",
+    "ChatLink",
+    "ChatLink2",
+    "QuotaPerUnit",
+    "RetryTimes",
+    "DisplayInCurrencyEnabled",
+    "DisplayTokenStatEnabled",
+    "DefaultCollapseSidebar",
+    "SelfUseModeEnabled",
+  ],
+  drawing: [
+    "DrawingEnabled",
+    "MjNotifyEnabled",
+    "MjAccountFilterEnabled",
+    "MjForwardUrlEnabled",
+    "MjModeClearEnabled",
+    "MjActionCheckSuccessEnabled",
+  ],
+  logs: ["LogConsumeEnabled"],
+  dashboard: ["DataExportEnabled", "DataExportInterval", "DataExportDefaultTime"],
+  monitoring: [
+    "ChannelDisableThreshold",
+    "QuotaRemindThreshold",
+    "ChannelTestInterval",
+    "AutomaticDisableChannelEnabled",
+    "AutomaticEnableChannelEnabled",
+  ],
+  quota: ["QuotaForNewUser", "QuotaForInviter", "QuotaForInvitee", "PreConsumedQuota"],
+  chats: ["Chats"],
+} as const;
+
+export type OperationSection = keyof typeof OPERATION_SECTIONS;
+export type OperationKey = (typeof OPERATION_SECTIONS)[OperationSection][number];
+
+/** Every key the tab edits: the page sends only these to the client. */
+export const OPERATION_KEYS: readonly OperationKey[] = Object.values(OPERATION_SECTIONS).flat();
+
+/** The options the tab edits, as stored strings, from the list GET /api/option/ answers. */
+export function operationValues(list: ReadonlyArray<{ key: string; value: string }>): Record<OperationKey, string> {
+  const wanted = new Set<string>(OPERATION_KEYS);
+  const out = {} as Record<OperationKey, string>;
+  for (const { key, value } of list) if (wanted.has(key)) out[key as OperationKey] = value;
+  return out;
+}
+
+/** Integers ≥ min, and numbers > 0 for QuotaPerUnit, ≥ 0 for ChannelDisableThreshold. */
+const INTEGER_MIN: Partial<Record<OperationKey, number>> = {
+  RetryTimes: 0,
+  DataExportInterval: 1,
+  QuotaRemindThreshold: 0,
+  ChannelTestInterval: 0,
+  QuotaForNewUser: 0,
+  QuotaForInviter: 0,
+  QuotaForInvitee: 0,
+  PreConsumedQuota: 0,
+};
+
+/** The message to show beside a field, or null when the value may be saved. */
+export function checkOperationValue(key: OperationKey, value: string): string | null {
+  const v = value.trim();
+  if (key === "Chats") {
+    let data: unknown;
+    try {
+      data = JSON.parse(v);
+    } catch {
+      return OPTION_JSON_INVALID;
+    }
+    const ok =
+      Array.isArray(data) &&
+      data.every(
+        (item) =>
+          !!item &&
+          typeof item === "object" &&
+          !Array.isArray(item) &&
+          Object.keys(item).length === 1 &&
+          Object.keys(item)[0]!.trim() !== "" &&
+          typeof Object.values(item)[0] === "string",
+      );
+    return ok ? null : OPERATION_MSG.chatsShape;
+  }
+  const min = INTEGER_MIN[key];
+  if (min !== undefined) {
+    if (!/^\d+$/.test(v)) return key === "DataExportInterval" ? OPERATION_MSG.intervalMin : "请输入不小于 0 的整数";
+    if (Number(v) < min) return key === "DataExportInterval" ? OPERATION_MSG.intervalMin : `不能小于 ${min}`;
+    return null;
+  }
+  if (key === "QuotaPerUnit") return /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 ? null : "请输入大于 0 的数字";
+  if (key === "ChannelDisableThreshold") return /^\d+(\.\d+)?$/.test(v) ? null : "请输入不小于 0 的数字";
+  return null;
+}
+
+/** The keys of a section whose value differs from the saved one. */
+export const changedKeys = (keys: readonly OperationKey[], values: Record<string, string>, saved: Record<string, string>) =>
+  keys.filter((k) => values[k] !== saved[k]);
+
+/** The default of the log cleanup time (spec §9): one month before `now`, as a datetime-local value. */
+export function defaultCleanupTime(now = new Date()): string {
+  const d = new Date(now);
+  d.setMonth(d.getMonth() - 1);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A datetime-local value as unix seconds, or null when empty or invalid. */
+export function cleanupTimestamp(value: string): number | null {
+  if (!value.trim()) return null;
+  const ms = new Date(value).getTime();
+  return Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 1000) : null;
+}
