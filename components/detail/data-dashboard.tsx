@@ -21,7 +21,7 @@ import { useMemo, useState } from "react";
 import { useQuotaDisplay, useTimeZone } from "@/components/data/display";
 import { useListUrl } from "@/components/data/use-list-url";
 import { Icon } from "@/components/icons";
-import { formatCompact, formatQuota } from "@/lib/ui/format";
+import { formatCompact, formatQuota, formatTimestamp } from "@/lib/ui/format";
 import {
   buildUsageSeries,
   GRANULARITIES,
@@ -42,19 +42,7 @@ export const DETAIL_MSG = {
 const COLORS = ["blue.6", "teal.6", "orange.6", "grape.6", "cyan.6", "pink.6", "lime.7", "indigo.5"];
 
 /** A Unix time as a datetime-local value in `timeZone`. */
-function toLocalInput(seconds: number, timeZone?: string): string {
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(new Date(seconds * 1000));
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "00";
-  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}`;
-}
+const toLocalInput = (seconds: number, timeZone?: string) => formatTimestamp(seconds, timeZone).slice(0, 16).replace(" ", "T");
 
 /** A datetime-local value (the browser's zone) as a Unix time, or null. */
 function fromLocalInput(value: string): number | null {
@@ -230,9 +218,9 @@ export function DataDashboard({ rows, start, end, granularity, admin, enabled, e
                   tooltipDataSource="segment"
                   chartLabel={quotaText(usage.totals.quota)}
                 />
-                <Stack gap={4}>
+                <Stack gap={4} component="ul" aria-label="占比图例" m={0} p={0} style={{ listStyle: "none" }}>
                   {usage.shares.map((s, i) => (
-                    <Group key={s.name} gap={6} wrap="nowrap">
+                    <Group key={s.name} gap={6} wrap="nowrap" component="li">
                       <Box
                         w={10}
                         h={10}

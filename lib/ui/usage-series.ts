@@ -2,6 +2,8 @@
 // day or week in the viewer's time zone; weeks start on Monday) and per model or user, every
 // period of the range present (empty ones as zero) so the time axis is even. Pure, so the server
 // render and the browser agree and it is unit-tested.
+import { formatTimestamp } from "@/lib/ui/format";
+
 export const GRANULARITIES = ["hour", "day", "week"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 export const GRANULARITY_LABEL: Record<Granularity, string> = { hour: "小时", day: "天", week: "周" };
@@ -34,16 +36,9 @@ export const MAX_SERIES = 8;
 export const OTHERS = "其他";
 
 function localParts(seconds: number, timeZone?: string) {
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(new Date(seconds * 1000));
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "00";
-  return { y: get("year"), m: get("month"), d: get("day"), h: get("hour") };
+  // "YYYY-MM-DD HH:MM:SS" in the zone; the epoch itself reads as its first second.
+  const t = formatTimestamp(Math.max(1, seconds), timeZone);
+  return { y: t.slice(0, 4), m: t.slice(5, 7), d: t.slice(8, 10), h: t.slice(11, 13) };
 }
 
 /** The period holding `seconds`: a sortable key and its axis label. */
