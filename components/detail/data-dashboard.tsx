@@ -245,7 +245,8 @@ export function DataDashboard({ rows, start, end, granularity, admin, enabled, e
                 {...chartProps}
                 data={usage.data.token_used}
                 type="stacked"
-                curveType="monotone"
+                curveType="linear"
+                withDots={false}
                 valueFormatter={(v) => formatCompact(v)}
               />
             </ChartCard>

@@ -112,6 +112,8 @@ const drawnBars = (page: Page, name: string) =>
 const stat = (page: Page, label: string) => page.getByTestId(`stat-${label}`);
 
 test("a user sees their own usage by model, and the granularity and range live in the URL", async ({ page }) => {
+  // Registration, a top-up and five relayed calls before the page: slow on a shared two-core machine.
+  test.setTimeout(180_000);
   const { username } = await userWithUsage(page);
   await page.goto("/token");
   await sideMenu(page).getByRole("link", { name: "数据看板" }).click();
@@ -152,6 +154,7 @@ test.describe("as root", () => {
   test.use({ storageState: ROOT_STATE });
 
   test("an admin sees everyone's usage, one user's, and by user", async ({ page, browser }) => {
+    test.setTimeout(180_000);
     const other = await browser.newPage();
     const { username } = await userWithUsage(other);
     await other.close();
