@@ -27,6 +27,7 @@ import type { DbKind } from "@/lib/db/types";
 import type { DirectDb, Statement } from "@/lib/db/direct";
 import { logInsertStatements, quoteIdent, type LogRow } from "@/lib/logs/insert";
 import { big, int, nowSeconds, str } from "@/lib/db/num";
+import type { UsageBucket } from "@/lib/data/buckets";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
 
@@ -60,6 +61,8 @@ export type UsageRecord = {
   log: LogRow | null;
   /** A failed request: its log row is written, but it adds nothing to usage counters. */
   failed?: boolean;
+  /** The data dashboard bucket (lib/data/buckets.ts) this usage adds to; none when DataExportEnabled is off. */
+  bucket?: UsageBucket | null;
   /** Set by settle(): the quota actually charged. */
   charged?: bigint;
 };
@@ -417,15 +420,14 @@ export class QuotaLedger {
         tokens.set(r.tokenId, t);
       }
       if (r.channelId) channels.set(r.channelId, (channels.get(r.channelId) ?? 0n) + quota);
-      if (r.log) {
-        logs.push(r.log);
-        const hour = r.log.created_at - (r.log.created_at % 3600);
-        const key = `${r.userId}\0${r.modelName}\0${hour}`;
+      if (r.log) logs.push(r.log);
+      if (r.bucket) {
+        const key = `${r.userId}\0${r.modelName}\0${r.bucket.createdAt}`;
         const b = buckets.get(key) ?? {
           user_id: r.userId,
-          username: r.log.username,
+          username: r.bucket.username,
           model_name: r.modelName,
-          created_at: hour,
+          created_at: r.bucket.createdAt,
           token_used: 0n,
           count: 0,
           quota: 0n,
@@ -611,7 +613,7 @@ function addTo<K>(map: Map<K, bigint>, key: K, amount: bigint) {
   map.set(key, (map.get(key) ?? 0n) + amount);
 }
 
-/** Adds to an hourly usage bucket, creating it on first use. */
+/** Adds to a usage bucket, creating it on first use: one atomic statement, however many instances write. */
 function quotaDataUpsert(kind: DbKind): string {
   const q = (n: string) => quoteIdent(kind, n);
   const cols = ["user_id", "username", "model_name", "created_at", "token_used", "count", "quota"].map(q).join(", ");

@@ -8,6 +8,7 @@
 // retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
 // steady state: keys, users, channels and options come from memory (lib/relay/state, options).
 import { env } from "@/lib/env";
+import { usageBucket } from "@/lib/data/buckets";
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { resolvePricing, type Pricing } from "@/lib/billing/ratios";
@@ -931,6 +932,7 @@ async function settle(
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
     log,
+    bucket: usageBucket(ctx.options, ctx.caller.user.username, Math.floor(Date.now() / 1000)),
   });
 }
 
