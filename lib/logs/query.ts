@@ -166,21 +166,34 @@ export const getUserLogStat = (userId: number, q: LogQuery) => statOf({ kind: "u
 
 /** Rows deleted per statement, so a large cleanup never holds the write lock for long. */
 const CLEANUP_BATCH = 5000;
+/** Pause between statements: the relay's log and ledger writes take the lock in between. */
+const CLEANUP_PAUSE_MS = 5;
 
-/** Deletes rows created before `targetTimestamp` (unix s); returns how many. */
-export async function deleteLogsBefore(targetTimestamp: number): Promise<number> {
+export type CleanupOptions = { batchSize?: number; pauseMs?: number };
+
+/**
+ * Deletes rows created before `targetTimestamp` (unix s), oldest first, at most `batchSize` rows
+ * per statement with a pause after each, so even a table of millions never locks out the relay's
+ * writes (SQLite has one writer); returns how many rows went.
+ */
+export async function deleteLogsBefore(targetTimestamp: number, o: CleanupOptions = {}): Promise<number> {
+  const batchSize = o.batchSize ?? CLEANUP_BATCH;
+  const pauseMs = o.pauseMs ?? CLEANUP_PAUSE_MS;
   const db = await getDb();
   let deleted = 0;
   for (;;) {
-    const batch = await db.log.findMany({
+    // The batch's last id bounds the statement; `created_at` uses its index to find it.
+    const last = await db.log.findFirst({
       where: { created_at: { lt: targetTimestamp } },
       select: { id: true },
       orderBy: { id: "asc" },
-      take: CLEANUP_BATCH,
+      skip: batchSize - 1,
     });
-    if (batch.length === 0) return deleted;
-    const lastId = batch[batch.length - 1]!.id;
-    const { count } = await db.log.deleteMany({ where: { created_at: { lt: targetTimestamp }, id: { lte: lastId } } });
+    const { count } = await db.log.deleteMany({
+      where: { created_at: { lt: targetTimestamp }, ...(last ? { id: { lte: last.id } } : {}) },
+    });
     deleted += count;
+    if (!last) return deleted;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }
