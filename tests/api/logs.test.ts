@@ -106,13 +106,14 @@ const SPEC_FIELDS = [
 ];
 
 describe("the admin log", () => {
-  it("lists every user's rows, newest first, with the spec fields and ids", async () => {
+  it("lists every user's rows, newest first by time, with the spec fields and ids", async () => {
     const res = await call(logs.GET, "GET", "/api/log/?p=0&page_size=100", { as: admin });
     expect(res.json.data).toMatchObject({ page: 0, page_size: 100, total: SEEDS.length });
     const items: Item[] = res.json.data.items;
     expect(items).toHaveLength(SEEDS.length);
-    const ids = items.map((i) => i.id as number);
-    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    // Newest first by time (the seeds were not inserted in time order), then by id.
+    const times = items.map((i) => i.created_at);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(Object.keys(items[0]!).sort()).toEqual([...SPEC_FIELDS, "id"].sort());
     const first = items.find((i) => i.token_name === "ann-main" && i.model_name === "gpt-4o")!;
     expect(first).toMatchObject({ channel: 1, quota: 100, prompt_tokens: 10, completion_tokens: 20, is_stream: true, user_id: ann.id });

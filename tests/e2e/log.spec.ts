@@ -59,6 +59,10 @@ test.afterAll(async () => {
 async function userWithRequests(page: Page) {
   const { username } = await newUserSession(page, "lg");
   const id: number = await page.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "{}").id);
+  // Root gives the user a balance (this also writes an admin row, type 3, to the user's log).
+  const root = await page.context().browser()!.newContext({ storageState: ROOT_STATE });
+  await call(root.request, 1, "PUT", "/api/user/", { id, quota: 1_000_000, original_quota: 0 });
+  await root.close();
   const tokenName = uniqueName("key-");
   const token = await call(page.request, id, "POST", "/api/token/", {
     name: tokenName,
@@ -182,9 +186,13 @@ test("root reads the all-users log with filters in the URL, a row's retry chain 
   await expect(rows(page)).toHaveCount(2);
   await page.goto(`/log?username=${username}&channel=${channelId + 100000}`);
   await expect(page.getByText("没有符合条件的日志")).toBeVisible();
-  // The type filter: the user has no top-ups.
+  // The type filter: the user has no top-ups, and one admin row (root set the balance).
   await page.goto(`/log?username=${username}&type=1`);
   await expect(page.getByText("没有符合条件的日志")).toBeVisible();
+  await page.goto(`/log?username=${username}&type=3&start_timestamp=0`);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).getByText("管理", { exact: true })).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "类型" })).toHaveValue("管理");
 
   await page.goto(`/log?username=${username}&model_name=${model}`);
   await rows(page).first().getByRole("button", { name: "展开详情" }).click();
