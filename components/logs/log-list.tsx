@@ -1,7 +1,21 @@
 "use client";
 // The log page's interactive part: summary badges, the filter form (its values live in the URL),
 // the table with per-role columns and expandable rows, and the admin's user lookup.
-import { ActionIcon, Anchor, Badge, Button, Group, Select, SimpleGrid, Stack, Text, TextInput, Title, Tooltip } from "@mantine/core";
+import {
+  ActionIcon,
+  Anchor,
+  Badge,
+  type BadgeProps,
+  Button,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from "@mantine/core";
 import { useState } from "react";
 import { QuotaText, TimeText, useTimeZone } from "@/components/data/display";
 import { type Column, PagedTable } from "@/components/data/paged-table";
@@ -101,7 +115,7 @@ export function LogList({ admin, page, stat, filters }: Props) {
     },
     {
       key: "time",
-      title: "时间",
+      title: <NoWrap>时间</NoWrap>,
       render: (row) => (
         <Text size="sm" style={{ whiteSpace: "nowrap" }}>
           <TimeText seconds={row.created_at} />
@@ -110,10 +124,14 @@ export function LogList({ admin, page, stat, filters }: Props) {
     },
     ...(admin
       ? ([
-          { key: "channel", title: "渠道", render: (row) => (row.channel ? <Badge variant="default">{row.channel}</Badge> : "") },
+          {
+            key: "channel",
+            title: <NoWrap>渠道</NoWrap>,
+            render: (row) => (row.channel ? <Tag variant="default">{row.channel}</Tag> : ""),
+          },
           {
             key: "user",
-            title: "用户",
+            title: <NoWrap>用户</NoWrap>,
             render: (row) =>
               row.username ? (
                 <Anchor component="button" type="button" size="sm" onClick={() => openUserLookup(row.user_id, row.username)}>
@@ -125,33 +143,45 @@ export function LogList({ admin, page, stat, filters }: Props) {
           },
         ] satisfies Column<LogRow>[])
       : []),
-    { key: "token", title: "令牌", render: (row) => (row.token_name ? <Badge variant="light">{row.token_name}</Badge> : "") },
+    { key: "token", title: <NoWrap>令牌</NoWrap>, render: (row) => (row.token_name ? <Tag variant="light">{row.token_name}</Tag> : "") },
     {
       key: "type",
-      title: "类型",
+      title: <NoWrap>类型</NoWrap>,
       render: (row) => {
         const look = logTypeLook(row.type);
         return (
-          <Badge color={look.color} variant="light">
+          <Tag color={look.color} variant="light">
             {look.label}
-          </Badge>
+          </Tag>
         );
       },
     },
-    { key: "model", title: "模型", render: (row) => (row.model_name ? <Badge variant="outline">{row.model_name}</Badge> : "") },
-    { key: "latency", title: "用时/首字", render: (row) => <Latency row={row} /> },
-    { key: "prompt", title: "提示", align: "right", render: (row) => (row.type === LOG_TYPE.consume ? row.prompt_tokens : "") },
-    { key: "completion", title: "补全", align: "right", render: (row) => (row.type === LOG_TYPE.consume ? row.completion_tokens : "") },
+    { key: "model", title: <NoWrap>模型</NoWrap>, render: (row) => (row.model_name ? <Tag variant="outline">{row.model_name}</Tag> : "") },
+    { key: "latency", title: <NoWrap>用时/首字</NoWrap>, render: (row) => <Latency row={row} /> },
+    {
+      key: "prompt",
+      title: <NoWrap>提示</NoWrap>,
+      align: "right",
+      render: (row) => (row.type === LOG_TYPE.consume ? row.prompt_tokens : ""),
+    },
+    {
+      key: "completion",
+      title: <NoWrap>补全</NoWrap>,
+      align: "right",
+      render: (row) => (row.type === LOG_TYPE.consume ? row.completion_tokens : ""),
+    },
     {
       key: "quota",
-      title: "花费",
+      title: <NoWrap>花费</NoWrap>,
       align: "right",
       render: (row) => (row.type === LOG_TYPE.consume || row.quota !== 0 ? <QuotaText quota={row.quota} digits={6} /> : ""),
     },
-    ...(admin ? ([{ key: "retry", title: "重试", render: (row) => <RetryChain other={row.other} /> }] satisfies Column<LogRow>[]) : []),
+    ...(admin
+      ? ([{ key: "retry", title: <NoWrap>重试</NoWrap>, render: (row) => <RetryChain other={row.other} /> }] satisfies Column<LogRow>[])
+      : []),
     {
       key: "content",
-      title: "详情",
+      title: <NoWrap>详情</NoWrap>,
       render: (row) => (
         <Text size="sm" lineClamp={1} maw={280} title={row.content}>
           {row.content}
@@ -205,7 +235,7 @@ export function LogList({ admin, page, stat, filters }: Props) {
           />
           <Select
             label="类型"
-            data={LOG_TYPE_OPTIONS as unknown as { value: string; label: string }[]}
+            data={LOG_TYPE_OPTIONS}
             value={String(form.type)}
             onChange={(v) => set("type", Number(v ?? 0))}
             allowDeselect={false}
@@ -257,25 +287,32 @@ export function LogList({ admin, page, stat, filters }: Props) {
   );
 }
 
+/** A badge as the log's cells use it: as typed (no capitals), never squeezed by the table. */
+function Tag(props: BadgeProps & { children: React.ReactNode }) {
+  return <Badge tt="none" miw="max-content" {...props} />;
+}
+
+const NoWrap = ({ children }: { children: React.ReactNode }) => <span style={{ whiteSpace: "nowrap" }}>{children}</span>;
+
 /** use_time coloured per spec §9, the first-token time beside it, and the stream tag. */
 function Latency({ row }: { row: LogRow }) {
   if (row.type !== LOG_TYPE.consume && row.type !== LOG_TYPE.error) return null;
   const frt = row.is_stream ? firstTokenSeconds(parseOther(row.other)) : null;
   return (
     <Group gap={4} wrap="nowrap">
-      <Badge color={latencyColor(row.use_time)} variant="light" tt="none">
+      <Tag color={latencyColor(row.use_time)} variant="light">
         {row.use_time} s
-      </Badge>
+      </Tag>
       {frt !== null && (
         <Tooltip label="首字时间" withArrow>
-          <Badge color={firstTokenColor(frt)} variant="light" tt="none">
+          <Tag color={firstTokenColor(frt)} variant="light">
             {frt.toFixed(1)} s
-          </Badge>
+          </Tag>
         </Tooltip>
       )}
-      <Badge color={row.is_stream ? "blue" : "gray"} variant="outline" tt="none">
+      <Tag color={row.is_stream ? "blue" : "gray"} variant="outline">
         {row.is_stream ? "流" : "非流"}
-      </Badge>
+      </Tag>
     </Group>
   );
 }

@@ -5,14 +5,14 @@ import { QUOTA_PER_UNIT } from "@/lib/billing/price";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 /** The type filter (spec §4: 0 all, 1–4) and the relay's error rows (5). */
-export const LOG_TYPE_OPTIONS = [
+export const LOG_TYPE_OPTIONS: { value: string; label: string }[] = [
   { value: "0", label: "全部" },
   { value: String(LOG_TYPE.topup), label: "充值" },
   { value: String(LOG_TYPE.consume), label: "消费" },
   { value: String(LOG_TYPE.manage), label: "管理" },
   { value: String(LOG_TYPE.system), label: "系统" },
   { value: String(LOG_TYPE.error), label: "错误" },
-] as const;
+];
 
 const TYPE_LOOK: Record<number, { label: string; color: string }> = {
   [LOG_TYPE.topup]: { label: "充值", color: "cyan" },
