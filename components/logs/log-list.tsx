@@ -174,7 +174,12 @@ export function LogList({ admin, page, stat, filters }: Props) {
       key: "quota",
       title: <NoWrap>花费</NoWrap>,
       align: "right",
-      render: (row) => (row.type === LOG_TYPE.consume || row.quota !== 0 ? <QuotaText quota={row.quota} digits={6} /> : ""),
+      render: (row) =>
+        row.type === LOG_TYPE.consume || row.quota !== 0 ? (
+          <QuotaText quota={row.quota} digits={row.type === LOG_TYPE.consume ? 6 : 2} />
+        ) : (
+          ""
+        ),
     },
     ...(admin
       ? ([{ key: "retry", title: <NoWrap>重试</NoWrap>, render: (row) => <RetryChain other={row.other} /> }] satisfies Column<LogRow>[])

@@ -2,12 +2,14 @@
 // through the real console: a fresh user's requests go through the real relay to a mock upstream,
 // the user reads (only) their own rows and checks a charge by hand, and root reads the all-users
 // log with filters in the URL and looks the user up. Screenshots in light, dark and at 390 px.
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Locator } from "@playwright/test";
 import { startOpenAIMock } from "../mocks/openai-upstream";
 import { ROOT_STATE } from "./env";
 import { expect, newUserSession, type Page, shot, test, uniqueName } from "./support";
 
 test.use({ storageState: ROOT_STATE });
+// Each test registers users and sends requests through the relay before it reads the page.
+test.describe.configure({ timeout: 180_000 });
 
 type Upstream = Awaited<ReturnType<typeof startOpenAIMock>>;
 
@@ -84,6 +86,15 @@ async function userWithRequests(page: Page) {
   return { username, id, tokenName };
 }
 
+/** Expands a row (again until the page has hydrated and the click takes). */
+async function expand(row: Locator) {
+  await expect(async () => {
+    const button = row.getByRole("button", { name: /展开详情|收起详情/ });
+    if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true", { timeout: 1000 });
+  }).toPass();
+}
+
 const table = (page: Page) => page.getByRole("table", { name: "日志列表" });
 const rows = (page: Page) => table(page).locator("tbody tr[data-row-id]");
 
@@ -128,16 +139,17 @@ test("a user sees only their own rows, filters them in the URL and checks a char
   await expect(rows(page)).toHaveCount(2);
 
   // Expanding a row writes the charge out.
-  await rows(page).first().getByRole("button", { name: "展开详情" }).click();
+  await expand(rows(page).first());
   const details = page.getByTestId("log-details");
   await expect(details).toBeVisible();
-  await expect(details.getByText("模型倍率 2.5")).toBeVisible();
-  await expect(details.getByText("补全倍率 4")).toBeVisible();
+  await expect(details.getByText("模型倍率 2.5", { exact: true })).toBeVisible();
+  await expect(details.getByText("补全倍率 4", { exact: true })).toBeVisible();
   await expect(details.getByText("(提示 100 + 补全 20 × 4) × 2.5 × 1 = 450")).toBeVisible();
-  await expect(details.getByText("本条记录花费 450 额度（$0.0009）")).toBeVisible();
+  await expect(details.getByText("本条记录花费 450 额度（$0.000900）")).toBeVisible();
   await expect(details.getByText("输入价格 $5 / 1M tokens，补全价格 $20 / 1M tokens")).toBeVisible();
   // A user never sees the channels that were tried.
   await expect(details.getByText("使用渠道")).toHaveCount(0);
+  await shot(page, "log-user-light");
 
   // Another user's rows never show: a second user sees none of these.
   const other = await browser.newContext();
@@ -149,7 +161,7 @@ test("a user sees only their own rows, filters them in the URL and checks a char
   await context.close();
 });
 
-test("root reads the all-users log with filters in the URL, a row's retry chain and the user lookup", async ({ page, browser }) => {
+test("root reads the all-users log with filters in the URL, the channels a row used and the user lookup", async ({ page, browser }) => {
   const context = await browser.newContext();
   const userPage = await context.newPage();
   const { username } = await userWithRequests(userPage);
@@ -195,7 +207,7 @@ test("root reads the all-users log with filters in the URL, a row's retry chain 
   await expect(page.getByRole("combobox", { name: "类型" })).toHaveValue("管理");
 
   await page.goto(`/log?username=${username}&model_name=${model}`);
-  await rows(page).first().getByRole("button", { name: "展开详情" }).click();
+  await expand(rows(page).first());
   const details = page.getByTestId("log-details");
   await expect(details.getByText("使用渠道")).toBeVisible();
   await expect(details.getByText("(提示 100 + 补全 20 × 4) × 2.5 × 1 = 450")).toBeVisible();
