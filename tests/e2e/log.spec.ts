@@ -151,6 +151,13 @@ test("a user sees only their own rows, filters them in the URL and checks a char
   await expect(details.getByText("使用渠道")).toHaveCount(0);
   await shot(page, "log-user-light");
 
+  // Reset drops every filter from the URL and the form.
+  await page.getByRole("button", { name: "重置" }).click();
+  await expect(page).not.toHaveURL(/model_name=|token_name=|start_timestamp=/);
+  await expect(page.getByLabel("模型名称")).toHaveValue("");
+  await expect(page.getByLabel("令牌名称")).toHaveValue("");
+  await expect(rows(page).filter({ hasText: model })).toHaveCount(2);
+
   // Another user's rows never show: a second user sees none of these.
   const other = await browser.newContext();
   const otherPage = await other.newPage();
