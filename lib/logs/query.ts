@@ -114,6 +114,12 @@ function timeRange(q: LogQuery): Prisma.IntFilter | undefined {
   return { ...(q.start_timestamp ? { gte: q.start_timestamp } : {}), ...(q.end_timestamp ? { lte: q.end_timestamp } : {}) };
 }
 
+/**
+ * Newest first by time, then by id: every filter's index ends in created_at (and, implicitly, the
+ * row id), so the page is read straight off the index instead of sorting every matching row.
+ */
+const NEWEST_FIRST: Prisma.LogOrderByWithRelationInput[] = [{ created_at: "desc" }, { id: "desc" }];
+
 export type LogPage<T> = { items: T[]; page: number; page_size: number; total: number };
 
 async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<LogPage<T>> {
@@ -122,7 +128,7 @@ async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): P
   const db = await getDb();
   const [total, rows] = await Promise.all([
     db.log.count({ where }),
-    db.log.findMany({ where, select: LOG_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
+    db.log.findMany({ where, select: LOG_SELECT, orderBy: NEWEST_FIRST, skip, take: pageSize }),
   ]);
   return { items: rows.map(view), page, page_size: pageSize, total };
 }
@@ -166,21 +172,34 @@ export const getUserLogStat = (userId: number, q: LogQuery) => statOf({ kind: "u
 
 /** Rows deleted per statement, so a large cleanup never holds the write lock for long. */
 const CLEANUP_BATCH = 5000;
+/** Pause between statements: the relay's log and ledger writes take the lock in between. */
+const CLEANUP_PAUSE_MS = 5;
 
-/** Deletes rows created before `targetTimestamp` (unix s); returns how many. */
-export async function deleteLogsBefore(targetTimestamp: number): Promise<number> {
+export type CleanupOptions = { batchSize?: number; pauseMs?: number };
+
+/**
+ * Deletes rows created before `targetTimestamp` (unix s), oldest first, at most `batchSize` rows
+ * per statement with a pause after each, so even a table of millions never locks out the relay's
+ * writes (SQLite has one writer); returns how many rows went.
+ */
+export async function deleteLogsBefore(targetTimestamp: number, o: CleanupOptions = {}): Promise<number> {
+  const batchSize = o.batchSize ?? CLEANUP_BATCH;
+  const pauseMs = o.pauseMs ?? CLEANUP_PAUSE_MS;
   const db = await getDb();
   let deleted = 0;
   for (;;) {
-    const batch = await db.log.findMany({
+    // The batch's last id bounds the statement; `created_at` uses its index to find it.
+    const last = await db.log.findFirst({
       where: { created_at: { lt: targetTimestamp } },
       select: { id: true },
       orderBy: { id: "asc" },
-      take: CLEANUP_BATCH,
+      skip: batchSize - 1,
     });
-    if (batch.length === 0) return deleted;
-    const lastId = batch[batch.length - 1]!.id;
-    const { count } = await db.log.deleteMany({ where: { created_at: { lt: targetTimestamp }, id: { lte: lastId } } });
+    const { count } = await db.log.deleteMany({
+      where: { created_at: { lt: targetTimestamp }, ...(last ? { id: { lte: last.id } } : {}) },
+    });
     deleted += count;
+    if (!last) return deleted;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
+import { deleteLogsBefore } from "@/lib/logs/query";
 import { nowSeconds } from "@/lib/db/num";
 import { call, createUser, sessionCookieFor } from "@/tests/helpers/api";
 import * as logs from "@/app/api/log/route";
@@ -105,13 +106,14 @@ const SPEC_FIELDS = [
 ];
 
 describe("the admin log", () => {
-  it("lists every user's rows, newest first, with the spec fields and ids", async () => {
+  it("lists every user's rows, newest first by time, with the spec fields and ids", async () => {
     const res = await call(logs.GET, "GET", "/api/log/?p=0&page_size=100", { as: admin });
     expect(res.json.data).toMatchObject({ page: 0, page_size: 100, total: SEEDS.length });
     const items: Item[] = res.json.data.items;
     expect(items).toHaveLength(SEEDS.length);
-    const ids = items.map((i) => i.id as number);
-    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    // Newest first by time (the seeds were not inserted in time order), then by id.
+    const times = items.map((i) => i.created_at);
+    expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(Object.keys(items[0]!).sort()).toEqual([...SPEC_FIELDS, "id"].sort());
     const first = items.find((i) => i.token_name === "ann-main" && i.model_name === "gpt-4o")!;
     expect(first).toMatchObject({ channel: 1, quota: 100, prompt_tokens: 10, completion_tokens: 20, is_stream: true, user_id: ann.id });
@@ -150,6 +152,20 @@ describe("the admin log", () => {
   it("is for admins only", async () => {
     expect((await call(logs.GET, "GET", "/api/log/", { as: ann })).status).toBe(403);
     expect((await call(stat.GET, "GET", "/api/log/stat", { as: ann })).status).toBe(403);
+    expect((await call(logs.GET, "GET", "/api/log/")).status).toBe(401);
+    expect((await call(selfLogs.GET, "GET", "/api/log/self/")).status).toBe(401);
+    expect((await call(selfStat.GET, "GET", "/api/log/self/stat")).status).toBe(401);
+    // Root is an admin too.
+    expect(await adminItems("", root)).toHaveLength(SEEDS.length);
+  });
+
+  it("refuses a number no column holds, in the envelope", async () => {
+    const res = await call(logs.GET, "GET", "/api/log/?channel=99999999999", { as: admin });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ success: false });
+    expect(res.json.message).toContain("超出范围");
+    const past = await call(logs.GET, "GET", "/api/log/?p=999999999&page_size=100", { as: admin });
+    expect(past.json).toMatchObject({ success: false, message: "页码超出范围" });
   });
 });
 
@@ -172,6 +188,27 @@ describe("the self log", () => {
     expect(await selfItems(ann, "token_name=ben-main")).toHaveLength(0);
     expect(await selfItems(ann, "model_name=gpt-4o&type=2")).toHaveLength(2);
     expect(await selfItems(ben, `start_timestamp=${now - HOUR}`)).toHaveLength(1);
+    expect(await selfItems(ann, `end_timestamp=${now - HOUR}`)).toHaveLength(3);
+    expect(await selfItems(ann, "type=1")).toHaveLength(1);
+    expect(await selfItems(ann, "type=3")).toHaveLength(1);
+    expect(await selfItems(ben, "type=4")).toHaveLength(1);
+    expect(await selfItems(ann, "token_name=ann-side")).toHaveLength(1);
+  });
+
+  it("pages the caller's rows only", async () => {
+    const first = await call(selfLogs.GET, "GET", "/api/log/self/?p=0&page_size=2", { as: ann });
+    expect(first.json.data).toMatchObject({ page: 0, page_size: 2, total: 5 });
+    const last = await call(selfLogs.GET, "GET", "/api/log/self/?p=2&page_size=2", { as: ann });
+    expect(last.json.data.items).toHaveLength(1);
+    const all = await selfItems(ann);
+    const paged = [
+      ...first.json.data.items,
+      ...(await call(selfLogs.GET, "GET", "/api/log/self/?p=1&page_size=2", { as: ann })).json.data.items,
+      ...last.json.data.items,
+    ];
+    expect(paged).toEqual(all);
+    // An admin's own log is their own too: none of Ann's or Ben's rows.
+    expect(await selfItems(admin)).toHaveLength(0);
   });
 });
 
@@ -196,6 +233,12 @@ describe("stats", () => {
     const mine = await statOf("username=ben", ann, selfStat.GET);
     expect(mine).toEqual({ quota: 550, rpm: 2, tpm: 40 });
     expect(await statOf("", ben, selfStat.GET)).toEqual({ quota: 970, rpm: 1, tpm: 10 });
+    expect(await statOf("model_name=gpt-4o", ann, selfStat.GET)).toEqual({ quota: 500, rpm: 1, tpm: 30 });
+    expect(await statOf("token_name=ann-side", ann, selfStat.GET)).toEqual({ quota: 400, rpm: 0, tpm: 0 });
+    expect((await statOf(`start_timestamp=${now - HOUR}`, ann, selfStat.GET)).quota).toBe(150);
+    expect((await statOf("type=1", ann, selfStat.GET)).quota).toBe(5000);
+    expect((await statOf("type=1", ben, selfStat.GET)).quota).toBe(0);
+    expect(await statOf("", admin, selfStat.GET)).toEqual({ quota: 0, rpm: 0, tpm: 0 });
   });
 });
 
@@ -214,5 +257,40 @@ describe("cleanup", () => {
     expect(await db.log.count({ where: { created_at: { lt: target } } })).toBe(0);
     const again = await call(logs.DELETE, "DELETE", `/api/log/?target_timestamp=${target}`, { as: root });
     expect(again.json.data).toBe(0);
+  });
+
+  it("refuses a bad time and deletes nothing", async () => {
+    const db = await getDb();
+    const before = await db.log.count();
+    for (const bad of ["abc", "-5", "0", "1.5", "99999999999"]) {
+      const res = await call(logs.DELETE, "DELETE", `/api/log/?target_timestamp=${bad}`, { as: root });
+      expect(res.status, bad).toBe(400);
+      expect(res.json.success).toBe(false);
+    }
+    expect(await db.log.count()).toBe(before);
+    expect((await call(logs.DELETE, "DELETE", `/api/log/?target_timestamp=${now}`)).status).toBe(401);
+  });
+
+  it("deletes in bounded batches and lets other writes in between", async () => {
+    const db = await getDb();
+    await db.log.createMany({
+      data: Array.from({ length: 40 }, (_, i) => ({ created_at: 1000 + i, type: 2, username: "old", content: "" })),
+    });
+    const before = await db.log.count();
+    const cleanup = deleteLogsBefore(2000, { batchSize: 4, pauseMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A write made while the cleanup runs is not held up until it ends.
+    await db.log.create({ data: { created_at: nowSeconds(), type: 4, username: "fresh", content: "during cleanup" } });
+    const remaining = await db.log.count({ where: { created_at: { lt: 2000 } } });
+    expect(remaining).toBeGreaterThan(0);
+    expect(remaining).toBeLessThan(40);
+    // Every statement took exactly one batch, oldest first.
+    expect(remaining % 4).toBe(0);
+    expect(await db.log.findFirst({ where: { created_at: { lt: 2000 } }, orderBy: { id: "asc" }, select: { created_at: true } })).toEqual({
+      created_at: 1000 + (40 - remaining),
+    });
+    expect(await cleanup).toBe(40);
+    expect(await db.log.count()).toBe(before - 40 + 1);
+    expect(await db.log.count({ where: { username: "fresh" } })).toBe(1);
   });
 });

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { breakdownJsonOpen, quotaForImages, quotaForTokens } from "@/lib/billing/price";
+import type { Pricing } from "@/lib/billing/ratios";
+import { simpleUsage, type Usage } from "@/lib/relay/types";
+import { explainCharge, firstTokenColor, firstTokenSeconds, parseOther, retryChain, latencyColor } from "./display";
+
+function ratio(modelRatio: number, over: Partial<Pricing> = {}): Pricing {
+  return {
+    kind: "ratio",
+    model: "m",
+    modelRatio,
+    modelPrice: -1,
+    completionRatio: 1,
+    groupRatio: 1,
+    cacheRatio: 1,
+    cacheWriteRatio: 1,
+    audioRatio: 20,
+    audioCompletionRatio: 2,
+    usedDefaultRatio: false,
+    unknownGroup: false,
+    ...over,
+  };
+}
+const usage = (u: Partial<Usage>): Usage => ({ ...simpleUsage(u.prompt_tokens ?? 0, u.completion_tokens ?? 0), ...u });
+
+/** What the relay writes into `other` for this charge, read back the way the page reads it. */
+function logged(pricing: Pricing, u: Usage) {
+  const result = quotaForTokens(pricing, u);
+  const other = parseOther(`${breakdownJsonOpen(pricing, result.breakdown)}}`);
+  return { quota: result.quota, explained: explainCharge(u, other) };
+}
+
+describe("explainCharge", () => {
+  it("writes out the prompt-cache example and lands on the charged quota", () => {
+    const { quota, explained } = logged(
+      ratio(1.25, { completionRatio: 4, cacheRatio: 0.5 }),
+      usage({ prompt_tokens: 1117, completion_tokens: 18, cached_tokens: 1024 }),
+    );
+    expect(quota).toBe(846);
+    expect(explained?.formula).toBe("(提示 93 + 缓存 1024 × 0.5 + 补全 18 × 4) × 1.25 × 1 = 846.25");
+    expect(explained?.computed).toBe(846);
+    expect(explained?.per_million).toEqual({ input: 2.5, output: 10 });
+    expect(explained?.factors).toContainEqual({ label: "缓存倍率", value: "0.5" });
+  });
+
+  it("agrees with the billing for cache writes, audio, group ratios and rounding", () => {
+    const cases: [Pricing, Usage][] = [
+      [ratio(0.25, { completionRatio: 3 }), usage({ prompt_tokens: 1000, completion_tokens: 500 })],
+      [ratio(0.075, { completionRatio: 4, groupRatio: 0.7 }), usage({ prompt_tokens: 333, completion_tokens: 77 })],
+      [
+        ratio(1.5, { cacheWriteRatio: 1.25, cacheRatio: 0.1 }),
+        usage({ prompt_tokens: 5000, completion_tokens: 10, cached_tokens: 3000, cache_write_tokens: 1500 }),
+      ],
+      [
+        ratio(1.25, { completionRatio: 4, audioRatio: 16, audioCompletionRatio: 2 }),
+        usage({ prompt_tokens: 300, completion_tokens: 200, audio_input_tokens: 120, audio_output_tokens: 150 }),
+      ],
+      [ratio(0.0001), usage({ prompt_tokens: 1, completion_tokens: 0 })],
+      [ratio(2, { groupRatio: 0 }), usage({ prompt_tokens: 10, completion_tokens: 10 })],
+    ];
+    for (const [pricing, u] of cases) {
+      const { quota, explained } = logged(pricing, u);
+      expect(explained?.computed, JSON.stringify({ pricing, u })).toBe(quota);
+    }
+  });
+
+  it("names the audio terms", () => {
+    const { explained } = logged(
+      ratio(1.25, { completionRatio: 4, audioRatio: 16, audioCompletionRatio: 2 }),
+      usage({ prompt_tokens: 300, completion_tokens: 200, audio_input_tokens: 120, audio_output_tokens: 150 }),
+    );
+    expect(explained?.formula).toBe("(提示 180 + 音频输入 120 × 16 + 补全 50 × 4 + 音频输出 150 × 16 × 2) × 1.25 × 1 = 8875");
+  });
+
+  it("writes out per-call and image prices", () => {
+    const call = explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, { model_price: 0.02, group_ratio: 1.5, model_ratio: 0 });
+    expect(call?.formula).toBe("$0.02 × 1.5 × 500000 = 15000");
+    expect(call?.computed).toBe(15000);
+    const pricing: Pricing = { ...ratio(0), kind: "price", model: "dall-e-3", modelPrice: 0.04 };
+    const image = quotaForImages(pricing, { size: "1024x1792", quality: "hd", n: 2 });
+    const explained = explainCharge(
+      { prompt_tokens: 0, completion_tokens: 0 },
+      parseOther(`${breakdownJsonOpen(pricing, image.breakdown)}}`),
+    );
+    expect(explained?.formula).toBe("$0.04 × 2 × 1.5 × 2 × 1 × 500000 = 120000");
+    expect(explained?.computed).toBe(image.quota);
+  });
+
+  it("has nothing to explain on rows without a breakdown", () => {
+    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther(""))).toBeNull();
+    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther("not json"))).toBeNull();
+    expect(explainCharge({ prompt_tokens: 1, completion_tokens: 1 }, parseOther('{"frt":100}'))).toBeNull();
+  });
+});
+
+describe("row helpers", () => {
+  it("colours latency and first token per spec §9", () => {
+    expect([latencyColor(0), latencyColor(100), latencyColor(101), latencyColor(299), latencyColor(300)]).toEqual([
+      "green",
+      "green",
+      "orange",
+      "orange",
+      "red",
+    ]);
+    expect([firstTokenColor(2.9), firstTokenColor(3), firstTokenColor(9.9), firstTokenColor(10)]).toEqual([
+      "green",
+      "orange",
+      "orange",
+      "red",
+    ]);
+  });
+
+  it("reads frt and the retry chain", () => {
+    expect(firstTokenSeconds(parseOther('{"frt":1250}'))).toBe(1.25);
+    expect(firstTokenSeconds(parseOther('{"frt":-1000}'))).toBeNull();
+    expect(firstTokenSeconds(parseOther("[]"))).toBeNull();
+    expect(retryChain(parseOther('{"admin_info":{"use_channel":["3","7"]}}'))).toEqual(["3", "7"]);
+    expect(retryChain(parseOther('{"admin_info":{}}'))).toEqual([]);
+  });
+});
