@@ -35,6 +35,7 @@ import {
 } from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
 import { agentForChannel, getLedger, onRelayShutdown, readyLedger } from "@/lib/relay/runtime";
+import { noteCharge } from "@/lib/billing/quota-remind";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
   applyStatusCodeMapping,
@@ -920,7 +921,7 @@ async function settle(
         other: otherJson(ctx, quota, upstreamModel, extra),
       }
     : null;
-  await ledger.settle(ctx.reservation, BigInt(quota.quota), {
+  const charged = await ledger.settle(ctx.reservation, BigInt(quota.quota), {
     userId: ctx.caller.user.id,
     tokenId: ctx.caller.key?.id ?? 0,
     channelId: channel.row.id,
@@ -929,6 +930,7 @@ async function settle(
     completionTokens: usage.completion_tokens,
     log,
   });
+  noteCharge(ctx.caller.user, charged, ctx.options.QuotaRemindThreshold, ledger);
 }
 
 /**
