@@ -58,8 +58,8 @@ export async function checkBalance(user: RemindUser, ledger: Flushable): Promise
     const state = exhausted ? "已用尽" : "即将用尽";
     try {
       // Loaded on the first reminder only: a relay worker that never sends one never loads it.
-      const { sendMail } = await import("@/lib/mail/mailer");
-      await sendMail({
+      const { deliverMail } = await import("@/lib/mail/transport");
+      await deliverMail(o, {
         to: email,
         subject: `您的额度${state}`,
         html: `<p>您好，你的额度${state}，当前剩余额度为 ${quotaText(balance, o)}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="${link}">${link}</a></p>`,
