@@ -7,7 +7,8 @@ import { updateOption } from "@/lib/options";
 import { MAIL_SEND_FAILED, sendMail, SMTP_NOT_CONFIGURED, smtpTransportOptions } from "@/lib/mail/mailer";
 import { EMAIL_MSG } from "@/lib/users/email";
 import { EMAIL_INVALID } from "@/lib/users/email-schemas";
-import { MemoryCache, setSharedCache } from "@/lib/cache/shared";
+import { MemoryCache, RedisCache, setSharedCache } from "@/lib/cache/shared";
+import { RedisClient } from "@/lib/cache/redis";
 import { call, createUser } from "@/tests/helpers/api";
 import { startMockSmtp, type MockSmtp } from "@/tests/mocks/smtp";
 import * as verification from "@/app/api/verification/route";
@@ -211,6 +212,25 @@ describe("registration with e-mail verification", () => {
     expect(user.email).toBe(email);
     // Used: a second registration with the same code fails.
     expect((await registerWith(`again${addrSeq}`, email, code)).json.message).toBe("验证码错误或已过期");
+  });
+
+  it("accepts on one instance a code another mailed, through Redis, and only once", async () => {
+    const clients = [new RedisClient("redis://127.0.0.1:6379/0"), new RedisClient("redis://127.0.0.1:6379/0")];
+    try {
+      const email = address();
+      setSharedCache(new RedisCache(clients[0]!));
+      // A random client address: Redis keeps per-address counts across runs.
+      await sendCode(email, `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+      const code = codeIn((await smtp.waitFor(email)).body)!;
+      // Another instance: its own connection to the same Redis, nothing in its memory.
+      setSharedCache(new RedisCache(clients[1]!));
+      const name = `redis${addrSeq}`;
+      expect((await registerWith(name, email, code)).json.success).toBe(true);
+      setSharedCache(new RedisCache(clients[0]!));
+      expect((await registerWith(`${name}b`, email, code)).json.message).toBe("验证码错误或已过期");
+    } finally {
+      for (const c of clients) c.close();
+    }
   });
 
   it("drops the code after 5 wrong guesses", async () => {
