@@ -53,16 +53,23 @@ export function checkEmailRules(
 }
 
 /**
+ * The sensitive-call limit per client address (CRITICAL_RATE_LIMIT per window), checked before any
+ * lookup, so asking whether addresses have accounts costs the same budget as signing in.
+ */
+async function limitCalls(kind: string, ip: string) {
+  if ((await sharedCache().incr(`critical:${kind}:${ip}`, env.CRITICAL_RATE_LIMIT_DURATION)) > env.CRITICAL_RATE_LIMIT) {
+    throw new ApiError("请求次数过多，请稍后再试！", 429);
+  }
+}
+
+/**
  * One mail per address per RESEND_SECONDS and MAILS_PER_IP_HOUR per client, counted in the shared
- * cache so every instance sees the same counts; also the sensitive-call limit per IP.
+ * cache so every instance sees the same counts.
  */
 async function limitMail(kind: string, email: string, ip: string) {
   const cache = sharedCache();
   if (!(await cache.set(`mail:${kind}:${email.toLowerCase()}`, "1", RESEND_SECONDS, true))) throw new ApiError(EMAIL_MSG.tooSoon, 429);
   if ((await cache.incr(`mail:ip:${ip}`, 3600)) > MAILS_PER_IP_HOUR) throw new ApiError(EMAIL_MSG.tooSoon, 429);
-  if ((await cache.incr(`critical:${kind}:${ip}`, env.CRITICAL_RATE_LIMIT_DURATION)) > env.CRITICAL_RATE_LIMIT) {
-    throw new ApiError("请求次数过多，请稍后再试！", 429);
-  }
 }
 
 /** Lets the address send again at once (its mail was not sent). */
@@ -78,6 +85,7 @@ async function emailTaken(email: string, exceptUserId = 0): Promise<boolean> {
 /** GET /api/verification: mails a 6-character code for registering or binding `email`. */
 export async function sendVerificationEmail(email: string, ip: string, turnstile: string | null): Promise<void> {
   await requireTurnstile(turnstile, ip);
+  await limitCalls("verify", ip);
   const o = await getOptions();
   checkEmailRules(email, o);
   if (await emailTaken(email)) throw new ApiError(EMAIL_MSG.taken, 400);
@@ -102,6 +110,7 @@ export const RESET_CONFIRM_PATH = "/user/reset";
 /** GET /api/reset_password: mails a link to the confirm page with a single-use token. */
 export async function sendPasswordResetEmail(email: string, ip: string, turnstile: string | null, origin: string): Promise<void> {
   await requireTurnstile(turnstile, ip);
+  await limitCalls("reset", ip);
   const o = await getOptions();
   const db = await getDb();
   const user = await db.user.findFirst({ where: { email, deleted_at: null }, select: { id: true } });

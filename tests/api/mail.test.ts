@@ -297,6 +297,15 @@ describe("password reset", () => {
     expect((await call(resetConfirm.POST, "POST", "/api/user/reset", { body: { email, token } })).json.success).toBe(true);
   });
 
+  it("counts every request against the client's sensitive-call limit, found or not", async () => {
+    const ip = nextIp();
+    const ask = () => call(resetPassword.GET, "GET", `/api/reset_password?email=${encodeURIComponent(address())}`, { ip });
+    for (let i = 0; i < 20; i++) expect((await ask()).json.message).toBe(EMAIL_MSG.notRegistered);
+    const limited = await ask();
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ success: false, message: "请求次数过多，请稍后再试！" });
+  });
+
   it("answers a missing token with the envelope and changes nothing", async () => {
     const res = await call(resetConfirm.POST, "POST", "/api/user/reset", { body: { email: address() } });
     expect(res.status).toBe(400);
