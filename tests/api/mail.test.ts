@@ -9,6 +9,7 @@ import { EMAIL_MSG } from "@/lib/users/email";
 import { EMAIL_INVALID } from "@/lib/users/email-schemas";
 import { MemoryCache, RedisCache, setSharedCache } from "@/lib/cache/shared";
 import { RedisClient } from "@/lib/cache/redis";
+import { setChannelStatus } from "@/lib/channels/routing";
 import { call, createUser } from "@/tests/helpers/api";
 import { startMockSmtp, type MockSmtp } from "@/tests/mocks/smtp";
 import * as verification from "@/app/api/verification/route";
@@ -329,5 +330,29 @@ describe("GET /api/oauth/email/bind", () => {
   it("needs a session", async () => {
     const res = await call(bind.GET, "GET", `/api/oauth/email/bind?email=${encodeURIComponent(address())}&code=abcdef`);
     expect(res.status).toBe(401);
+  });
+});
+
+describe("channels the system turns off or on", () => {
+  it("are mailed to root's address with the reason", async () => {
+    const db = await getDb();
+    const root = await db.user.findFirstOrThrow({ where: { username: "root" } });
+    const rootEmail = `root${++addrSeq}@qiao.test`;
+    await db.user.update({ where: { id: root.id }, data: { email: rootEmail } });
+    try {
+      const channel = await db.channel.create({ data: { name: "上游甲", key: "sk-x", status: 1 } as never });
+      expect(await setChannelStatus(channel.id, 3, "余额不足")).toBe(true);
+      const off = await smtp.waitFor(rootEmail);
+      expect(off.subject).toBe(`通道「上游甲」（#${channel.id}）已被禁用`);
+      expect(off.body).toContain("原因：余额不足");
+      expect(await setChannelStatus(channel.id, 1)).toBe(true);
+      await expect.poll(() => smtp.mails.filter((m) => m.to.includes(rootEmail)).length).toBe(2);
+      expect(smtp.mails.filter((m) => m.to.includes(rootEmail))[1]!.subject).toBe(`通道「上游甲」（#${channel.id}）已被启用`);
+      // No change, no mail.
+      expect(await setChannelStatus(channel.id, 1)).toBe(false);
+      await db.channel.delete({ where: { id: channel.id } });
+    } finally {
+      await db.user.update({ where: { id: root.id }, data: { email: "" } });
+    }
   });
 });
