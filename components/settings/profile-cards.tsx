@@ -1,6 +1,7 @@
 "use client";
-// The read-only cards of the personal tab: profile, available models and current bindings.
+// The cards of the personal tab: profile, available models and current bindings (e-mail bindable).
 import { Avatar, Badge, Button, DataList, Group, SimpleGrid, Stack, Text, Tooltip } from "@mantine/core";
+import { EmailBindButton } from "@/components/auth/email-bind-button";
 import { copyText } from "@/components/data/copy";
 import { QuotaText } from "@/components/data/display";
 import { SettingCard } from "@/components/settings/setting-card";
@@ -129,7 +130,7 @@ const BINDINGS: { key: keyof Pick<UserView, "email" | "wechat_id" | "github_id" 
 
 export function BindingsCard({ self }: { self: UserView }) {
   return (
-    <SettingCard title="账户绑定" description="绑定与解绑功能暂未开放，这里只显示当前的绑定情况。">
+    <SettingCard title="账户绑定" description="邮箱可在这里绑定或修改；其他账户的绑定与解绑暂未开放。">
       <DataList size="sm" labelWidth="6em" withDivider aria-label="绑定情况">
         {BINDINGS.map(({ key, label }) => {
           const value = self[key];
@@ -137,13 +138,16 @@ export function BindingsCard({ self }: { self: UserView }) {
             <DataList.Item key={key}>
               <DataList.ItemLabel>{label}</DataList.ItemLabel>
               <DataList.ItemValue style={{ overflowWrap: "anywhere" }}>
-                {value ? (
-                  value
-                ) : (
-                  <Text span size="sm" c="dimmed">
-                    未绑定
-                  </Text>
-                )}
+                <Group gap="xs" justify="space-between" wrap="nowrap">
+                  {value ? (
+                    <span>{value}</span>
+                  ) : (
+                    <Text span size="sm" c="dimmed">
+                      未绑定
+                    </Text>
+                  )}
+                  {key === "email" && <EmailBindButton bound={!!value} />}
+                </Group>
               </DataList.ItemValue>
             </DataList.Item>
           );

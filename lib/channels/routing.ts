@@ -4,6 +4,7 @@ import { getDirectDb } from "@/lib/db/direct";
 import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
+import { notifyRootOfChannel } from "@/lib/channels/notify-root";
 import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
 
 const SEALED_PREFIX = "v1:";
@@ -87,11 +88,12 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
  * Sets a channel's status (1 enabled, 2 disabled, 3 auto-disabled) with the reason and time in
  * other_info, and its abilities' enabled flag, in one transaction. The write is conditional on the
  * status it read, so of two relays disabling the same channel only one records its reason.
- * Returns false when the channel does not exist or already has that status.
+ * Returns false when the channel does not exist or already has that status. Root is told by
+ * e-mail (lib/channels/notify-root.ts).
  */
 export async function setChannelStatus(id: number, status: number, reason?: string): Promise<boolean> {
   const db = await getDirectDb();
-  const [current] = await db.query("SELECT status, other_info FROM channels WHERE id = ?", [id]);
+  const [current] = await db.query("SELECT status, name, other_info FROM channels WHERE id = ?", [id]);
   if (!current || int(current.status) === status) return false;
   const other_info = otherInfoForStatus(
     str(current.other_info),
@@ -108,6 +110,9 @@ export async function setChannelStatus(id: number, status: number, reason?: stri
     { sql: "UPDATE abilities SET enabled = ? WHERE channel_id = ?", params: [status === CHANNEL_STATUS.enabled, id] },
   ]);
   const changed = failed < 0;
-  if (changed) publishInvalidation({ kind: "channels" });
+  if (changed) {
+    publishInvalidation({ kind: "channels" });
+    void notifyRootOfChannel(id, str(current.name), status, reason ?? "");
+  }
   return changed;
 }

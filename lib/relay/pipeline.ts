@@ -36,6 +36,7 @@ import {
 } from "@/lib/relay/http";
 import { UpstreamExchange, type UpstreamSink } from "@/lib/relay/upstream";
 import { agentForChannel, getLedger, onRelayShutdown, readyLedger } from "@/lib/relay/runtime";
+import { noteCharge } from "@/lib/billing/quota-remind";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable, type RouteChannel } from "@/lib/relay/state";
 import {
   applyStatusCodeMapping,
@@ -924,7 +925,7 @@ async function settle(
         other: otherJson(ctx, quota, upstreamModel, extra),
       }
     : null;
-  await ledger.settle(ctx.reservation, BigInt(quota.quota), {
+  const charged = await ledger.settle(ctx.reservation, BigInt(quota.quota), {
     userId: ctx.caller.user.id,
     tokenId: ctx.caller.key?.id ?? 0,
     channelId: channel.row.id,
@@ -934,6 +935,7 @@ async function settle(
     log,
     bucket: usageBucket(ctx.options, ctx.caller.user.username, Math.floor(Date.now() / 1000)),
   });
+  noteCharge(ctx.caller.user, charged, ctx.options.QuotaRemindThreshold, ledger);
 }
 
 /**

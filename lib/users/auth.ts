@@ -90,7 +90,7 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
   let email = "";
   if (options.EmailVerificationEnabled) {
     if (!input.email || !input.verification_code) throw new ApiError("管理员开启了邮箱验证，请输入邮箱地址和验证码", 400);
-    if (!(await checkVerificationCode("register", input.email, input.verification_code))) {
+    if (!(await checkVerificationCode("email", input.email, input.verification_code))) {
       throw new ApiError("验证码错误或已过期", 400);
     }
     email = input.email;

@@ -4,7 +4,9 @@ import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/auth/password";
 
 export const USERNAME_MAX = 20;
 export const DISPLAY_NAME_MAX = 20;
-export const EMAIL_MAX = 50;
+import { EMAIL_MAX } from "@/lib/users/email-schemas";
+
+export { EMAIL_MAX };
 
 export const MSG = {
   loginRequired: "请输入用户名和密码",

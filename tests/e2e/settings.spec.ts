@@ -99,10 +99,11 @@ test("an ordinary user reads the profile, copies models and the invite link, and
     await modelCard.getByRole("button", { name: "复制全部" }).click();
     await expect.poll(async () => (await clipboardText(page)).split(",")).toEqual(expect.arrayContaining(models));
 
-    // Bindings: read only, nothing bound.
+    // Bindings: nothing bound; only the e-mail can be bound here (tests/e2e/mail.spec.ts binds one).
     const bindings = card(page, "账户绑定");
     await expect(bindings.getByText("未绑定")).toHaveCount(5);
-    await expect(bindings.getByRole("button")).toHaveCount(0);
+    await expect(bindings.getByRole("button")).toHaveCount(1);
+    await expect(bindings.getByRole("button", { name: "绑定邮箱" })).toBeVisible();
 
     // Invite link with the user's code, copied by its button.
     const invite = card(page, "邀请信息");
