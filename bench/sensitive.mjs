@@ -31,7 +31,8 @@ const rand = (n) => {
   return seed % n;
 };
 const latin = "abcdefghijklmnopqrstuvwxyz";
-const han = "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长";
+const han =
+  "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长";
 const word = (alphabet, min, max) => Array.from({ length: min + rand(max - min + 1) }, () => alphabet[rand(alphabet.length)]).join("");
 const listed = new Set();
 while (listed.size < wordCount) listed.add(rand(5) === 0 ? word(han, 2, 4) : `${word(latin, 4, 10)}q`);

@@ -299,8 +299,8 @@ test.describe("as root", () => {
   test.use({ storageState: ROOT_STATE });
 
   test("root sees the super admin badge, a notice for tabs not built yet, and cannot delete itself", async ({ page }) => {
-    await page.goto("/setting?tab=operation");
-    await expect(page.getByText("「运营设置」页面尚未开放，当前显示个人设置。")).toBeVisible();
+    await page.goto("/setting?tab=system");
+    await expect(page.getByText("「系统设置」页面尚未开放，当前显示个人设置。")).toBeVisible();
     await expect(page.getByRole("tab", { name: "个人设置" })).toHaveAttribute("aria-selected", "true");
     await expect(card(page, "个人信息").getByText("超级管理员")).toBeVisible();
     await shot(page, "settings-root");

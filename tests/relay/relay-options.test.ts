@@ -22,7 +22,11 @@ for (const entry of ENTRIES) {
     let mock: OpenAIMock;
     let relay: RelayServer;
     const post = (path: string, body: unknown, headers: Record<string, string>) =>
-      fetch(`${relay.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+      fetch(`${relay.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
 
     beforeAll(async () => {
       mock = await startOpenAIMock();
@@ -47,7 +51,11 @@ for (const entry of ENTRIES) {
 
     describe("sensitive words", () => {
       const refusedCases: [string, string, Record<string, unknown>][] = [
-        ["a message string", "/v1/chat/completions", { model: "m-ratio", messages: [{ role: "user", content: "Tell me about FORBIDDEN Fruit" }] }],
+        [
+          "a message string",
+          "/v1/chat/completions",
+          { model: "m-ratio", messages: [{ role: "user", content: "Tell me about FORBIDDEN Fruit" }] },
+        ],
         [
           "a text part",
           "/v1/chat/completions",
