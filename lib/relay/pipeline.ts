@@ -239,15 +239,12 @@ function checkBody(mode: RelayMode, body: ParsedBody): void {
 
 /**
  * The sensitive-word filter on the prompt (sensitive.ts), after the endpoint's rules and before
- * anything is reserved or sent: a hit is a 400 and costs nothing. Off, it costs two reads.
+ * anything is reserved or sent: a hit is a 400 and costs nothing. `sensitiveWords` is null when
+ * the filter is off (a large body was already looked at where it was read).
  */
-function checkPromptWords(options: OptionValues, body: ParsedBody): void {
-  if (!promptCheckEnabled(options)) return;
-  const word = body.large
-    ? body.large.sensitiveWord
-    : body.json
-      ? findSensitiveWord(body.json, matcherFor(options.SensitiveWords as string))
-      : null;
+function checkPromptWords(sensitiveWords: string | null, body: ParsedBody): void {
+  if (sensitiveWords === null) return;
+  const word = body.large ? body.large.sensitiveWord : body.json ? findSensitiveWord(body.json, matcherFor(sensitiveWords)) : null;
   if (word !== null) throw sensitiveWordError(word);
 }
 
@@ -345,7 +342,7 @@ async function relayCall(
   // After authentication (the playground parses first, for its group), before any reservation.
   checkBody(mode, body);
   checkModelAllowed(caller, body.model);
-  checkPromptWords(options, body);
+  checkPromptWords(sensitiveWords, body);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
   // unknown model, and it costs no database write.
