@@ -66,7 +66,7 @@ test("sensitive words: switches and list are saved and kept after a reload", asy
   const list = card.getByRole("textbox", { name: "屏蔽词列表" });
   await expect(list).toHaveValue("test_sensitive");
   await list.fill("违禁词\nForbidden Fruit");
-  await card.getByText("启用 Prompt 检查").click();
+  await card.getByRole("switch", { name: "启用 Prompt 检查" }).uncheck();
   await card.getByRole("button", { name: "保存屏蔽词过滤设置" }).click();
   await expect(toast(page, "屏蔽词过滤设置已保存")).toBeVisible();
 
@@ -110,7 +110,7 @@ test("table view: rows added, edited and deleted write the same JSON", async ({ 
   await openTab(page);
   const card = section(page, "倍率设置");
   await card.getByText("表格编辑", { exact: true }).click();
-  await card.getByRole("textbox", { name: "要编辑的设置" }).click();
+  await card.getByRole("combobox", { name: "要编辑的设置" }).click();
   await page.getByRole("option", { name: "充值分组倍率", exact: true }).click();
   await expect(card.getByRole("button", { name: "删除 svip" })).toBeVisible();
   await card.getByRole("button", { name: "删除 svip" }).click();
@@ -124,7 +124,7 @@ test("table view: rows added, edited and deleted write the same JSON", async ({ 
   expect(JSON.parse(await topup.inputValue())).toEqual({ "e2e-topup": 0.8, default: 1, vip: 1 });
 
   await card.getByText("表格编辑", { exact: true }).click();
-  await card.getByRole("textbox", { name: "要编辑的设置" }).click();
+  await card.getByRole("combobox", { name: "要编辑的设置" }).click();
   await page.getByRole("option", { name: "用户可选分组", exact: true }).click();
   await card.getByRole("textbox", { name: "描述", exact: true }).nth(1).fill("VIP 专享");
   await page.getByRole("button", { name: "保存倍率设置" }).click();

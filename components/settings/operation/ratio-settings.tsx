@@ -24,7 +24,7 @@ import { Icon } from "@/components/icons";
 import { SettingCard } from "@/components/settings/setting-card";
 import { changedOptions, saveOptions } from "@/components/settings/operation/save-options";
 import { api } from "@/lib/client/api";
-import { showInfo, showSuccess } from "@/lib/client/notify";
+import { showError, showInfo, showSuccess } from "@/lib/client/notify";
 import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
 
 export const RATIO_KEYS = ["ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "UserUsableGroups", "TopupGroupRatio"] as const;
@@ -102,7 +102,7 @@ export function RatioSettings({ values: initial }: { values: RatioValues }) {
     const first = RATIO_KEYS.find((key) => invalid[key]);
     if (first) {
       setView("json");
-      showInfo(`${FIELDS[first].label}${INVALID_JSON_MESSAGE}`);
+      showError(`${FIELDS[first].label}${INVALID_JSON_MESSAGE}`);
       return;
     }
     const changed = changedOptions(values, saved);
@@ -202,7 +202,7 @@ function prettyAll(values: RatioValues): RatioValues {
 type Row = { id: number; name: string; value: string };
 
 /** Rows shown at once; a search narrows the rest. */
-const SHOWN_ROWS = 100;
+const SHOWN_ROWS = 50;
 
 /**
  * One option as a table: its rows are the JSON's entries, and every edit writes the JSON again
