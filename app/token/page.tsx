@@ -5,6 +5,7 @@ import { getOptions } from "@/lib/options";
 import { listTokens, searchTokens } from "@/lib/tokens/manage";
 import { listSelfGroups, listUserModels } from "@/lib/users/self";
 import { listParams, PAGE_SIZE_COOKIE, param, type SearchParams } from "@/lib/ui/list-params";
+import { legacyChatLinks } from "@/lib/ui/chat-link";
 import { parseChats } from "@/lib/ui/menu";
 
 // The token page (spec §2 Token page): the list is rendered here from the same lib/ functions
@@ -27,6 +28,7 @@ export default async function TokenPage({ searchParams }: { searchParams: Promis
       page={page}
       filters={{ keyword, token }}
       chats={parseChats(options.Chats as Array<Record<string, string>>)}
+      legacyChats={legacyChatLinks(options.ChatLink, options.ChatLink2)}
       serverAddress={options.ServerAddress}
       groups={groups}
       groupsOffered={Object.keys(options.UserUsableGroups as Record<string, string>).length > 0}

@@ -18,7 +18,7 @@ import type { ChatLink } from "@/lib/client/types";
 import { TOKEN_FORM_MSG } from "@/lib/tokens/form";
 import { TOKEN_STATUS } from "@/lib/tokens/status";
 import type { TokenView } from "@/lib/tokens/view";
-import { CHAT_MSG, chatLinkTarget } from "@/lib/ui/chat-link";
+import { CHAT_MSG, chat2LinkTarget, chatLinkTarget, type LegacyChatLink } from "@/lib/ui/chat-link";
 
 export type TokenPageData = { items: TokenView[]; page: number; page_size: number; total: number };
 
@@ -26,6 +26,8 @@ type Props = {
   page: TokenPageData;
   filters: { keyword: string; token: string };
   chats: { links: ChatLink[]; error: boolean };
+  /** ChatLink and ChatLink2 when set: offered beside the Chats list, with the key in their fragment. */
+  legacyChats: LegacyChatLink[];
   serverAddress: string;
   groups: Record<string, string>;
   groupsOffered: boolean;
@@ -49,7 +51,7 @@ async function fullKey(id: number): Promise<string | null> {
   return res.success ? res.data.key : null;
 }
 
-export function TokenList({ page, filters, chats, serverAddress, groups, groupsOffered, models }: Props) {
+export function TokenList({ page, filters, chats, legacyChats, serverAddress, groups, groupsOffered, models }: Props) {
   const list = useListUrl();
   const [selected, setSelected] = useState<number[]>([]);
   const [keyword, setKeyword] = useState(filters.keyword);
@@ -99,11 +101,15 @@ export function TokenList({ page, filters, chats, serverAddress, groups, groupsO
     });
   };
 
-  const chatWith = async (row: TokenView, template: string) => {
+  const chatWith = async (row: TokenView, pick: ChatPick) => {
     const key = await fullKey(row.id);
     if (key === null) return;
-    const target = chatLinkTarget(row.name, template, key, serverAddress);
-    if (target.kind === "error") {
+    const target =
+      pick.kind === "template"
+        ? chatLinkTarget(row.name, pick.template, key, serverAddress)
+        : chat2LinkTarget(pick.link, key, serverAddress);
+    // (A key is at hand, so chat2LinkTarget never answers "no-token" here.)
+    if (target.kind !== "frame" && target.kind !== "app") {
       showError(TOKEN_LIST_MSG.chatBadConfig);
       return;
     }
@@ -171,7 +177,7 @@ export function TokenList({ page, filters, chats, serverAddress, groups, groupsO
             </ActionIcon>
           </Tooltip>
           <CopyButton value={() => fullKey(t.id)} label="复制" />
-          <ChatMenu chats={chats} onPick={(template) => chatWith(t, template)} />
+          <ChatMenu chats={chats} legacy={legacyChats} onPick={(pick) => chatWith(t, pick)} />
           <Button
             size="compact-sm"
             variant="light"
@@ -259,16 +265,27 @@ export function TokenList({ page, filters, chats, serverAddress, groups, groupsO
   );
 }
 
+/** A chat menu choice: a Chats entry's template, or ChatLink/ChatLink2 (the /chat2link form). */
+type ChatPick = { kind: "template"; template: string } | { kind: "legacy"; link: string };
+
 /** The chat button: a dropdown of the configured chat links (spec §8 for the error cases). */
-function ChatMenu({ chats, onPick }: { chats: { links: ChatLink[]; error: boolean }; onPick: (template: string) => void }) {
-  if (chats.error && chats.links.length === 0) {
+function ChatMenu({
+  chats,
+  legacy,
+  onPick,
+}: {
+  chats: { links: ChatLink[]; error: boolean };
+  legacy: LegacyChatLink[];
+  onPick: (pick: ChatPick) => void;
+}) {
+  if (chats.error && chats.links.length === 0 && legacy.length === 0) {
     return (
       <Button size="compact-sm" variant="light" onClick={() => showError(TOKEN_LIST_MSG.chatParseFailed)}>
         聊天
       </Button>
     );
   }
-  if (chats.links.length === 0) {
+  if (chats.links.length === 0 && legacy.length === 0) {
     return (
       <Button size="compact-sm" variant="light" onClick={() => showError(TOKEN_LIST_MSG.chatNone)}>
         聊天
@@ -285,8 +302,13 @@ function ChatMenu({ chats, onPick }: { chats: { links: ChatLink[]; error: boolea
       </Menu.Target>
       <Menu.Dropdown>
         {entries.map(([name, template], i) => (
-          <Menu.Item key={`${name}\n${template}`} onClick={() => onPick(template)}>
+          <Menu.Item key={`${name}\n${template}`} onClick={() => onPick({ kind: "template", template })}>
             {name || `聊天 ${i + 1}`}
+          </Menu.Item>
+        ))}
+        {legacy.map(({ label, link }) => (
+          <Menu.Item key={`legacy\n${label}`} onClick={() => onPick({ kind: "legacy", link })}>
+            {label}
           </Menu.Item>
         ))}
       </Menu.Dropdown>

@@ -1,9 +1,7 @@
 // The operation tab's sections (spec §2 Settings → operation): which options each one edits and
 // the checks the page makes before saving (the server checks again, lib/options/registry.ts).
 // Pure and client-safe.
-
-/** Spec §5: a JSON option whose value does not parse (the registry's INVALID_JSON_MESSAGE). */
-export const OPTION_JSON_INVALID = "不是合法的 JSON 字符串";
+import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
 
 export const OPERATION_MSG = {
   saved: "保存成功",
@@ -54,11 +52,17 @@ export type OperationKey = (typeof OPERATION_SECTIONS)[OperationSection][number]
 /** Every key the tab edits: the page sends only these to the client. */
 export const OPERATION_KEYS: readonly OperationKey[] = Object.values(OPERATION_SECTIONS).flat();
 
+/** The sensitive-word section's options (components/settings/operation/sensitive-settings.tsx). */
+export const SENSITIVE_KEYS = ["CheckSensitiveEnabled", "CheckSensitiveOnPromptEnabled", "SensitiveWords"] as const;
+/** The ratio section's options (components/settings/operation/ratio-settings.tsx). */
+export const RATIO_KEYS = ["ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "UserUsableGroups", "TopupGroupRatio"] as const;
+export type OperationTabKey = OperationKey | (typeof SENSITIVE_KEYS)[number] | (typeof RATIO_KEYS)[number];
+
 /** The options the tab edits, as stored strings, from the list GET /api/option/ answers. */
-export function operationValues(list: ReadonlyArray<{ key: string; value: string }>): Record<OperationKey, string> {
-  const wanted = new Set<string>(OPERATION_KEYS);
-  const out = {} as Record<OperationKey, string>;
-  for (const { key, value } of list) if (wanted.has(key)) out[key as OperationKey] = value;
+export function operationValues(list: ReadonlyArray<{ key: string; value: string }>): Record<OperationTabKey, string> {
+  const wanted = new Set<string>([...OPERATION_KEYS, ...SENSITIVE_KEYS, ...RATIO_KEYS]);
+  const out = {} as Record<OperationTabKey, string>;
+  for (const { key, value } of list) if (wanted.has(key)) out[key as OperationTabKey] = value;
   return out;
 }
 
@@ -82,7 +86,7 @@ export function checkOperationValue(key: OperationKey, value: string): string | 
     try {
       data = JSON.parse(v);
     } catch {
-      return OPTION_JSON_INVALID;
+      return INVALID_JSON_MESSAGE;
     }
     const ok =
       Array.isArray(data) &&

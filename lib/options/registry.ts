@@ -18,8 +18,9 @@ import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
 
 export type OptionKind = "bool" | "int" | "float" | "string" | "json";
 
-/** The message of the spec (§5 Options) for a JSON option whose value does not parse. */
-export const INVALID_JSON_MESSAGE = "不是合法的 JSON 字符串";
+import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
+
+export { INVALID_JSON_MESSAGE };
 
 export type ParseResult<T> = { ok: true; value: T; raw: string } | { ok: false; message: string };
 

@@ -18,6 +18,7 @@ export interface BodyJob {
   bytes: Uint8Array;
   mode: RelayMode;
   defaultModel: string;
+  sensitiveWords: string | null;
 }
 export type BodyJobResult = { id: number; result: BodySummaryResult } | { id: number; failed: string };
 
@@ -70,10 +71,10 @@ export class BodyThread {
     return this.worker !== null;
   }
 
-  summarise(bytes: Uint8Array, mode: RelayMode, defaultModel: string): Promise<BodySummaryResult> {
+  summarise(bytes: Uint8Array, mode: RelayMode, defaultModel: string, sensitiveWords: string | null = null): Promise<BodySummaryResult> {
     const worker = this.ensureWorker();
-    if (!worker) return Promise.resolve(summariseJsonBody(bytes, mode, defaultModel));
-    const job: BodyJob = { id: this.nextId++, bytes: shared(bytes), mode, defaultModel };
+    if (!worker) return Promise.resolve(summariseJsonBody(bytes, mode, defaultModel, sensitiveWords));
+    const job: BodyJob = { id: this.nextId++, bytes: shared(bytes), mode, defaultModel, sensitiveWords };
     return new Promise((resolve, reject) => {
       this.pending.set(job.id, { job, resolve, reject });
       if (this.pending.size === 1) worker.ref();
@@ -117,7 +118,7 @@ export class BodyThread {
     this.pending.clear();
     for (const p of pending) {
       try {
-        p.resolve(summariseJsonBody(p.job.bytes, p.job.mode, p.job.defaultModel));
+        p.resolve(summariseJsonBody(p.job.bytes, p.job.mode, p.job.defaultModel, p.job.sensitiveWords));
       } catch (e) {
         p.reject(e as Error);
       }
@@ -142,6 +143,11 @@ function shared(bytes: Uint8Array): Uint8Array {
 let thread: BodyThread | null = null;
 
 /** summariseJsonBody, done in the relay process's body thread. */
-export function summariseJsonBodyOffLoop(bytes: Uint8Array, mode: RelayMode, defaultModel: string): Promise<BodySummaryResult> {
-  return (thread ??= new BodyThread()).summarise(bytes, mode, defaultModel);
+export function summariseJsonBodyOffLoop(
+  bytes: Uint8Array,
+  mode: RelayMode,
+  defaultModel: string,
+  sensitiveWords: string | null = null,
+): Promise<BodySummaryResult> {
+  return (thread ??= new BodyThread()).summarise(bytes, mode, defaultModel, sensitiveWords);
 }

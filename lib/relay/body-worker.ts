@@ -18,7 +18,7 @@ try {
 parentPort!.on("message", (job: BodyJob) => {
   let out: BodyJobResult;
   try {
-    out = { id: job.id, result: summariseJsonBody(job.bytes, job.mode, job.defaultModel) };
+    out = { id: job.id, result: summariseJsonBody(job.bytes, job.mode, job.defaultModel, job.sensitiveWords) };
   } catch (error) {
     out = { id: job.id, failed: String((error as Error)?.stack ?? error) };
   }

@@ -19,9 +19,10 @@ export interface RelayRequest {
   onGone(callback: () => void): () => void;
   /**
    * summariseJsonBody of `body` off the event loop (the Node entry's body thread), for a large
-   * body. Without it the pipeline summarises in place.
+   * body. Without it the pipeline summarises in place. `sensitiveWords`: the SensitiveWords
+   * option when prompts are checked, else null.
    */
-  summariseJsonBody?(mode: RelayMode, defaultModel: string): Promise<BodySummaryResult>;
+  summariseJsonBody?(mode: RelayMode, defaultModel: string, sensitiveWords: string | null): Promise<BodySummaryResult>;
 }
 
 /** Where a streamed body writes: the client's connection, as the transport presents it. */

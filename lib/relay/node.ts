@@ -84,8 +84,8 @@ class NodeRelayRequest implements RelayRequest {
   get query(): URLSearchParams {
     return new URLSearchParams(this.rawQuery);
   }
-  summariseJsonBody(mode: RelayMode, defaultModel: string): Promise<BodySummaryResult> {
-    return summariseJsonBodyOffLoop(this.body, mode, defaultModel);
+  summariseJsonBody(mode: RelayMode, defaultModel: string, sensitiveWords: string | null): Promise<BodySummaryResult> {
+    return summariseJsonBodyOffLoop(this.body, mode, defaultModel, sensitiveWords);
   }
   onGone(callback: () => void): () => void {
     if (this.gone) {

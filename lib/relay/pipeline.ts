@@ -73,6 +73,7 @@ import { answerContentType, isMarkupType, JSON_TYPE, looksLikeJson } from "@/lib
 import { hideKey, maskSensitiveText } from "@/lib/relay/mask";
 import type { RelayMode, Usage } from "@/lib/relay/types";
 import { serveModels, serveBilling } from "@/lib/relay/info";
+import { findSensitiveWord, matcherFor, promptCheckEnabled, sensitiveWordError } from "@/lib/relay/sensitive";
 
 /** Endpoint → mode and the model assumed when the body names none. */
 const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
@@ -157,7 +158,7 @@ type ParsedBody = {
   /** transcriptions/translations: the form's `response_format`. */
   responseFormat?: string;
   /** A large body (LARGE_BODY_BYTES or more), read in one go (summariseJsonBody): what was found. */
-  large?: { rulesError: RelayErrorData | null; reserveTokens: number; prompt: PromptPlan };
+  large?: { rulesError: RelayErrorData | null; reserveTokens: number; prompt: PromptPlan; sensitiveWord: string | null };
 };
 
 const decoder = new TextDecoder();
@@ -170,7 +171,13 @@ function parseOrNull(bytes: Uint8Array): unknown {
   }
 }
 
-function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): ParsedBody | Promise<ParsedBody> {
+/** `sensitiveWords`: the SensitiveWords option when prompts are checked (a large body is looked at where it is read). */
+function parseBody(
+  req: RelayRequest,
+  mode: RelayMode,
+  defaultModel: string,
+  sensitiveWords: string | null,
+): ParsedBody | Promise<ParsedBody> {
   const contentType = req.headers.get("content-type") ?? "";
   if (mode === "transcriptions" || mode === "translations") {
     if (!/^multipart\/form-data/i.test(contentType)) throw new RelayError(400, "请求须为 multipart/form-data", { code: "invalid_request" });
@@ -183,7 +190,7 @@ function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): Pa
     return { json: null, model, stream: false, contentType, responseFormat: form.fields.response_format };
   }
   // Clients that forget the JSON content type still get their model read (a classic new-api trap).
-  if (req.body.length >= LARGE_BODY_BYTES) return parseLargeBody(req, mode, defaultModel, contentType);
+  if (req.body.length >= LARGE_BODY_BYTES) return parseLargeBody(req, mode, defaultModel, contentType, sensitiveWords);
   const body = parseJsonRequest(req.body);
   return {
     json: body,
@@ -198,8 +205,16 @@ function parseBody(req: RelayRequest, mode: RelayMode, defaultModel: string): Pa
  * thread when the transport has one (the Node entry); the event loop keeps only the summary, and
  * reads a large member itself only if something asks.
  */
-async function parseLargeBody(req: RelayRequest, mode: RelayMode, defaultModel: string, contentType: string): Promise<ParsedBody> {
-  const read = req.summariseJsonBody ? await req.summariseJsonBody(mode, defaultModel) : summariseJsonBody(req.body, mode, defaultModel);
+async function parseLargeBody(
+  req: RelayRequest,
+  mode: RelayMode,
+  defaultModel: string,
+  contentType: string,
+  sensitiveWords: string | null,
+): Promise<ParsedBody> {
+  const read = req.summariseJsonBody
+    ? await req.summariseJsonBody(mode, defaultModel, sensitiveWords)
+    : summariseJsonBody(req.body, mode, defaultModel, sensitiveWords);
   if (!read.ok) throw relayErrorOf(read.error);
   const { summary } = read;
   const json = bodyFromMembers(summary.members, req.body, summary.unlisted);
@@ -208,7 +223,12 @@ async function parseLargeBody(req: RelayRequest, mode: RelayMode, defaultModel: 
     model: summary.model,
     stream: json.stream === true,
     contentType: contentType || "application/json",
-    large: { rulesError: summary.rulesError, reserveTokens: summary.reserveTokens, prompt: summary.prompt },
+    large: {
+      rulesError: summary.rulesError,
+      reserveTokens: summary.reserveTokens,
+      prompt: summary.prompt,
+      sensitiveWord: summary.sensitiveWord,
+    },
   };
 }
 
@@ -217,6 +237,17 @@ function checkBody(mode: RelayMode, body: ParsedBody): void {
   if (body.large) {
     if (body.large.rulesError) throw relayErrorOf(body.large.rulesError);
   } else if (body.json) checkRequestBody(mode, body.json);
+}
+
+/**
+ * The sensitive-word filter on the prompt (sensitive.ts), after the endpoint's rules and before
+ * anything is reserved or sent: a hit is a 400 and costs nothing. `sensitiveWords` is null when
+ * the filter is off (a large body was already looked at where it was read).
+ */
+function checkPromptWords(sensitiveWords: string | null, body: ParsedBody): void {
+  if (sensitiveWords === null) return;
+  const word = body.large ? body.large.sensitiveWord : body.json ? findSensitiveWord(body.json, matcherFor(sensitiveWords)) : null;
+  if (word !== null) throw sensitiveWordError(word);
 }
 
 function clientWantsUsage(json: Record<string, unknown> | null): boolean {
@@ -294,11 +325,13 @@ async function relayCall(
 ): Promise<RelayResponse> {
   const startedAt = Date.now();
   const playground = path === "/pg/chat/completions";
+  const options = loadedOptions() ?? (await getOptions());
+  const sensitiveWords = promptCheckEnabled(options) ? (options.SensitiveWords as string) : null;
   // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
   let caller: RelayCaller;
   let body: ParsedBody;
   if (playground) {
-    const parsed = parseBody(req, mode, defaultModel);
+    const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
     body = parsed instanceof Promise ? await parsed : parsed;
     caller = await authenticateSession(req, typeof body.json?.group === "string" ? body.json.group : undefined);
   } else {
@@ -306,12 +339,13 @@ async function relayCall(
     // memory: each is taken without an await, which would cost a turn of the microtask queue.
     const authenticated = authenticateKey(req);
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
-    const parsed = parseBody(req, mode, defaultModel);
+    const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
     body = parsed instanceof Promise ? await parsed : parsed;
   }
   // After authentication (the playground parses first, for its group), before any reservation.
   checkBody(mode, body);
   checkModelAllowed(caller, body.model);
+  checkPromptWords(sensitiveWords, body);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
   // unknown model, and it costs no database write.
@@ -324,7 +358,6 @@ async function relayCall(
     throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
   }
 
-  const options = loadedOptions() ?? (await getOptions());
   const { result: priced, content: logContent } = priceFor(options, body.model, caller.group);
   if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
   const pricing = priced.pricing;

@@ -12,6 +12,7 @@
 import { RelayError } from "./errors";
 import { topLevelMembers } from "./json-body";
 import { checkRequestBody, requestModel } from "./request-rules";
+import { findSensitiveWord, matcherFor } from "./sensitive";
 import { estimateRequestPromptTokens, estimateTokensFromBytes, planJsonPromptTokens, type PromptPlan } from "./tokens";
 import type { RelayMode } from "./types";
 
@@ -110,6 +111,8 @@ export interface JsonBodySummary {
   reserveTokens: number;
   /** planJsonPromptTokens of the body (empty when the rules refuse it). */
   prompt: PromptPlan;
+  /** The first sensitive word in the body's text (when it was asked to look), else null. */
+  sensitiveWord: string | null;
   /** In the body's order; a repeated key once, at its first place, with its last value (as JSON.parse). */
   members: BodyMember[];
   /**
@@ -122,8 +125,16 @@ export interface JsonBodySummary {
 /** A summary, or the 400 that parsing or reading the model gave. */
 export type BodySummaryResult = { ok: true; summary: JsonBodySummary } | { ok: false; error: RelayErrorData };
 
-/** Everything the relay needs to know of a JSON body before it calls an upstream. Pure; any thread. */
-export function summariseJsonBody(bytes: Uint8Array, mode: RelayMode, defaultModel: string): BodySummaryResult {
+/**
+ * Everything the relay needs to know of a JSON body before it calls an upstream. Pure; any thread.
+ * `sensitiveWords`: the SensitiveWords option when prompts are checked (sensitive.ts), else null.
+ */
+export function summariseJsonBody(
+  bytes: Uint8Array,
+  mode: RelayMode,
+  defaultModel: string,
+  sensitiveWords: string | null = null,
+): BodySummaryResult {
   let json: Record<string, unknown>;
   let model: string;
   try {
@@ -147,6 +158,7 @@ export function summariseJsonBody(bytes: Uint8Array, mode: RelayMode, defaultMod
       rulesError,
       reserveTokens: rulesError ? 0 : reservePromptTokens(mode, json, bytes, model),
       prompt: rulesError ? { fixed: 0, texts: [] } : planJsonPromptTokens(mode, json, model),
+      sensitiveWord: rulesError || sensitiveWords === null ? null : findSensitiveWord(json, matcherFor(sensitiveWords)),
       ...bodyMembers(json, bytes),
     },
   };

@@ -64,6 +64,19 @@ export function chatLinkTarget(name: string, template: string, key: string, serv
   return classify(name, fillChatLink(template.trim(), key, serverAddress));
 }
 
+/** ChatLink or ChatLink2 as a chat menu entry of the token page. */
+export type LegacyChatLink = { label: string; link: string };
+
+/** The token page's entries for the two single chat links, when set (new-api's 默认聊天 and its second link). */
+export function legacyChatLinks(chatLink: string, chatLink2: string): LegacyChatLink[] {
+  return [
+    { label: CHAT_LINK_LABELS.chatLink, link: chatLink.trim() },
+    { label: CHAT_LINK_LABELS.chatLink2, link: chatLink2.trim() },
+  ].filter((l) => l.link !== "");
+}
+
+export const CHAT_LINK_LABELS = { chatLink: "默认聊天", chatLink2: "聊天页面 2" } as const;
+
 /**
  * The target of /chat2link: ChatLink, a ChatGPT-Next-Web style address given the key and the
  * server in its settings fragment (as the original), or a template with `{key}`/`{address}`.

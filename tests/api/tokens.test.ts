@@ -8,6 +8,9 @@ import * as tokens from "@/app/api/token/route";
 import * as search from "@/app/api/token/search/route";
 import * as one from "@/app/api/token/[id]/route";
 import { findTokenByKey } from "@/lib/tokens/relay";
+import * as selfGroups from "@/app/api/user/self/groups/route";
+import { updateOption } from "@/lib/options";
+import { defaultRaw } from "@/lib/options/registry";
 
 type Caller = { id: number; cookie: string };
 let alice: Caller;
@@ -92,6 +95,19 @@ describe("creating tokens", () => {
     expect((await create({ name: "vip", group: "vip" })).json.success).toBe(true);
     expect((await create({ name: "own", group: "special" }, bob)).json.success).toBe(true);
     expect((await create({ name: "not-hers", group: "special" })).status).toBe(403);
+  });
+
+  it("follows a changed UserUsableGroups: the group list and what a token may use", async () => {
+    const groups = async () => (await call(selfGroups.GET, "GET", "/api/user/self/groups", { as: alice })).json.data;
+    expect(Object.keys(await groups())).toEqual(["default", "vip"]);
+    try {
+      await updateOption("UserUsableGroups", JSON.stringify({ default: "默认分组", svip: "超级分组" }));
+      expect(await groups()).toEqual({ default: "默认分组", svip: "超级分组" });
+      expect((await create({ name: "svip-now", group: "svip" })).json.success).toBe(true);
+      expect((await create({ name: "vip-gone", group: "vip" })).status).toBe(403);
+    } finally {
+      await updateOption("UserUsableGroups", defaultRaw("UserUsableGroups"));
+    }
   });
 });
 

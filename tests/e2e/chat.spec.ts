@@ -26,7 +26,7 @@ test.beforeAll(async () => {
   root = await playwrightRequest.newContext({ baseURL: E2E_BASE_URL, storageState: ROOT_STATE });
   const options: { key: string; value: string }[] = (await (await root.get("/api/option/", { headers: { "New-Api-User": "1" } })).json())
     .data;
-  saved = Object.fromEntries(options.filter((o) => o.key === "Chats" || o.key === "ChatLink").map((o) => [o.key, o.value]));
+  saved = Object.fromEntries(options.filter((o) => ["Chats", "ChatLink", "ChatLink2"].includes(o.key)).map((o) => [o.key, o.value]));
 });
 
 test.afterAll(async () => {
@@ -143,6 +143,30 @@ test("/chat2link goes to ChatLink with the key and the server address", async ({
   await setOption("ChatLink", "");
   await page.goto(`${E2E_BASE_URL}/chat2link`);
   await expect(page.getByText(MSG.none)).toBeVisible();
+});
+
+test("the token page's chat menu offers ChatLink and ChatLink2 with the key in their fragment", async ({ page }) => {
+  await setOption("ChatLink", `${site.origin}/next`);
+  await setOption("ChatLink2", `${site.origin}/mj`);
+  await newUserSession(page, "chatl2");
+  const { key } = await createToken(page, "legacy");
+  await page.goto("/token");
+  await page.getByRole("button", { name: "聊天" }).first().click();
+  await expect(page.getByRole("menuitem", { name: "默认聊天" })).toBeVisible();
+  const popup = page.waitForEvent("popup");
+  await page.getByRole("menuitem", { name: "聊天页面 2" }).click();
+  const opened = await popup;
+  await expect(opened).toHaveURL((url) => url.origin === site.origin && url.pathname === "/mj/");
+  const fragment = new URL(opened.url()).hash.replace(/^#\/\?settings=/, "");
+  expect(JSON.parse(decodeURIComponent(fragment))).toEqual({ key, url: encodeURIComponent(await serverAddress(page)) });
+  await opened.close();
+
+  // Unset, an entry is not offered.
+  await setOption("ChatLink2", "");
+  await page.reload();
+  await page.getByRole("button", { name: "聊天" }).first().click();
+  await expect(page.getByRole("menuitem", { name: "默认聊天" })).toBeVisible();
+  await expect(page.getByRole("menuitem", { name: "聊天页面 2" })).toHaveCount(0);
 });
 
 test("/chat2link without an enabled token says so and goes back to /token", async ({ page }) => {

@@ -1,13 +1,15 @@
 "use client";
 // The operation tab (spec §2 Settings → operation), root only: general, drawing, logs (with the
 // cleanup), data dashboard, monitoring, quota and chat settings, each saved by its own button.
-// (The sensitive-word and ratio sections live beside this file.)
+// The sensitive-word and ratio sections are components of their own beside this file.
 import { Stack } from "@mantine/core";
 import { LogCleanup } from "@/components/settings/operation/log-cleanup";
 import { type OptionField, OptionsCard } from "@/components/settings/operation/options-card";
-import type { OperationKey } from "@/lib/options/operation";
+import { RatioSettings } from "@/components/settings/operation/ratio-settings";
+import { SensitiveSettings } from "@/components/settings/operation/sensitive-settings";
+import type { OperationTabKey } from "@/lib/options/operation";
 
-export type OperationTabProps = { options: Record<OperationKey, string> };
+export type OperationTabProps = { options: Record<OperationTabKey, string> };
 
 const GENERAL: OptionField[] = [
   {
@@ -22,14 +24,14 @@ const GENERAL: OptionField[] = [
     kind: "text",
     label: "默认聊天页面链接",
     placeholder: "例如 ChatGPT Next Web 的部署地址",
-    description: "聊天菜单「默认聊天」在页面内打开",
+    description: "/chat2link 与令牌页聊天菜单的「默认聊天」打开此地址（附带令牌与服务器地址）",
   },
   {
     key: "ChatLink2",
     kind: "text",
     label: "聊天页面 2 链接",
     placeholder: "例如 ChatGPT Next Web 的部署地址",
-    description: "聊天菜单「聊天（新窗口）」直接跳转",
+    description: "令牌页聊天菜单的「聊天页面 2」打开此地址（附带令牌与服务器地址）",
   },
   { key: "QuotaPerUnit", kind: "number", label: "单位美元额度", min: 0, description: "一美元能兑换的额度，按次计费的模型据此计费" },
   { key: "RetryTimes", kind: "number", label: "失败重试次数", min: 0, step: 1 },
@@ -126,6 +128,7 @@ export function OperationTab({ options }: OperationTabProps) {
     <Stack gap="md">
       <OptionsCard title="通用设置" fields={GENERAL} initial={options} />
       <OptionsCard title="绘图设置" fields={DRAWING} initial={options} />
+      <SensitiveSettings values={options} />
       <OptionsCard title="日志设置" fields={LOGS} initial={options}>
         <LogCleanup />
       </OptionsCard>
@@ -138,6 +141,7 @@ export function OperationTab({ options }: OperationTabProps) {
         fields={CHATS}
         initial={options}
       />
+      <RatioSettings values={options} />
     </Stack>
   );
 }
