@@ -4,7 +4,7 @@
 import { Badge, Code, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { QuotaText } from "@/components/data/display";
-import type { LogRow } from "@/components/logs/log-list";
+import type { AdminLogItem as LogRow } from "@/lib/logs/query";
 import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
 
