@@ -7,6 +7,9 @@ import { multipartBoundary, setMultipartField } from "../multipart";
 import type { RelayMode } from "../types";
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
 
+/** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
+export const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
+
 /** OpenAI's path for each mode. */
 export const OPENAI_PATHS: Readonly<Record<RelayMode, string>> = {
   chat: "/v1/chat/completions",

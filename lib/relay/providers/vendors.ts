@@ -11,9 +11,7 @@
 //   through and tokens are counted locally when no usage arrives.
 import { CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { KEEP, type JsonEdit } from "../json-body";
-import { defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
-
-const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
+import { CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
 
 export const openai = defineOpenAICompatible(T.OpenAI, {
   modes: ["chat", "completions", "embeddings", "moderations", "images", "speech", "transcriptions", "translations"],

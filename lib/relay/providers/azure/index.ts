@@ -1,18 +1,25 @@
 // Azure OpenAI: deployment URLs, api-version, `api-key` header.
-import { reasoningModelEdits, baseHeaders, baseUrlOf, buildBody, openAIPath, unsupportedMode } from "../openai-compatible";
+import {
+  CLOUDFLARE_AI_GATEWAY,
+  reasoningModelEdits,
+  baseHeaders,
+  baseUrlOf,
+  buildBody,
+  openAIPath,
+  unsupportedMode,
+} from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import type { RelayMode } from "../../types";
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Azure];
 
-/** Used when neither the client's `?api-version=` nor the channel's `other` gives one (new-api's UI default). */
-export const AZURE_DEFAULT_API_VERSION = "2023-06-01-preview";
+/** Used when neither the client's `?api-version=` nor the channel's `other` gives one: the catalogue's default. */
+const AZURE_DEFAULT_API_VERSION = CHANNEL_CATALOG[CHANNEL_TYPES.Azure].other.default;
 /** First api-version whose chat completions accept `stream_options` (2024-09-01-preview, GA 2024-10-21). */
 export const AZURE_STREAM_OPTIONS_SINCE = "2024-09-01";
 
 const MODES: readonly RelayMode[] = ["chat", "completions", "embeddings", "images", "speech", "transcriptions", "translations"];
-const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
 
 function queryParam(q: BuildRequestInput["clientQuery"], name: string): string | null {
   if (!q) return null;
