@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
+import { relayRefusal } from "@/lib/relay/providers";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import {
   clearRelayData,
@@ -91,6 +92,23 @@ for (const entry of ENTRIES) {
       await settleAll();
       expect(await (await getDb()).log.count({ where: { user_id: user.id } })).toBe(0);
       expect(await user.quota()).toBe(before);
+    });
+
+    it("answers an admin's key pinned to a not-relayed channel with the reason, charging nothing", async () => {
+      const admin = await seedUser({ role: 10 });
+      const before = await admin.quota();
+      const res = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${admin.key}-${claude.id}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { message: string; code: string } };
+      expect(body.error).toMatchObject({ code: "invalid_api_type", message: expect.stringContaining(relayRefusal(14)!) });
+      expect(mock.requests).toHaveLength(0);
+      await settleAll();
+      expect(await (await getDb()).log.count({ where: { user_id: admin.id } })).toBe(0);
+      expect(await admin.quota()).toBe(before);
     });
   });
 }
