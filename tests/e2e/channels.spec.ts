@@ -101,7 +101,7 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   const claude = page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ });
   await expect(claude).toBeDisabled();
   await expect(claude).toContainText("Anthropic Messages 接口的适配器尚未实现");
-  await expect(page.getByRole("option", { name: /^AWS Claude（暂不可用）Bedrock/ })).toBeDisabled();
+  await expect(page.getByRole("option", { name: /^AWS Claude（暂不可用） Bedrock/ })).toBeDisabled();
   await shot(page, "channel-editor-types");
   await claude.click({ force: true });
   await page.getByRole("heading", { name: "创建新的渠道" }).click();
