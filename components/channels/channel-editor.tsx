@@ -41,9 +41,17 @@ import type { ChannelView } from "@/lib/channels/view";
 const MAPPING_EXAMPLE = '{\n  "gpt-3.5-turbo-0301": "gpt-3.5-turbo"\n}';
 const STATUS_CODE_EXAMPLE = '{\n  "400": "500"\n}';
 
-type Props = { channel: ChannelView | null; models: string[]; groups: string[]; modelListTypes: number[]; root: boolean };
+type Props = {
+  channel: ChannelView | null;
+  models: string[];
+  groups: string[];
+  modelListTypes: number[];
+  /** type → why the relay does not serve it yet (lib/relay/providers): shown, not selectable. */
+  notRelayed: Record<number, string>;
+  root: boolean;
+};
 
-export function ChannelEditor({ channel, models: knownModels, groups, modelListTypes, root }: Props) {
+export function ChannelEditor({ channel, models: knownModels, groups, modelListTypes, notRelayed, root }: Props) {
   const router = useRouter();
   const original = useMemo(() => (channel ? channelFormOf(channel) : null), [channel]);
   const [values, setValues] = useState<ChannelFormValues>(() => original ?? emptyChannelForm());
@@ -53,6 +61,16 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   const submitting = useRef(false);
   const fields = channelTypeFields(values.type);
   const set = <K extends keyof ChannelFormValues>(name: K, value: ChannelFormValues[K]) => setValues((v) => ({ ...v, [name]: value }));
+
+  // A stored channel keeps its own type selectable, so the form shows it.
+  const typeOptions = useMemo(
+    () =>
+      CHANNEL_TYPE_OPTIONS.map((o) =>
+        notRelayed[Number(o.value)] && Number(o.value) !== channel?.type ? { ...o, label: `${o.label}（暂不可用）`, disabled: true } : o,
+      ),
+    [notRelayed, channel?.type],
+  );
+  const typeRefusal = notRelayed[values.type];
 
   const modelOptions = useMemo(() => [...new Set([...values.models, ...knownModels])], [values.models, knownModels]);
   const groupOptions = useMemo(() => [...new Set([...groups, ...values.group])], [groups, values.group]);
@@ -115,7 +133,21 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
           <Stack gap="md">
             <Select
               label="类型"
-              data={CHANNEL_TYPE_OPTIONS}
+              data={typeOptions}
+              renderOption={({ option }) => {
+                const reason = notRelayed[Number(option.value)];
+                return reason ? (
+                  <Stack gap={0}>
+                    <Text size="sm">{option.label}</Text>
+                    <Text size="xs" c="dimmed">
+                      {reason}
+                    </Text>
+                  </Stack>
+                ) : (
+                  option.label
+                );
+              }}
+              error={typeRefusal ? `该类型暂不可用：${typeRefusal}` : undefined}
               value={String(values.type)}
               onChange={(v) => v && setValues((cur) => withType(cur, Number(v)))}
               searchable

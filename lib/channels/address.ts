@@ -16,14 +16,13 @@ import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
 import { internalAddressOf } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
-import { getProvider } from "@/lib/relay/providers";
 
 export type ChannelAddress = { type: number; base_url: string };
 type Actor = { role: number };
 
 /** The host a channel's requests go to (an IPv6 literal without brackets), or null when its URL does not parse. */
 function hostOf({ type, base_url }: ChannelAddress): string | null {
-  const url = base_url || getProvider(type)?.defaultBaseUrl || channelTypeInfo(type)?.baseUrl || "";
+  const url = base_url || channelTypeInfo(type)?.baseUrl || "";
   try {
     return new URL(url).hostname.replace(/^\[|\]$/g, "") || null;
   } catch {

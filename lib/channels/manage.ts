@@ -1,6 +1,6 @@
 // Writing channels from the console. Every write changes the channel rows and their abilities in
 // one transaction, then tells the relay's router to reload.
-import { notFound } from "@/lib/api/errors";
+import { badRequest, notFound } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
@@ -12,6 +12,7 @@ import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/chan
 import type { ChannelCreateInput, ChannelUpdateInput } from "@/lib/channels/schemas";
 import { addressColumns, checkChannelAddress, movesChannel } from "@/lib/channels/address";
 import { isRoot } from "@/lib/auth/roles";
+import { relayRefusal } from "@/lib/relay/providers";
 
 /** Large batches and the full rebuild may take longer than Prisma's 5 s default. */
 const LONG_TX = { timeout: 60_000, maxWait: 10_000 };
@@ -21,12 +22,19 @@ const CHANNEL_STATUS_DISABLED = [CHANNEL_STATUS.manuallyDisabled, CHANNEL_STATUS
 /** Who saves: the role decides where the channel may point (lib/channels/address). */
 export type ChannelActor = { role: number };
 
+/** Channels of a type the relay does not serve cannot be created, nor can a channel change to one. */
+function refuseNotRelayed(type: number): void {
+  const refusal = relayRefusal(type);
+  if (refusal) throw badRequest(refusal);
+}
+
 /** Creates one channel, or one per non-empty key line in batch mode, all or none. */
 export async function createChannels(input: ChannelCreateInput, actor: ChannelActor): Promise<ChannelView[]> {
   const { mode, key = "", ...fields } = input;
   const keys = mode === "batch" ? splitKeyLines(key) : [key.trim()];
   const type = fields.type ?? 1;
   const base_url = fields.base_url ?? "";
+  refuseNotRelayed(type);
   await checkChannelAddress(actor, { type, base_url }, true);
   const base = {
     type,
@@ -76,6 +84,8 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
   });
   if (!current) throw notFound("渠道不存在");
   const { type, base_url, ...rest } = fields;
+  // A row of a type that is not relayed may still be edited; changing a type to one is refused.
+  if (type !== undefined && type !== current.type) refuseNotRelayed(type);
   const newKey = key?.trim() ?? "";
   const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
   const moved = movesChannel(current, address);

@@ -13,7 +13,7 @@ import { getOptions, type OptionValues } from "@/lib/options";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
-import { getProvider } from "@/lib/relay/providers";
+import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
 import { parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
@@ -42,7 +42,8 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
 async function probe(ch: RoutingChannel, model: string, options: OptionValues): Promise<Probe> {
   const none = { time: 0, status: 0, disable: false, model, prompt_tokens: 0, completion_tokens: 0 };
   const adapter = getProvider(ch.type);
-  if (!adapter) return { ...none, success: false, message: `渠道类型 ${ch.type} 不支持测试` };
+  // A type the relay does not serve is not sent anywhere: the test says why.
+  if (!adapter) return { ...none, success: false, message: relayRefusal(ch.type) ?? "未知的渠道类型" };
   const config = toChannelConfig(ch);
   const upstreamModel = resolveUpstreamModel(config, model);
   const mode = adapter.supportedModes.has("chat") ? "chat" : adapter.supportedModes.has("embeddings") ? "embeddings" : null;

@@ -11,7 +11,6 @@ import { channelTypeInfo } from "@/lib/channels/catalog";
 import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
-import { getProvider } from "@/lib/relay/providers";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { hideKey } from "@/lib/relay/mask";
@@ -68,7 +67,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The channel's base URL, or its type's default when empty, without trailing slashes. */
 export function channelBaseUrl(type: number, base_url: string): string {
-  return trimTrailingSlashes(base_url || getProvider(type)?.defaultBaseUrl || channelTypeInfo(type)?.baseUrl || "");
+  return trimTrailingSlashes(base_url || channelTypeInfo(type)?.baseUrl || "");
 }
 
 /** The message an admin reads for a failed connection: the refused internal address, or a generic network reason. */

@@ -51,7 +51,7 @@ import {
   UPSTREAM_ERROR_TYPE,
   type UpstreamError,
 } from "@/lib/relay/errors";
-import { getProvider } from "@/lib/relay/providers";
+import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import type { UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
 import { OpenAIStreamRelay, type OpenAIStreamOptions, type StreamEndReason } from "@/lib/relay/openai-stream";
@@ -354,6 +354,8 @@ async function relayCall(
     const pinned = table.byId.get(caller.pinnedChannelId);
     if (!pinned) throw new RelayError(403, `渠道 #${caller.pinnedChannelId} 不存在`);
     if (pinned.row.status !== CHANNEL_STATUS.enabled) throw new RelayError(403, "该渠道已被禁用");
+    const refusal = relayRefusal(pinned.row.type);
+    if (refusal) throw new RelayError(400, refusal, { code: "invalid_api_type" });
   } else if (!pickChannel(table, caller.group, body.model, new Set())) {
     throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
   }
@@ -471,7 +473,7 @@ async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeo
 
 function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: UpstreamRequest; upstreamModel: string } {
   const adapter = getProvider(channel.row.type);
-  if (!adapter) throw new RelayError(400, `渠道类型 ${channel.row.type} 暂不支持此接口`, { code: "invalid_api_type" });
+  if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
   const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
   const upstream = adapter.buildRequest({
     channel: channel.config,

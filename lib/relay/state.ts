@@ -7,6 +7,7 @@ import { getDirectDb } from "@/lib/db/direct";
 import { big, int, str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, type CacheEvent } from "@/lib/cache/bus";
+import { getProvider } from "@/lib/relay/providers";
 import { loadChannelsForRouting, type RoutingChannel } from "@/lib/channels/routing";
 import { parseCidrList, type Cidr } from "@/lib/net/ip";
 import { toChannelConfig } from "@/lib/relay/channel";
@@ -49,7 +50,7 @@ export type RouteChannel = {
 type Tier = { priority: number; channels: RouteChannel[]; weights: number[]; total: number };
 
 export type RoutingTable = {
-  /** group → model → tiers by priority, highest first; only enabled channels. */
+  /** group → model → tiers by priority, highest first; only enabled channels of relayed types. */
   byGroupModel: Map<string, Map<string, Tier[]>>;
   /** Every channel by id, enabled or not (for pinned requests and the admin's key pinning). */
   byId: Map<number, RouteChannel>;
@@ -213,7 +214,8 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
       config: toChannelConfig(row),
     };
     byId.set(row.id, rc);
-    if (row.status !== CHANNEL_STATUS.enabled) continue;
+    // A type the relay does not serve (lib/relay/providers) never takes traffic.
+    if (row.status !== CHANNEL_STATUS.enabled || !getProvider(row.type)) continue;
     for (const group of row.groups) {
       let models = byGroupModel.get(group);
       if (!models) byGroupModel.set(group, (models = new Map()));

@@ -9,7 +9,8 @@ import * as testAll from "@/app/api/channel/test/route";
 import * as jobs from "@/app/api/channel/jobs/route";
 import { startVendorAccountsMock } from "@/tests/mocks/vendor-accounts";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
-import { clearRelayData, seedChannel } from "@/tests/helpers/relay";
+import { clearRelayData, seedChannel, seedNotRelayedChannel } from "@/tests/helpers/relay";
+import { relayRefusal } from "@/lib/relay/providers";
 import { call, createUser } from "@/tests/helpers/api";
 
 describe("channel tests", () => {
@@ -82,7 +83,7 @@ describe("channel tests", () => {
     expect(row.test_time).toBeGreaterThan(0);
   });
 
-  it("tests an embedding-only vendor with an embedding, and says which types cannot be tested", async () => {
+  it("tests an embedding-only vendor with an embedding, and says why a not-relayed type is not tested", async () => {
     const jina = await seedChannel({ type: 38, base_url: mock.url, models: "jina-embeddings-v3" });
     expect((await testOf(jina.id)).json.success).toBe(true);
     expect(mock.requests[0]).toMatchObject({
@@ -91,10 +92,15 @@ describe("channel tests", () => {
       json: { model: "jina-embeddings-v3", input: "hi" },
     });
     await updateOption("AutomaticDisableChannelEnabled", "true");
-    const claude = await seedChannel({ type: 14, base_url: mock.url, models: "claude-3-haiku-20240307" });
-    expect((await testOf(claude.id)).json).toMatchObject({ success: false, message: "渠道类型 14 不支持测试" });
+    // A type the relay does not serve is not sent anywhere: the test gives the registry's reason.
+    const claude = await seedNotRelayedChannel(14, { base_url: mock.url, models: "claude-3-haiku-20240307" });
+    const refused = await testOf(claude.id);
+    expect(refused.json).toMatchObject({ success: false, message: relayRefusal(14) });
+    expect(refused.json.message).toBe("渠道类型「Anthropic Claude」暂不可用：Anthropic Messages 接口的适配器尚未实现");
     expect((await rowOf(claude.id)).status).toBe(1);
     expect(mock.requests).toHaveLength(1);
+    const log = await (await getDb()).log.findFirstOrThrow({ where: { channel_id: claude.id } });
+    expect(log).toMatchObject({ type: 5, quota: 0n, content: `渠道 #${claude.id} 测试失败：${relayRefusal(14)}` });
   });
 
   it("records the response time and test time, and answers 404 for a missing channel", async () => {

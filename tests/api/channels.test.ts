@@ -13,6 +13,7 @@ import * as fix from "@/app/api/channel/fix/route";
 import * as models from "@/app/api/channel/models/route";
 import { loadChannelsForRouting, setChannelStatus } from "@/lib/channels/routing";
 import { toChannelConfig } from "@/lib/relay/channel";
+import { relayRefusal } from "@/lib/relay/providers";
 
 type Caller = { id: number; cookie: string };
 let root: Caller;
@@ -128,12 +129,46 @@ describe("creating channels", () => {
   it("fills type defaults and trims base_url", async () => {
     const azure = await create({ ...base, type: 3, name: "azure", base_url: "https://x.openai.azure.com///" });
     expect(azure.json.data[0]).toMatchObject({ other: "2023-06-01-preview", base_url: "https://x.openai.azure.com", auto_ban: 1 });
-    const spark = await create({ ...base, type: 18, name: "spark" });
-    expect(spark.json.data[0].other).toBe("v2.1");
-    const vertex = await create({ ...base, type: 41, name: "vertex" });
-    expect(vertex.json.data[0].other).toBe("us-central1");
+    const qwen = await create({ ...base, type: 17, name: "qwen", other: " " });
+    expect(qwen.json.data[0].other).toBe("");
     const own = await create({ ...base, type: 3, name: "azure-own", other: "2024-02-01" });
     expect(own.json.data[0].other).toBe("2024-02-01");
+  });
+});
+
+describe("channel types the relay does not serve", () => {
+  it("refuses creating one, in single and batch mode, with the reason, and writes nothing", async () => {
+    const before = await counts();
+    for (const [type, name] of [
+      [14, "Anthropic Claude"],
+      [24, "Google Gemini"],
+      [41, "Vertex AI"],
+    ] as const) {
+      for (const mode of ["single", "batch"]) {
+        const res = await create({ ...base, type, mode, key: "k1\nk2" });
+        expect(res.status).toBe(400);
+        expect(res.json).toEqual({ success: false, message: relayRefusal(type) });
+        expect(res.json.message).toMatch(new RegExp(`^渠道类型「${name}」暂不可用：.+尚未实现$`));
+      }
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses changing a channel to one, but lets a stored row of one be edited", async () => {
+    const db = await getDb();
+    const made = await create({ ...base, name: "to-claude" });
+    const id = made.json.data[0].id as number;
+    const refused = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 14, key: "sk-new" } });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ success: false, message: relayRefusal(14) });
+    expect((await db.channel.findUniqueOrThrow({ where: { id } })).type).toBe(1);
+
+    await db.channel.update({ where: { id }, data: { type: 24 } });
+    const renamed = await call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, type: 24, name: "old-gemini", status: 2 } });
+    expect(renamed.json.success).toBe(true);
+    expect(renamed.json.data).toMatchObject({ type: 24, name: "old-gemini", status: 2 });
+    const back = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 1, key: "sk-back" } });
+    expect(back.json.data).toMatchObject({ type: 1 });
   });
 });
 

@@ -84,7 +84,7 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "请填写渠道名称和渠道密钥！")).toBeVisible();
 
-  // Type-specific fields: Azure's API version default, Spark's v2.1, Vertex's region, Cloudflare's account id.
+  // Type-specific fields: Azure's API version default, Cloudflare's account id.
   const type = page.getByRole("combobox", { name: "类型" });
   const pickType = async (label: string) => {
     await type.click();
@@ -93,17 +93,19 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await pickType("Azure OpenAI");
   await expect(page.getByRole("textbox", { name: "API 版本", exact: true })).toHaveValue("2023-06-01-preview");
   await expect(page.getByRole("textbox", { name: "AZURE_OPENAI_ENDPOINT", exact: true })).toBeVisible();
-  await pickType("讯飞星火认知");
-  await expect(page.getByRole("textbox", { name: "API 版本", exact: true })).toHaveValue("v2.1");
-  await pickType("Vertex AI");
-  await expect(page.getByRole("textbox", { name: "部署地区", exact: true })).toHaveValue("us-central1");
   await pickType("Cloudflare");
   await expect(page.getByRole("textbox", { name: "Account ID", exact: true })).toHaveValue("");
-  await pickType("AWS Claude");
-  await expect(page.getByRole("textbox", { name: "密钥", exact: true })).toHaveAttribute(
-    "placeholder",
-    "按照如下格式输入：AccessKey|SecretAccessKey|Region",
-  );
+  // Types the relay does not serve yet are listed, greyed out, with the reason, and cannot be picked.
+  await type.click();
+  await type.fill("Claude");
+  const claude = page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ });
+  await expect(claude).toBeDisabled();
+  await expect(claude).toContainText("Anthropic Messages 接口的适配器尚未实现");
+  await expect(page.getByRole("option", { name: /^AWS Claude（暂不可用） Bedrock/ })).toBeDisabled();
+  await shot(page, "channel-editor-types");
+  await claude.click({ force: true });
+  await page.getByRole("heading", { name: "创建新的渠道" }).click();
+  await expect(type).toHaveValue("Cloudflare");
   // Models are only prefilled when empty: clear them, then pick DeepSeek.
   await page.getByRole("button", { name: "清除所有模型", exact: true }).click();
   await pickType("DeepSeek");
@@ -342,6 +344,9 @@ test.describe("looks", () => {
     await page.getByRole("link", { name: "添加渠道", exact: true }).click();
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
     await shot(page, "channel-editor-dark");
+    await page.getByRole("combobox", { name: "类型" }).fill("Claude");
+    await expect(page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ })).toBeVisible();
+    await shot(page, "channel-editor-types-dark");
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/channel");
     await expect(page.getByRole("link", { name: "添加渠道", exact: true })).toBeVisible();
@@ -351,5 +356,8 @@ test.describe("looks", () => {
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "channel-editor-narrow");
+    await page.getByRole("combobox", { name: "类型" }).fill("Claude");
+    await expect(page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ })).toBeVisible();
+    await shot(page, "channel-editor-types-narrow");
   });
 });

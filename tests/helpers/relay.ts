@@ -153,6 +153,17 @@ export async function seedChannel(fields: {
   return channel!;
 }
 
+/**
+ * A row of a type the relay does not serve (the API refuses to create one): saved as OpenAI, then
+ * its type set directly, as a row from before the registry or an imported database would be.
+ */
+export async function seedNotRelayedChannel(type: number, fields: Parameters<typeof seedChannel>[0]) {
+  const channel = await seedChannel({ ...fields, type: 1 });
+  await (await getDb()).channel.update({ where: { id: channel.id }, data: { type } });
+  publishInvalidation({ kind: "channels" });
+  return { ...channel, type };
+}
+
 /** Writes pending usage and returns every hold, so balances and logs are final. */
 export async function settleAll() {
   const ledger = await getLedger();

@@ -6,7 +6,7 @@ import { clampUsage } from "@/lib/billing/price";
 import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "@/lib/relay/errors";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
-import { OPENAI_FAMILY_TYPES, providers, type OpenAIFamilyType } from "@/lib/relay/providers";
+import { getProvider, RELAYED_TYPES } from "@/lib/relay/providers";
 import type { BuildRequestInput, UpstreamRequest } from "@/lib/relay/providers/types";
 import type { ChannelConfig } from "@/lib/relay/types";
 import { startOpenAIMock, type OpenAIMock } from "./openai-upstream";
@@ -45,7 +45,7 @@ function channelFor(type: number, over: Partial<ChannelConfig> = {}): ChannelCon
 
 function build(type: number, input: Partial<Omit<BuildRequestInput, "channel">> & { channel?: Partial<ChannelConfig> }): UpstreamRequest {
   const { channel, ...rest } = input;
-  return providers[type as OpenAIFamilyType].buildRequest({
+  return getProvider(type)!.buildRequest({
     channel: channelFor(type, channel),
     mode: "chat",
     upstreamModel: "gpt-4o-mini",
@@ -83,7 +83,7 @@ async function relayStream(res: Response, relay: OpenAIStreamRelay): Promise<str
 }
 
 // Ollama sends no key, so it gets its own key-less mock below.
-const chatTypes = OPENAI_FAMILY_TYPES.filter((t) => providers[t].supportedModes.has("chat") && t !== 4);
+const chatTypes = RELAYED_TYPES.filter((t) => getProvider(t)!.supportedModes.has("chat") && t !== 4);
 
 describe("every chat adapter against the mock", () => {
   it.each(chatTypes)("type %i: non-stream chat reaches the right path with the right credentials", async (type) => {
@@ -99,7 +99,6 @@ describe("every chat adapter against the mock", () => {
   });
 
   it.each(chatTypes)("type %i: streamed chat is relayed with one [DONE] and usage", async (type) => {
-    const adapter = providers[type];
     const req = build(type, { stream: true, body: '{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"hi"}]}' });
     const res = await send(req);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
@@ -108,7 +107,7 @@ describe("every chat adapter against the mock", () => {
     expect(out.match(/data: \[DONE\]/g)).toHaveLength(1);
     expect(relay.deliveredText).toBe("Hello! How can I help you today?");
     // Forced include_usage gives the upstream's exact usage; otherwise the relay counted locally.
-    expect(relay.sawUpstreamUsage).toBe(adapter.supportsStreamOptions);
+    expect(relay.sawUpstreamUsage).toBe(req.forcedIncludeUsage);
     expect(relay.usage.completion_tokens).toBeGreaterThan(0);
     expect(out).not.toContain('"choices":[]'); // the client did not ask for the usage chunk
   });

@@ -5,6 +5,7 @@ import { CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
 import { supportsModelList } from "@/lib/channels/fetch-models";
 import { listChannelModels } from "@/lib/channels/query";
 import { listGroups } from "@/lib/options/groups";
+import { notRelayedTypes } from "@/lib/relay/providers";
 
 // The channel editor for a new channel (or one per key line in batch mode).
 export default async function ChannelAddPage() {
@@ -16,6 +17,7 @@ export default async function ChannelAddPage() {
       models={models.map((m) => m.id)}
       groups={groups}
       modelListTypes={CHANNEL_TYPE_CODES.filter(supportsModelList)}
+      notRelayed={notRelayedTypes()}
       root={isRoot(user)}
     />
   );

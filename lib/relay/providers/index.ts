@@ -1,54 +1,89 @@
-// The registry of adapters for the OpenAI-speaking channel types. `satisfies` makes a forgotten
-// type a compile error. Other protocols (Anthropic, Gemini…) join with their own folders.
-import { ChannelType } from "../types";
+// The one registry of channel types → how the relay serves them. Every type of the catalogue
+// (lib/channels/catalog.ts, which holds the vendor facts: names, default base URLs, default models)
+// has exactly one entry: an adapter, or an explicit "not relayed" entry whose reason is shown when
+// such a channel is created, tested or routed to. `satisfies Record<ChannelType, …>` makes a type
+// without an entry a compile error.
+import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
 import { azure } from "./azure";
 import { cloudflare } from "./cloudflare";
 import { custom } from "./custom";
 import type { ProviderAdapter } from "./types";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
 
-export const OPENAI_FAMILY_TYPES = [
-  ChannelType.OpenAI,
-  ChannelType.Azure,
-  ChannelType.Ollama,
-  ChannelType.Custom,
-  ChannelType.Ali,
-  ChannelType.AI360,
-  ChannelType.FastGPT,
-  ChannelType.Moonshot,
-  ChannelType.Yi,
-  ChannelType.MiniMax,
-  ChannelType.Jina,
-  ChannelType.Cloudflare,
-  ChannelType.SiliconFlow,
-  ChannelType.Mistral,
-  ChannelType.DeepSeek,
-  ChannelType.XAI,
-] as const;
-export type OpenAIFamilyType = (typeof OPENAI_FAMILY_TYPES)[number];
+/** A channel type the relay does not serve yet: channels of it cannot be created, tested or routed to. */
+export type NotRelayed = { readonly notRelayed: string };
+export type RegistryEntry = ProviderAdapter | NotRelayed;
 
-export const providers = {
-  [ChannelType.OpenAI]: openai,
-  [ChannelType.Azure]: azure,
-  [ChannelType.Ollama]: ollama,
-  [ChannelType.Custom]: custom,
-  [ChannelType.Ali]: qwen,
-  [ChannelType.AI360]: ai360,
-  [ChannelType.FastGPT]: fastgpt,
-  [ChannelType.Moonshot]: moonshot,
-  [ChannelType.Yi]: yi,
-  [ChannelType.MiniMax]: minimax,
-  [ChannelType.Jina]: jina,
-  [ChannelType.Cloudflare]: cloudflare,
-  [ChannelType.SiliconFlow]: siliconflow,
-  [ChannelType.Mistral]: mistral,
-  [ChannelType.DeepSeek]: deepseek,
-  [ChannelType.XAI]: xai,
-} satisfies Record<OpenAIFamilyType, ProviderAdapter>;
+const notRelayed = (reason: string): NotRelayed => ({ notRelayed: reason });
 
-/** The adapter for a channel type, or undefined when Qiao has none for it. */
+export const CHANNEL_REGISTRY = {
+  [T.OpenAI]: openai,
+  [T.Midjourney]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
+  [T.Azure]: azure,
+  [T.Ollama]: ollama,
+  [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
+  [T.Custom]: custom,
+  [T.PaLM]: notRelayed("PaLM2 接口的适配器尚未实现"),
+  [T.Anthropic]: notRelayed("Anthropic Messages 接口的适配器尚未实现"),
+  [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
+  [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.Ali]: qwen,
+  [T.Xunfei]: notRelayed("星火 WebSocket 接口的适配器尚未实现"),
+  [T.AI360]: ai360,
+  [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
+  [T.FastGPT]: fastgpt,
+  [T.Tencent]: notRelayed("混元接口（TC3-HMAC-SHA256 签名）的适配器尚未实现"),
+  [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
+  [T.Moonshot]: moonshot,
+  [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.Yi]: yi,
+  [T.AWS]: notRelayed("Bedrock 接口（SigV4 签名）的适配器尚未实现"),
+  [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
+  [T.MiniMax]: minimax,
+  [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
+  [T.Dify]: notRelayed("Dify 接口的适配器尚未实现"),
+  [T.Jina]: jina,
+  [T.Cloudflare]: cloudflare,
+  [T.SiliconFlow]: siliconflow,
+  [T.VertexAI]: notRelayed("Vertex AI 接口（服务账号换取令牌）的适配器尚未实现"),
+  [T.Mistral]: mistral,
+  [T.DeepSeek]: deepseek,
+  [T.XAI]: xai,
+} as const satisfies Record<ChannelType, RegistryEntry>;
+
+const isAdapter = (e: RegistryEntry): e is ProviderAdapter => !("notRelayed" in e);
+
+/** The types the relay serves, in catalogue order. */
+export const RELAYED_TYPES: readonly ChannelType[] = CHANNEL_TYPE_CODES.filter((t) => isAdapter(CHANNEL_REGISTRY[t]));
+
+// Dense array indexed by type: the hot path's lookup is one bounds-checked element load.
+const MAX_TYPE = Math.max(...CHANNEL_TYPE_CODES);
+const ADAPTERS: (ProviderAdapter | undefined)[] = Array.from({ length: MAX_TYPE + 1 }, (_, t) => {
+  const entry = (CHANNEL_REGISTRY as Record<number, RegistryEntry | undefined>)[t];
+  return entry && isAdapter(entry) ? entry : undefined;
+});
+
+/** The adapter for a channel type; undefined for a type that is not relayed or not in the catalogue. */
 export function getProvider(type: number): ProviderAdapter | undefined {
-  return (providers as Record<number, ProviderAdapter>)[type];
+  return ADAPTERS[type];
+}
+
+/** Why channels of this type cannot be used (the spec envelope's message), or null when it relays. */
+export function relayRefusal(type: number): string | null {
+  if (getProvider(type)) return null;
+  const entry = (CHANNEL_REGISTRY as Record<number, RegistryEntry | undefined>)[type];
+  if (!entry || isAdapter(entry)) return "未知的渠道类型";
+  return `渠道类型「${CHANNEL_CATALOG[type as ChannelType].name}」暂不可用：${entry.notRelayed}`;
+}
+
+/** type → reason, for every type that is not relayed (the console's channel editor disables them). */
+export function notRelayedTypes(): Record<number, string> {
+  const out: Record<number, string> = {};
+  for (const t of CHANNEL_TYPE_CODES) {
+    const entry: RegistryEntry = CHANNEL_REGISTRY[t];
+    if (!isAdapter(entry)) out[t] = entry.notRelayed;
+  }
+  return out;
 }
 
 export type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamOptionsPolicy, UpstreamRequest } from "./types";

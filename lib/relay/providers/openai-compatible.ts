@@ -1,10 +1,14 @@
 // Building blocks shared by every OpenAI-protocol adapter, and `defineOpenAICompatible`, which
 // turns a vendor's data entry (base URL, paths, quirks) into an adapter.
+import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
 import { RelayError } from "../errors";
 import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../json-body";
 import { multipartBoundary, setMultipartField } from "../multipart";
 import type { RelayMode } from "../types";
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
+
+/** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
+export const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
 
 /** OpenAI's path for each mode. */
 export const OPENAI_PATHS: Readonly<Record<RelayMode, string>> = {
@@ -126,9 +130,8 @@ export function baseHeaders(input: BuildRequestInput): Record<string, string> {
 // Data-driven adapters
 // ---------------------------------------------------------------------------------------------
 
+/** A vendor's quirks; its name and default base URL are the catalogue's entry for its type. */
 export interface OpenAICompatibleSpec {
-  name: string;
-  defaultBaseUrl: string;
   modes: readonly RelayMode[];
   streamOptions: StreamOptionsPolicy;
   /** Path per mode, appended to the base URL. Default: OpenAI's (`OPENAI_PATHS`). */
@@ -143,16 +146,14 @@ export interface OpenAICompatibleSpec {
   url?(input: BuildRequestInput, base: string, path: string): string;
 }
 
-export function defineOpenAICompatible(spec: OpenAICompatibleSpec): ProviderAdapter {
+export function defineOpenAICompatible(type: ChannelType, spec: OpenAICompatibleSpec): ProviderAdapter {
   const modes = new Set(spec.modes);
+  const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[type];
   return {
-    name: spec.name,
-    defaultBaseUrl: spec.defaultBaseUrl,
     supportedModes: modes,
-    supportsStreamOptions: spec.streamOptions === "force",
     buildRequest(input: BuildRequestInput): UpstreamRequest {
-      if (!modes.has(input.mode)) throw unsupportedMode(spec.name, input.channel.type, input.mode);
-      const base = baseUrlOf(input, spec.defaultBaseUrl, spec.name);
+      if (!modes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+      const base = baseUrlOf(input, defaultBaseUrl, name);
       const path = spec.paths?.[input.mode] ?? openAIPath(input.mode, input.clientPath);
       const url = spec.url ? spec.url(input, base, path) : base + path;
       const headers = baseHeaders(input);

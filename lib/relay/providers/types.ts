@@ -64,17 +64,13 @@ export type StreamOptionsPolicy =
   /** Remove it (the upstream rejects the field, e.g. Mistral's 422 extra_forbidden). */
   | "strip";
 
+/**
+ * One channel type's adapter. Its name and default base URL are the catalogue's
+ * (lib/channels/catalog.ts), not repeated here.
+ */
 export interface ProviderAdapter {
-  /** Display name, used in error messages. */
-  readonly name: string;
-  /** Base URL used when the channel's base_url is empty ("" = the channel must set one). */
-  readonly defaultBaseUrl: string;
+  /** The modes it serves (the channel test picks chat, else embeddings). */
   readonly supportedModes: ReadonlySet<RelayMode>;
-  /**
-   * True when the adapter forces `stream_options.include_usage` for streamed chat/completions
-   * (possibly only under a condition the adapter documents, e.g. Azure's api-version).
-   */
-  readonly supportsStreamOptions: boolean;
   /** Throws a RelayError (400 `unsupported_mode`, or 500 for a misconfigured channel). */
   buildRequest(input: BuildRequestInput): UpstreamRequest;
 }

@@ -1,5 +1,5 @@
-// OpenAI-compatible vendors as data: base URL, paths, supported modes, stream_options policy and
-// the few quirks each needs. Default base URLs are new-api's (inventory §3.1).
+// OpenAI-compatible vendors as data: paths, supported modes, stream_options policy and the few
+// quirks each needs. Names and default base URLs are the catalogue's (lib/channels/catalog.ts).
 //
 // stream_options policy, decided per vendor:
 // - force: OpenAI, Ollama (its /v1 endpoint implements include_usage and ignores unknown fields),
@@ -9,14 +9,11 @@
 //   chunk anyway.
 // - passthrough: 360, FastGPT, Yi, MiniMax, Jina: support unknown; the client's own value goes
 //   through and tokens are counted locally when no usage arrives.
+import { CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { KEEP, type JsonEdit } from "../json-body";
-import { defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
+import { CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
 
-const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
-
-export const openai = defineOpenAICompatible({
-  name: "OpenAI",
-  defaultBaseUrl: "https://api.openai.com",
+export const openai = defineOpenAICompatible(T.OpenAI, {
   modes: ["chat", "completions", "embeddings", "moderations", "images", "speech", "transcriptions", "translations"],
   streamOptions: "force",
   // A Cloudflare AI Gateway base already ends in ".../openai": the path goes without "/v1".
@@ -25,9 +22,7 @@ export const openai = defineOpenAICompatible({
   edits: (input) => reasoningModelEdits(input.upstreamModel),
 });
 
-export const ollama = defineOpenAICompatible({
-  name: "Ollama",
-  defaultBaseUrl: "http://localhost:11434",
+export const ollama = defineOpenAICompatible(T.Ollama, {
   modes: ["chat", "completions", "embeddings"],
   streamOptions: "force",
   auth: "none",
@@ -41,9 +36,7 @@ const clampTopP: JsonEdit = (cur: unknown) => {
   return KEEP;
 };
 
-export const qwen = defineOpenAICompatible({
-  name: "Alibaba Qwen",
-  defaultBaseUrl: "https://dashscope.aliyuncs.com",
+export const qwen = defineOpenAICompatible(T.Ali, {
   modes: ["chat", "completions", "embeddings"],
   streamOptions: "force",
   paths: {
@@ -60,75 +53,55 @@ export const qwen = defineOpenAICompatible({
   edits: () => ({ top_p: clampTopP }),
 });
 
-export const ai360 = defineOpenAICompatible({
-  name: "360",
-  defaultBaseUrl: "https://api.360.cn",
+export const ai360 = defineOpenAICompatible(T.AI360, {
   modes: ["chat", "embeddings", "images"],
   streamOptions: "passthrough",
 });
 
-export const fastgpt = defineOpenAICompatible({
-  name: "FastGPT",
-  defaultBaseUrl: "https://fastgpt.run/api/openapi",
+export const fastgpt = defineOpenAICompatible(T.FastGPT, {
   modes: ["chat"],
   streamOptions: "passthrough",
 });
 
-export const moonshot = defineOpenAICompatible({
-  name: "Moonshot",
-  defaultBaseUrl: "https://api.moonshot.cn",
+export const moonshot = defineOpenAICompatible(T.Moonshot, {
   modes: ["chat"],
   streamOptions: "force",
 });
 
-export const yi = defineOpenAICompatible({
-  name: "Yi",
-  defaultBaseUrl: "https://api.lingyiwanwu.com",
+export const yi = defineOpenAICompatible(T.Yi, {
   modes: ["chat"],
   streamOptions: "passthrough",
 });
 
-export const minimax = defineOpenAICompatible({
-  name: "MiniMax",
-  defaultBaseUrl: "https://api.minimax.chat",
+export const minimax = defineOpenAICompatible(T.MiniMax, {
   modes: ["chat"],
   streamOptions: "passthrough",
   paths: { chat: "/v1/text/chatcompletion_v2" },
 });
 
-export const jina = defineOpenAICompatible({
-  name: "Jina",
-  defaultBaseUrl: "https://api.jina.ai",
+export const jina = defineOpenAICompatible(T.Jina, {
   modes: ["embeddings", "rerank"],
   streamOptions: "passthrough",
 });
 
-export const siliconflow = defineOpenAICompatible({
-  name: "SiliconFlow",
-  defaultBaseUrl: "https://api.siliconflow.cn",
+export const siliconflow = defineOpenAICompatible(T.SiliconFlow, {
   modes: ["chat", "completions", "embeddings", "rerank", "images", "speech", "transcriptions"],
   streamOptions: "force",
 });
 
-export const mistral = defineOpenAICompatible({
-  name: "Mistral",
-  defaultBaseUrl: "https://api.mistral.ai",
+export const mistral = defineOpenAICompatible(T.Mistral, {
   modes: ["chat", "embeddings"],
   streamOptions: "strip",
 });
 
-export const deepseek = defineOpenAICompatible({
-  name: "DeepSeek",
-  defaultBaseUrl: "https://api.deepseek.com",
+export const deepseek = defineOpenAICompatible(T.DeepSeek, {
   modes: ["chat", "completions"],
   streamOptions: "force",
   // DeepSeek serves FIM completions only under /beta.
   paths: { completions: "/beta/completions" },
 });
 
-export const xai = defineOpenAICompatible({
-  name: "xAI",
-  defaultBaseUrl: "https://api.x.ai",
+export const xai = defineOpenAICompatible(T.XAI, {
   modes: ["chat", "completions", "embeddings", "images"],
   streamOptions: "force",
 });

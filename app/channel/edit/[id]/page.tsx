@@ -8,6 +8,7 @@ import { supportsModelList } from "@/lib/channels/fetch-models";
 import { getChannel, listChannelModels } from "@/lib/channels/query";
 import { parseChannelId } from "@/lib/channels/schemas";
 import { listGroups } from "@/lib/options/groups";
+import { notRelayedTypes } from "@/lib/relay/providers";
 
 // The channel editor for a stored channel, from the same lib/ function GET /api/channel/{id} calls.
 // The key is never sent to the page: a blank key field leaves it unchanged.
@@ -29,6 +30,7 @@ export default async function ChannelEditPage({ params }: { params: Promise<{ id
       models={models.map((m) => m.id)}
       groups={groups}
       modelListTypes={CHANNEL_TYPE_CODES.filter(supportsModelList)}
+      notRelayed={notRelayedTypes()}
       root={isRoot(user)}
     />
   );

@@ -1,15 +1,25 @@
 // Azure OpenAI: deployment URLs, api-version, `api-key` header.
-import { reasoningModelEdits, baseHeaders, baseUrlOf, buildBody, openAIPath, unsupportedMode } from "../openai-compatible";
+import {
+  CLOUDFLARE_AI_GATEWAY,
+  reasoningModelEdits,
+  baseHeaders,
+  baseUrlOf,
+  buildBody,
+  openAIPath,
+  unsupportedMode,
+} from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import type { RelayMode } from "../../types";
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 
-/** Used when neither the client's `?api-version=` nor the channel's `other` gives one (new-api's UI default). */
-export const AZURE_DEFAULT_API_VERSION = "2023-06-01-preview";
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Azure];
+
+/** Used when neither the client's `?api-version=` nor the channel's `other` gives one: the catalogue's default. */
+const AZURE_DEFAULT_API_VERSION = CHANNEL_CATALOG[CHANNEL_TYPES.Azure].other.default;
 /** First api-version whose chat completions accept `stream_options` (2024-09-01-preview, GA 2024-10-21). */
 export const AZURE_STREAM_OPTIONS_SINCE = "2024-09-01";
 
 const MODES: readonly RelayMode[] = ["chat", "completions", "embeddings", "images", "speech", "transcriptions", "translations"];
-const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
 
 function queryParam(q: BuildRequestInput["clientQuery"], name: string): string | null {
   if (!q) return null;
@@ -30,14 +40,10 @@ export function azureDeployment(model: string): string {
 const supportedModes = new Set(MODES);
 
 export const azure: ProviderAdapter = {
-  name: "Azure OpenAI",
-  defaultBaseUrl: "",
   supportedModes,
-  /** Forced only when the api-version is ≥ 2024-09-01; older versions reject the field. */
-  supportsStreamOptions: true,
   buildRequest(input: BuildRequestInput): UpstreamRequest {
-    if (!supportedModes.has(input.mode)) throw unsupportedMode("Azure OpenAI", input.channel.type, input.mode);
-    const base = baseUrlOf(input, "", "Azure OpenAI");
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const base = baseUrlOf(input, defaultBaseUrl, name);
     const version = azureApiVersion(input);
     const deployment = encodeURIComponent(azureDeployment(input.upstreamModel));
     const rest = openAIPath(input.mode, input.clientPath).replace(/^\/v1\//, "");
@@ -45,7 +51,7 @@ export const azure: ProviderAdapter = {
     const url = `${prefix}/${rest}?api-version=${encodeURIComponent(version)}`;
     const headers = baseHeaders(input);
     headers["api-key"] = input.channel.key;
-    // Older api-versions reject stream_options with a 400: strip the client's (the relay synthesises the
+    // stream_options.include_usage is forced from api-version 2024-09-01 on; older api-versions reject stream_options with a 400: strip the client's (the relay synthesises the
     // usage chunk from its local count instead).
     const policy = version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE ? "force" : "strip";
     const { body, forcedIncludeUsage } = buildBody(input, { policy, extra: reasoningModelEdits(input.upstreamModel) });

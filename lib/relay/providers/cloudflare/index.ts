@@ -1,6 +1,7 @@
 // Cloudflare Workers AI. The account id lives in the channel's `other`. Chat and embeddings use
 // the OpenAI-compatible endpoints; completions and speech-to-text go through `ai/run/{model}`
 // with converted bodies and answers.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
 import { readMultipartField } from "../../multipart";
 import type { RelayMode } from "../../types";
@@ -9,26 +10,24 @@ import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../typ
 import { toRunCompletionBody, toRunTranscriptionBody } from "./convert-request";
 import { runCompletionEventToOpenAI, runCompletionToOpenAI, runTranscriptionToOpenAI, type RunContext } from "./convert-response";
 
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Cloudflare];
 const MODES: readonly RelayMode[] = ["chat", "embeddings", "completions", "transcriptions"];
 const supportedModes = new Set(MODES);
 
 function accountBase(input: BuildRequestInput): string {
   const account = input.channel.other.trim();
   if (account === "") {
-    throw new RelayError(500, `channel #${input.channel.id} (Cloudflare) needs its account id in the "other" field`, {
+    throw new RelayError(500, `channel #${input.channel.id} (${name}) needs its account id in the "other" field`, {
       code: "channel_misconfigured",
     });
   }
-  return `${baseUrlOf(input, cloudflare.defaultBaseUrl, "Cloudflare")}/client/v4/accounts/${encodeURIComponent(account)}/ai`;
+  return `${baseUrlOf(input, defaultBaseUrl, name)}/client/v4/accounts/${encodeURIComponent(account)}/ai`;
 }
 
 export const cloudflare: ProviderAdapter = {
-  name: "Cloudflare Workers AI",
-  defaultBaseUrl: "https://api.cloudflare.com",
   supportedModes,
-  supportsStreamOptions: true,
   buildRequest(input: BuildRequestInput): UpstreamRequest {
-    if (!supportedModes.has(input.mode)) throw unsupportedMode("Cloudflare", input.channel.type, input.mode);
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const base = accountBase(input);
     const headers = baseHeaders(input);
     headers.Authorization = `Bearer ${input.channel.key}`;

@@ -4,14 +4,14 @@
 import { baseHeaders, baseUrlOf, buildBody, encodeModelForPath } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { RELAY_MODES } from "../../types";
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Custom];
 
 export const custom: ProviderAdapter = {
-  name: "Custom",
-  defaultBaseUrl: "",
   supportedModes: new Set(RELAY_MODES),
-  supportsStreamOptions: false,
   buildRequest(input: BuildRequestInput): UpstreamRequest {
-    const url = baseUrlOf(input, "", "Custom").split("{model}").join(encodeModelForPath(input.upstreamModel));
+    const url = baseUrlOf(input, defaultBaseUrl, name).split("{model}").join(encodeModelForPath(input.upstreamModel));
     const headers = baseHeaders(input);
     headers.Authorization = `Bearer ${input.channel.key}`;
     const { body, forcedIncludeUsage } = buildBody(input, { policy: "passthrough" });
