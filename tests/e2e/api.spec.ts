@@ -63,7 +63,10 @@ test("console changes reach the relay workers at once", async ({ playwright, bas
     const channels = await call("GET", `/api/channel/search?keyword=${model}`);
     const channel = (channels.items ?? channels)[0];
     const token = await call("POST", "/api/token/", { name: model, remain_quota: 0, unlimited_quota: true, expired_time: -1 });
-    await call("PUT", "/api/option/", { key: "ModelRatio", value: JSON.stringify({ [model]: 1 }) });
+    // Other specs share the server: add this model to the ratios rather than replace them.
+    const listed: { key: string; value: string }[] = await call("GET", "/api/option/");
+    const ratios = JSON.parse(listed.find((o) => o.key === "ModelRatio")?.value || "{}");
+    await call("PUT", "/api/option/", { key: "ModelRatio", value: JSON.stringify({ ...ratios, [model]: 1 }) });
     const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
     // Several calls: the connections are spread over the relay workers, and each must know.
     const relayStatuses = async () => {

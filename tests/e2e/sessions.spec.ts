@@ -31,7 +31,10 @@ test("a password change and a self-deletion hold in every relay worker at once",
       models: model,
       group: "default",
     });
-    await ok(root, 1, "PUT", "/api/option/", { key: "ModelRatio", value: JSON.stringify({ [model]: 1 }) });
+    // Other specs share the server: add this model to the ratios rather than replace them.
+    const listed: { key: string; value: string }[] = await ok(root, 1, "GET", "/api/option/");
+    const ratios = JSON.parse(listed.find((o) => o.key === "ModelRatio")?.value || "{}");
+    await ok(root, 1, "PUT", "/api/option/", { key: "ModelRatio", value: JSON.stringify({ ...ratios, [model]: 1 }) });
     const username = uniqueName("sess");
     await ok(root, 1, "POST", "/api/user/", { username, password: "password123" });
     const users = await ok(root, 1, "GET", `/api/user/search?keyword=${username}`);
