@@ -1,5 +1,6 @@
 // The shared cache, in memory and on the real Redis on loopback (two clients = two instances).
 import { randomBytes } from "node:crypto";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { MemoryCache, RedisCache, type SharedCache } from "@/lib/cache/shared";
@@ -122,6 +123,8 @@ describe("Redis shared by two instances", () => {
     const line = (await admin.clientList()).find((client) => client.name === name);
     expect(line).toBeDefined();
     expect(await admin.clientKill({ filter: "ID", id: line!.id })).toBe(1);
+    // Sent while the client reconnects: it waits for the new connection.
+    await sleep(20);
     expect(await c.get(k)).toBe("1");
     expect((await admin.clientList()).filter((client) => client.name === name)).toHaveLength(1);
   });
@@ -133,6 +136,48 @@ describe("Redis shared by two instances", () => {
     expect(await named()).toBe(0);
     await c.get("test:none");
     expect(await named()).toBe(1);
+  });
+
+  it("fails the commands while Redis is gone after a few tries, and connects again when it is back", async () => {
+    // A loopback relay in front of the real Redis, to take "Redis" away and bring it back.
+    const sockets = new Set<net.Socket>();
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(6379, "127.0.0.1");
+      for (const s of [socket, upstream]) {
+        sockets.add(s);
+        s.on("error", () => {});
+        s.on("close", () => sockets.delete(s));
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    const listen = (port: number) => new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+    await listen(0);
+    const port = (relay.address() as net.AddressInfo).port;
+    const c = new RedisCache(`redis://127.0.0.1:${port}/0`, { prefix: RUN });
+    caches.push(c);
+    const k = `test:${randomBytes(6).toString("hex")}`;
+    await c.set(k, "1", 60);
+    await new Promise<void>((resolve) => {
+      relay.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+    // A command in flight when the connection drops fails at once; one sent while the client is
+    // reconnecting waits for the tries (50 + 100 + 200 + 400 ms), then fails.
+    await sleep(20);
+    const started = Date.now();
+    await expect(c.get(k)).rejects.toThrow();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await listen(port);
+    try {
+      expect(await c.get(k)).toBe("1");
+    } finally {
+      await c.close();
+      await new Promise<void>((resolve) => {
+        relay.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    }
   });
 
   it("fails a command when Redis is unreachable instead of hanging", async () => {
