@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
 import { enforceRateLimit, type RateLimitStore, rateLimitStore } from "@/lib/auth/rate-limit";
-import { MemoryCache, RedisCache } from "@/lib/cache/shared";
+import { MemoryCache, RedisCache, setSharedCache } from "@/lib/cache/shared";
 
 const REDIS_URL = "redis://127.0.0.1:6379/0";
 // This run's keys: its own prefix, deleted at the end (other runs share the server).
@@ -83,6 +83,25 @@ describe("rate limits shared by two instances through Redis", () => {
     expect(await allowed(a, k, 6, 60)).toBe(true);
   });
 
+  it("is what sign-in uses: the default store follows the process's shared cache", async () => {
+    const caches = [new RedisCache(REDIS_URL, { prefix: RUN }), new RedisCache(REDIS_URL, { prefix: RUN })];
+    const k = key();
+    try {
+      setSharedCache(caches[0]!);
+      await enforceRateLimit(k, 2, 60);
+      await enforceRateLimit(k, 2, 60);
+      // Another instance, the same Redis: the third call is over the limit there too.
+      setSharedCache(caches[1]!);
+      await expect(enforceRateLimit(k, 2, 60)).rejects.toMatchObject({ status: 429 });
+      expect(await rateLimitStore().count(k, 60)).toBe(2);
+    } finally {
+      setSharedCache(new MemoryCache());
+      await Promise.all(caches.map((c) => c.close()));
+    }
+  });
+});
+
+describe("rate limits without Redis", () => {
   it("keeps each instance's own memory apart when there is no Redis (the limit is per instance)", async () => {
     const [a, b] = [rateLimitStore(new MemoryCache()), rateLimitStore(new MemoryCache())];
     const k = key();
