@@ -17,6 +17,7 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-mariadb",
     "bcryptjs",
     "gpt-tokenizer",
+    "redis",
   ],
   experimental: {
     optimizePackageImports: ["@mantine/core", "@mantine/hooks"],

@@ -1,7 +1,10 @@
-// Sliding-window rate limits for sensitive calls. The store is in memory (per instance) and is
-// shared through globalThis by Next's bundles and the edge server; a Redis store replaces it when
-// several instances run (REDIS_CONN_STRING).
+// Sliding-window rate limits for sensitive calls (login and registration per address, failed
+// logins per name, failed redemptions per user). The windows live in the shared cache
+// (lib/cache/shared.ts): on Redis when REDIS_CONN_STRING is set, so that every instance counts the
+// same hits, else in this process's memory (shared through globalThis by Next's bundles and the
+// server).
 import { tooManyRequests } from "@/lib/api/errors";
+import { type SharedCache, sharedCache } from "@/lib/cache/shared";
 
 export interface RateLimitStore {
   /** Records a hit and says whether it is within `limit` hits per `windowSeconds`. */
@@ -11,54 +14,20 @@ export interface RateLimitStore {
   reset(key: string): Promise<void>;
 }
 
-class MemoryStore implements RateLimitStore {
-  private hits = new Map<string, number[]>();
-  private sweeps = 0;
+const PREFIX = "ratelimit:";
 
-  private recent(key: string, windowSeconds: number, now: number): number[] {
-    const from = now - windowSeconds * 1000;
-    const list = (this.hits.get(key) ?? []).filter((t) => t > from);
-    if (list.length) this.hits.set(key, list);
-    else this.hits.delete(key);
-    return list;
-  }
-
-  async hit(key: string, limit: number, windowSeconds: number) {
-    const now = Date.now();
-    if (++this.sweeps % 1000 === 0) this.sweep(now);
-    const list = this.recent(key, windowSeconds, now);
-    if (list.length >= limit) return false;
-    list.push(now);
-    this.hits.set(key, list);
-    return true;
-  }
-
-  async count(key: string, windowSeconds: number) {
-    return this.recent(key, windowSeconds, Date.now()).length;
-  }
-
-  async reset(key: string) {
-    this.hits.delete(key);
-  }
-
-  /** Drops keys idle for a day so the map cannot grow without bound. */
-  private sweep(now: number) {
-    for (const [key, list] of this.hits) if (!list.length || list[list.length - 1]! < now - 86_400_000) this.hits.delete(key);
-  }
-}
-
-const g = globalThis as { __qiaoRateLimitStore?: RateLimitStore };
-
-export function rateLimitStore(): RateLimitStore {
-  return (g.__qiaoRateLimitStore ??= new MemoryStore());
-}
-
-export function setRateLimitStore(store: RateLimitStore) {
-  g.__qiaoRateLimitStore = store;
+/** Rate limits kept in `cache` (the process's shared cache unless given). */
+export function rateLimitStore(cache?: SharedCache): RateLimitStore {
+  const store = () => cache ?? sharedCache();
+  return {
+    hit: (key, limit, windowSeconds) => store().hitWindow(PREFIX + key, limit, windowSeconds),
+    count: (key, windowSeconds) => store().countWindow(PREFIX + key, windowSeconds),
+    reset: (key) => store().del(PREFIX + key),
+  };
 }
 
 /** Throws the 429 envelope error when `key` is over its limit. */
-export async function enforceRateLimit(key: string, limit: number, windowSeconds: number): Promise<void> {
+export async function enforceRateLimit(key: string, limit: number, windowSeconds: number, store = rateLimitStore()): Promise<void> {
   if (limit <= 0) return;
-  if (!(await rateLimitStore().hit(key, limit, windowSeconds))) throw tooManyRequests("请求次数过多，请稍后再试！");
+  if (!(await store.hit(key, limit, windowSeconds))) throw tooManyRequests("请求次数过多，请稍后再试！");
 }

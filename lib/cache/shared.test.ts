@@ -1,41 +1,30 @@
 // The shared cache, in memory and on the real Redis on loopback (two clients = two instances).
 import { randomBytes } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
-import { encodeCommand, parseReply, RedisClient } from "@/lib/cache/redis";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
 import { MemoryCache, RedisCache, type SharedCache } from "@/lib/cache/shared";
 
 const REDIS_URL = "redis://127.0.0.1:6379/0";
-const clients: RedisClient[] = [];
-const redis = () => {
-  const c = new RedisClient(REDIS_URL);
-  clients.push(c);
-  return new RedisCache(c);
+// This run's keys: its own prefix, deleted at the end (other runs share the server).
+const RUN = `qiao-test:${randomBytes(6).toString("hex")}:`;
+const admin = createClient({ url: REDIS_URL });
+const caches: RedisCache[] = [];
+const redis = (name?: string) => {
+  const c = new RedisCache(REDIS_URL, { prefix: RUN, name });
+  caches.push(c);
+  return c;
 };
-afterAll(() => {
-  for (const c of clients) c.close();
+beforeAll(async () => {
+  await admin.connect();
+});
+afterAll(async () => {
+  await Promise.all(caches.map((c) => c.close()));
+  for await (const keys of admin.scanIterator({ MATCH: `${RUN}*`, COUNT: 100 })) if (keys.length) await admin.del(keys);
+  admin.destroy();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-describe("RESP framing", () => {
-  it("encodes commands as arrays of bulk strings, UTF-8 lengths in bytes", () => {
-    expect(encodeCommand(["SET", "k", "验"]).toString()).toBe("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\n验\r\n");
-  });
-
-  it("parses each reply type and waits for a reply split across chunks", () => {
-    const buf = Buffer.from("+OK\r\n:42\r\n$-1\r\n*2\r\n$1\r\na\r\n:1\r\n-ERR bad\r\n");
-    let at = 0;
-    const out: unknown[] = [];
-    for (;;) {
-      const r = parseReply(buf, at);
-      if (!r) break;
-      out.push(r[0] instanceof Error ? `error:${r[0].message}` : r[0]);
-      at = r[1];
-    }
-    expect(out).toEqual(["OK", 42, null, ["a", 1], "error:ERR bad"]);
-    expect(parseReply(Buffer.from("$5\r\nab"), 0)).toBeNull();
-  });
-});
 
 for (const [name, make] of [
   ["memory", () => new MemoryCache()],
@@ -84,10 +73,38 @@ for (const [name, make] of [
       expect(await c.get(k)).toBeNull();
       expect(await c.set(k, "w", 60, true)).toBe(true);
     });
+
+    it("keeps a sliding window of hits", async () => {
+      const c = make();
+      const k = key();
+      expect(await c.hitWindow(k, 2, 1)).toBe(true);
+      expect(await c.hitWindow(k, 2, 1)).toBe(true);
+      expect(await c.hitWindow(k, 2, 1)).toBe(false);
+      expect(await c.countWindow(k, 1)).toBe(2);
+      await sleep(600);
+      expect(await c.countWindow(k, 0.5)).toBe(0);
+      await sleep(500);
+      expect(await c.countWindow(k, 1)).toBe(0);
+      expect(await c.hitWindow(k, 2, 1)).toBe(true);
+      await c.del(k);
+      expect(await c.countWindow(k, 1)).toBe(0);
+    });
+
+    it("counts each of many concurrent hits once, up to the limit", async () => {
+      const c = make();
+      const k = key();
+      const hits = await Promise.all(Array.from({ length: 30 }, () => c.hitWindow(k, 20, 60)));
+      expect(hits.filter(Boolean)).toHaveLength(20);
+      expect(await c.countWindow(k, 60)).toBe(20);
+    });
   });
 }
 
 describe("Redis shared by two instances", () => {
+  it("refuses a URL that is not redis:// or rediss://", () => {
+    expect(() => new RedisCache("http://127.0.0.1:6379")).toThrow("REDIS_CONN_STRING");
+  });
+
   it("a value one client stores is taken once by either", async () => {
     const [a, b] = [redis(), redis()];
     const k = `test:${randomBytes(6).toString("hex")}`;
@@ -98,18 +115,77 @@ describe("Redis shared by two instances", () => {
   });
 
   it("reconnects after the connection drops", async () => {
-    const client = new RedisClient(REDIS_URL);
-    clients.push(client);
-    const c = new RedisCache(client);
+    const name = `qiao-test-${randomBytes(4).toString("hex")}`;
+    const c = redis(name);
     const k = `test:${randomBytes(6).toString("hex")}`;
     await c.set(k, "1", 60);
-    client.close();
+    // Redis drops this cache's connection (as a restart or a network fault would).
+    const line = (await admin.clientList()).find((client) => client.name === name);
+    expect(line).toBeDefined();
+    expect(await admin.clientKill({ filter: "ID", id: line!.id })).toBe(1);
+    // Sent while the client reconnects: it waits for the new connection.
+    await sleep(20);
     expect(await c.get(k)).toBe("1");
+    expect((await admin.clientList()).filter((client) => client.name === name)).toHaveLength(1);
+  });
+
+  it("connects at the first command, not before", async () => {
+    const name = `qiao-test-${randomBytes(4).toString("hex")}`;
+    const c = redis(name);
+    const named = async () => (await admin.clientList()).filter((client) => client.name === name).length;
+    expect(await named()).toBe(0);
+    await c.get("test:none");
+    expect(await named()).toBe(1);
+  });
+
+  it("fails the commands while Redis is gone after a few tries, and connects again when it is back", async () => {
+    // A loopback relay in front of the real Redis, to take "Redis" away and bring it back.
+    const sockets = new Set<net.Socket>();
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(6379, "127.0.0.1");
+      for (const s of [socket, upstream]) {
+        sockets.add(s);
+        s.on("error", () => {});
+        s.on("close", () => sockets.delete(s));
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    const listen = (port: number) => new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+    await listen(0);
+    const port = (relay.address() as net.AddressInfo).port;
+    const c = new RedisCache(`redis://127.0.0.1:${port}/0`, { prefix: RUN });
+    caches.push(c);
+    const k = `test:${randomBytes(6).toString("hex")}`;
+    await c.set(k, "1", 60);
+    await new Promise<void>((resolve) => {
+      relay.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+    // A command in flight when the connection drops fails at once; one sent while the client is
+    // reconnecting waits for the tries (50 + 100 + 200 + 400 ms), then fails.
+    await sleep(20);
+    const started = Date.now();
+    await expect(c.get(k)).rejects.toThrow();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await listen(port);
+    try {
+      expect(await c.get(k)).toBe("1");
+    } finally {
+      await c.close();
+      await new Promise<void>((resolve) => {
+        relay.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    }
   });
 
   it("fails a command when Redis is unreachable instead of hanging", async () => {
-    const client = new RedisClient("redis://127.0.0.1:1");
-    clients.push(client);
-    await expect(new RedisCache(client).get("x")).rejects.toThrow();
+    const c = new RedisCache("redis://127.0.0.1:1");
+    caches.push(c);
+    const started = Date.now();
+    await expect(c.get("x")).rejects.toThrow();
+    await expect(c.set("x", "1", 60)).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });

@@ -1,9 +1,9 @@
 // Short-lived state every instance must agree on (e-mail codes, reset tokens, send limits,
-// reminder windows): Redis when REDIS_CONN_STRING is set, else this process's memory (one
-// instance; its processes share it only through what they each hold, so a multi-process start
-// without Redis keeps such state per process). Every write carries a TTL.
+// reminder windows, rate-limit windows): Redis when REDIS_CONN_STRING is set, else this process's
+// memory (one instance; its processes share it only through what they each hold, so a
+// multi-process start without Redis keeps such state per process). Every write carries a TTL.
+import { randomBytes } from "node:crypto";
 import { env } from "@/lib/env";
-import { RedisClient } from "@/lib/cache/redis";
 
 export interface SharedCache {
   /** Stores `value` for `ttlSeconds`; with `onlyIfAbsent`, only when the key is free. Says whether it was stored. */
@@ -14,12 +14,18 @@ export interface SharedCache {
   del(key: string): Promise<void>;
   /** Adds one to a counter that expires `ttlSeconds` after its first hit; returns the new count. */
   incr(key: string, ttlSeconds: number): Promise<number>;
+  /** Sliding window: records a hit at now unless `limit` hits fall in the last `windowSeconds`; says whether it did. */
+  hitWindow(key: string, limit: number, windowSeconds: number): Promise<boolean>;
+  /** Sliding window: the hits in the last `windowSeconds`, recording none. */
+  countWindow(key: string, windowSeconds: number): Promise<number>;
 }
 
 const PREFIX = "qiao:";
 
 export class MemoryCache implements SharedCache {
   private entries = new Map<string, { value: string; expires: number }>();
+  /** Sliding windows: hit times, kept until the last hit's window ends. */
+  private windows = new Map<string, { hits: number[]; expires: number }>();
   private writes = 0;
 
   private live(key: string): { value: string; expires: number } | undefined {
@@ -35,6 +41,12 @@ export class MemoryCache implements SharedCache {
     if (++this.writes % 1000) return;
     const now = Date.now();
     for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
+    for (const [key, entry] of this.windows) if (entry.expires <= now) this.windows.delete(key);
+  }
+
+  private recent(key: string, windowSeconds: number, now: number): number[] {
+    const from = now - windowSeconds * 1000;
+    return (this.windows.get(key)?.hits ?? []).filter((t) => t > from);
   }
 
   async set(key: string, value: string, ttlSeconds: number, onlyIfAbsent = false) {
@@ -56,6 +68,7 @@ export class MemoryCache implements SharedCache {
 
   async del(key: string) {
     this.entries.delete(key);
+    this.windows.delete(key);
   }
 
   async incr(key: string, ttlSeconds: number) {
@@ -68,36 +81,145 @@ export class MemoryCache implements SharedCache {
     entry.value = String(Number(entry.value) + 1);
     return Number(entry.value);
   }
+
+  async hitWindow(key: string, limit: number, windowSeconds: number) {
+    this.sweep();
+    const now = Date.now();
+    const hits = this.recent(key, windowSeconds, now);
+    if (hits.length >= limit) return false;
+    hits.push(now);
+    this.windows.set(key, { hits, expires: now + windowSeconds * 1000 });
+    return true;
+  }
+
+  async countWindow(key: string, windowSeconds: number) {
+    return this.recent(key, windowSeconds, Date.now()).length;
+  }
 }
 
-// Compare-and-delete and a counter whose TTL starts at its first hit, each one atomic script.
+// Each an atomic script: compare-and-delete; a counter whose TTL starts at its first hit; a sliding
+// window as a sorted set of hit times (a unique member per hit), dropped with its last hit's window.
 const TAKE_IF = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 const INCR_TTL = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
+// Hit times are Redis's clock (TIME, in milliseconds), the one every instance shares.
+const NOW_MS = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
+const HIT_WINDOW = `${NOW_MS} local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return 1`;
+const COUNT_WINDOW = `${NOW_MS} return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')`;
 
+const CONNECT_TIMEOUT_MS = 3000;
+/** After a dropped connection: this many reconnection tries (commands wait meanwhile), then commands fail. */
+const RECONNECT_TRIES = 4;
+
+const seconds = (ttl: number) => Math.max(1, Math.ceil(ttl));
+
+/** A connected client (the package loads here, at the first command). */
+async function connect(url: string, name?: string) {
+  const { createClient } = await import("redis");
+  let ready = false;
+  const client = createClient({
+    url,
+    name,
+    socket: {
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      // Before the first connection, and after the tries, the error: the commands waiting reject.
+      reconnectStrategy: (retries, cause) => (ready && retries < RECONNECT_TRIES ? 50 * 2 ** retries : cause),
+    },
+  });
+  // Failures reach the callers as rejected commands; the event only must not go unheard.
+  client.on("error", () => {});
+  await client.connect();
+  ready = true;
+  // The cache must never keep a process alive.
+  client.unref();
+  return client;
+}
+
+type Client = Awaited<ReturnType<typeof connect>>;
+
+/**
+ * The shared cache on Redis through node-redis. Nothing connects (nor loads the package) before the
+ * first command. A dropped connection is retried a few times while commands wait; past that, or
+ * when the first connection fails, the commands in flight reject and the next one connects anew.
+ */
 export class RedisCache implements SharedCache {
-  constructor(private readonly client: RedisClient) {}
+  private client: Promise<Client> | null = null;
+  private seq = 0;
+
+  private readonly prefix: string;
+  private readonly name?: string;
+
+  /** `prefix` (tests) replaces the "qiao:" every key starts with; `name` is the connection's CLIENT SETNAME. */
+  constructor(
+    private readonly url: string,
+    options: { prefix?: string; name?: string } = {},
+  ) {
+    this.prefix = options.prefix ?? PREFIX;
+    this.name = options.name;
+    const { protocol } = new URL(url);
+    if (protocol !== "redis:" && protocol !== "rediss:") throw new Error("REDIS_CONN_STRING must be a redis:// or rediss:// URL");
+  }
+
+  private async redis(): Promise<Client> {
+    const pending = this.client;
+    if (pending) {
+      const client = await pending.catch(() => null);
+      if (client?.isOpen) return client;
+      // Another command may have begun a new connection meanwhile.
+      if (this.client !== pending) return this.redis();
+    }
+    const opening = connect(this.url, this.name);
+    this.client = opening;
+    opening.catch(() => {
+      if (this.client === opening) this.client = null;
+    });
+    return opening;
+  }
 
   async set(key: string, value: string, ttlSeconds: number, onlyIfAbsent = false) {
-    const args: (string | number)[] = ["SET", PREFIX + key, value, "EX", Math.max(1, Math.ceil(ttlSeconds))];
-    if (onlyIfAbsent) args.push("NX");
-    return (await this.client.command(...args)) === "OK";
+    const expiration = { type: "EX", value: seconds(ttlSeconds) } as const;
+    const options = onlyIfAbsent ? { expiration, condition: "NX" as const } : { expiration };
+    return (await (await this.redis()).set(this.prefix + key, value, options)) === "OK";
   }
 
   async get(key: string) {
-    const value = await this.client.command("GET", PREFIX + key);
+    const value = await (await this.redis()).get(this.prefix + key);
     return typeof value === "string" ? value : null;
   }
 
   async takeIf(key: string, expected: string) {
-    return (await this.client.command("EVAL", TAKE_IF, 1, PREFIX + key, expected)) === 1;
+    return (await (await this.redis()).eval(TAKE_IF, { keys: [this.prefix + key], arguments: [expected] })) === 1;
   }
 
   async del(key: string) {
-    await this.client.command("DEL", PREFIX + key);
+    await (await this.redis()).del(this.prefix + key);
   }
 
   async incr(key: string, ttlSeconds: number) {
-    return Number(await this.client.command("EVAL", INCR_TTL, 1, PREFIX + key, Math.max(1, Math.ceil(ttlSeconds))));
+    return Number(await (await this.redis()).eval(INCR_TTL, { keys: [this.prefix + key], arguments: [String(seconds(ttlSeconds))] }));
+  }
+
+  async hitWindow(key: string, limit: number, windowSeconds: number) {
+    // Each hit its own member: two hits in one millisecond count twice.
+    const member = `${Date.now()}:${process.pid}:${++this.seq}:${randomBytes(4).toString("hex")}`;
+    const args = [String(Math.ceil(windowSeconds * 1000)), String(limit), member];
+    return (await (await this.redis()).eval(HIT_WINDOW, { keys: [this.prefix + key], arguments: args })) === 1;
+  }
+
+  async countWindow(key: string, windowSeconds: number) {
+    const args = [String(Math.ceil(windowSeconds * 1000))];
+    return Number(await (await this.redis()).eval(COUNT_WINDOW, { keys: [this.prefix + key], arguments: args }));
+  }
+
+  /** Closes the connection (tests; a process otherwise keeps it). */
+  async close() {
+    const client = await this.client?.catch(() => null);
+    this.client = null;
+    if (client?.isOpen) client.destroy();
   }
 }
 
@@ -105,7 +227,7 @@ const g = globalThis as { __qiaoSharedCache?: SharedCache };
 
 /** The process's shared cache: Redis when REDIS_CONN_STRING is set, else memory. */
 export function sharedCache(): SharedCache {
-  return (g.__qiaoSharedCache ??= env.REDIS_CONN_STRING ? new RedisCache(new RedisClient(env.REDIS_CONN_STRING)) : new MemoryCache());
+  return (g.__qiaoSharedCache ??= env.REDIS_CONN_STRING ? new RedisCache(env.REDIS_CONN_STRING) : new MemoryCache());
 }
 
 /** Tests: run against another store. */

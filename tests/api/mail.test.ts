@@ -1,6 +1,8 @@
 // Everything that sends e-mail, against a real SMTP listener on loopback (tests/mocks/smtp.ts):
 // the mailer over the SMTP options, verification codes (domain whitelist, alias rule, limits,
 // single use), registration with a code, the password reset end to end, and e-mail binding.
+import { randomBytes } from "node:crypto";
+import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
@@ -8,7 +10,6 @@ import { MAIL_SEND_FAILED, sendMail, SMTP_NOT_CONFIGURED, smtpTransportOptions }
 import { EMAIL_MSG } from "@/lib/users/email";
 import { EMAIL_INVALID } from "@/lib/users/email-schemas";
 import { MemoryCache, RedisCache, setSharedCache } from "@/lib/cache/shared";
-import { RedisClient } from "@/lib/cache/redis";
 import { setChannelStatus } from "@/lib/channels/routing";
 import { call, createUser } from "@/tests/helpers/api";
 import { startMockSmtp, type MockSmtp } from "@/tests/mocks/smtp";
@@ -20,6 +21,7 @@ import * as login from "@/app/api/user/login/route";
 import * as bind from "@/app/api/oauth/email/bind/route";
 import * as self from "@/app/api/user/self/route";
 
+const REDIS_URL = "redis://127.0.0.1:6379/0";
 let smtp: MockSmtp;
 let ipSeq = 0;
 /** A fresh client address per call, so per-IP limits only bite where a test wants them. */
@@ -216,21 +218,26 @@ describe("registration with e-mail verification", () => {
   });
 
   it("accepts on one instance a code another mailed, through Redis, and only once", async () => {
-    const clients = [new RedisClient("redis://127.0.0.1:6379/0"), new RedisClient("redis://127.0.0.1:6379/0")];
+    // Two instances: each its own connection to the same Redis, nothing in its memory; this run's
+    // own key prefix, deleted at the end (other runs share the server).
+    const prefix = `qiao-test:${randomBytes(6).toString("hex")}:`;
+    const caches = [new RedisCache(REDIS_URL, { prefix }), new RedisCache(REDIS_URL, { prefix })];
     try {
       const email = address();
-      setSharedCache(new RedisCache(clients[0]!));
-      // A random client address: Redis keeps per-address counts across runs.
-      await sendCode(email, `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+      setSharedCache(caches[0]!);
+      await sendCode(email);
       const code = codeIn((await smtp.waitFor(email)).body)!;
-      // Another instance: its own connection to the same Redis, nothing in its memory.
-      setSharedCache(new RedisCache(clients[1]!));
+      setSharedCache(caches[1]!);
       const name = `redis${addrSeq}`;
       expect((await registerWith(name, email, code)).json.success).toBe(true);
-      setSharedCache(new RedisCache(clients[0]!));
+      setSharedCache(caches[0]!);
       expect((await registerWith(`${name}b`, email, code)).json.message).toBe("验证码错误或已过期");
     } finally {
-      for (const c of clients) c.close();
+      setSharedCache(new MemoryCache());
+      await Promise.all(caches.map((c) => c.close()));
+      const admin = await createClient({ url: REDIS_URL }).connect();
+      for await (const keys of admin.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) if (keys.length) await admin.del(keys);
+      admin.destroy();
     }
   });
 

@@ -74,6 +74,8 @@ describe("the server bundle", () => {
     expect(isPrisma(worker)).toBe(false);
     expect([...worker.packages].filter((p) => p === "next" || p.startsWith("next/"))).toEqual([]);
     expect(worker.inputs).not.toContain("lib/db/index.ts");
+    // The shared cache's client loads at its first command (lib/cache/shared.ts), if ever.
+    expect(worker.packages).not.toContain("redis");
   });
 
   it("reaches Prisma from a relay worker's code only through the guarded import in getDirectDb", () => {
