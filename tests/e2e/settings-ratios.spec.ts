@@ -100,7 +100,12 @@ test("JSON editors: a change is saved and kept; text that is not JSON is refused
   await expect(completion).not.toHaveValue('{"gpt-4o": 2,');
 
   // The server's own checks still apply (a negative ratio), and nothing is saved.
-  await editor(page, "充值分组倍率").fill('{"default": -1}');
+  // (Right after the reload the page may still be hydrating: fill until the field holds the text.)
+  const topup = editor(page, "充值分组倍率");
+  await expect(async () => {
+    await topup.fill('{"default": -1}');
+    await expect(topup).toHaveValue('{"default": -1}', { timeout: 1000 });
+  }).toPass();
   await page.getByRole("button", { name: "保存倍率设置" }).click();
   await expect(toast(page, /充值分组倍率不能为负数/)).toBeVisible();
   expect(JSON.parse((await root.options()).TopupGroupRatio!)).toEqual(JSON.parse(original.TopupGroupRatio!));
