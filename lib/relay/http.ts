@@ -57,11 +57,6 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** The answer to a body over MAX_BODY_BYTES, from either entry. */
 export const bodyTooLarge = () => openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
 
-/** Paths the relay core answers; everything else belongs to Next. */
-export function isRelayPath(path: string): boolean {
-  return path.startsWith("/v1/") || path === "/v1" || path.startsWith("/dashboard/billing/") || path === "/pg/chat/completions";
-}
-
 /** Preflight answer. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "access-control-allow-origin": "*",

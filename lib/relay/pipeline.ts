@@ -73,25 +73,17 @@ import { answerContentType, isMarkupType, JSON_TYPE, looksLikeJson } from "@/lib
 import { hideKey, maskSensitiveText } from "@/lib/relay/mask";
 import type { RelayMode, Usage } from "@/lib/relay/types";
 import { serveModels, serveBilling } from "@/lib/relay/info";
+import {
+  BILLING_PATH,
+  ENGINE_EMBEDDINGS,
+  MODEL_PREFIX,
+  MODELS_PATH,
+  NOT_IMPLEMENTED,
+  OPENAI_PATHS,
+  PLAYGROUND_PATH,
+  ROUTES,
+} from "@/lib/relay/endpoints";
 import { findSensitiveWord, matcherFor, promptCheckEnabled, sensitiveWordError } from "@/lib/relay/sensitive";
-
-/** Endpoint → mode and the model assumed when the body names none. */
-const ROUTES: Record<string, { mode: RelayMode; defaultModel: string }> = {
-  "/v1/chat/completions": { mode: "chat", defaultModel: "" },
-  "/v1/completions": { mode: "completions", defaultModel: "" },
-  "/v1/embeddings": { mode: "embeddings", defaultModel: "" },
-  "/v1/moderations": { mode: "moderations", defaultModel: "text-moderation-latest" },
-  "/v1/images/generations": { mode: "images", defaultModel: "dall-e-2" },
-  "/v1/audio/speech": { mode: "speech", defaultModel: "tts-1" },
-  "/v1/audio/transcriptions": { mode: "transcriptions", defaultModel: "whisper-1" },
-  "/v1/audio/translations": { mode: "translations", defaultModel: "whisper-1" },
-  "/v1/rerank": { mode: "rerank", defaultModel: "" },
-  "/pg/chat/completions": { mode: "chat", defaultModel: "gpt-4o-mini" },
-};
-
-/** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
-const NOT_IMPLEMENTED =
-  /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -125,20 +117,20 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
   try {
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
-    if (req.method === "GET" && (path === "/v1/models" || path.startsWith("/v1/models/"))) {
+    if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
       return await serveModels(req, path, requestId);
     }
-    if (req.method === "GET" && /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$/.test(path)) {
+    if (req.method === "GET" && BILLING_PATH.test(path)) {
       return await serveBilling(req, path, requestId);
     }
     // The served routes first: one lookup, no pattern, for nearly every request.
     const served = req.method === "POST" ? ROUTES[path] : undefined;
     if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
-    if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith("/v1/models/"))) {
+    if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith(MODEL_PREFIX))) {
       return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
     }
-    const embeddingsByPath = /^\/v1\/engines\/([^/]+)\/embeddings$/.exec(path);
-    const route = ROUTES[path] ?? (embeddingsByPath ? ROUTES["/v1/embeddings"] : undefined);
+    const embeddingsByPath = ENGINE_EMBEDDINGS.exec(path);
+    const route = ROUTES[path] ?? (embeddingsByPath ? ROUTES[OPENAI_PATHS.embeddings] : undefined);
     if (!route || req.method !== "POST") {
       return errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId);
     }
@@ -324,7 +316,7 @@ async function relayCall(
   requestId: string,
 ): Promise<RelayResponse> {
   const startedAt = Date.now();
-  const playground = path === "/pg/chat/completions";
+  const playground = path === PLAYGROUND_PATH;
   const options = loadedOptions() ?? (await getOptions());
   const sensitiveWords = promptCheckEnabled(options) ? (options.SensitiveWords as string) : null;
   // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
@@ -480,13 +472,13 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: Ups
     mode: ctx.mode,
     upstreamModel,
     requestModel: ctx.body.model,
-    clientPath: ctx.req.path === "/pg/chat/completions" ? "/v1/chat/completions" : ctx.req.path,
+    clientPath: ctx.req.path === PLAYGROUND_PATH ? OPENAI_PATHS.chat : ctx.req.path,
     clientQuery: ctx.req.query,
     body: ctx.req.body,
     contentType: ctx.body.contentType,
     stream: ctx.body.stream,
     json: ctx.body.json ?? undefined,
-    playground: ctx.req.path === "/pg/chat/completions",
+    playground: ctx.req.path === PLAYGROUND_PATH,
   });
   return { upstream, upstreamModel };
 }
