@@ -9,6 +9,7 @@ import { checkChannelAddress } from "@/lib/channels/address";
 import { CHANNEL_TYPES, isChannelType } from "@/lib/channels/catalog";
 import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
+import { MODELS_PATH } from "@/lib/relay/endpoints";
 import {
   bearer,
   channelBaseUrl,
@@ -54,7 +55,7 @@ async function listUpstreamModels(target: UpstreamTarget): Promise<string[]> {
   const base = channelBaseUrl(target.type, target.base_url);
   let answer: unknown;
   try {
-    answer = await getUpstreamJson(target, `${base}/v1/models`, bearer(target.key));
+    answer = await getUpstreamJson(target, `${base}${MODELS_PATH}`, bearer(target.key));
   } catch (error) {
     if (error instanceof UpstreamCallError) throw new ApiError(`${FETCH_MODELS_MSG.failed}：${error.message}`, 502);
     throw error;

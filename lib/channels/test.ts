@@ -13,6 +13,7 @@ import { getOptions, type OptionValues } from "@/lib/options";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
+import { OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
 import { parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
@@ -56,7 +57,7 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
           ...(/^o\d/.test(upstreamModel) ? { max_completion_tokens: 1 } : { max_tokens: 1 }),
         }
       : { model: upstreamModel, input: "hi" };
-  const path = mode === "chat" ? "/v1/chat/completions" : "/v1/embeddings";
+  const path = OPENAI_PATHS[mode];
   const started = Date.now();
   try {
     const up = adapter.buildRequest({

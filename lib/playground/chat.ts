@@ -10,7 +10,8 @@ export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant. You can help me by answering my questions. You can also ask me questions.";
 /** Spec §5: the temperature slider runs 0.1 to 1 in steps of 0.1. */
 export const TEMPERATURE = { min: 0.1, max: 1, step: 0.1, initial: 0.7 } as const;
-export const PLAYGROUND_PATH = "/pg/chat/completions";
+/** The relay path the playground posts to: the endpoint table's. */
+export { PLAYGROUND_PATH } from "@/lib/relay/endpoints";
 
 export const PLAYGROUND_TEXT = {
   expired: "未登录或登录已过期，请重新登录！",

@@ -57,9 +57,24 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** The answer to a body over MAX_BODY_BYTES, from either entry. */
 export const bodyTooLarge = () => openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
 
-/** Paths the relay core answers; everything else belongs to Next. */
-export function isRelayPath(path: string): boolean {
-  return path.startsWith("/v1/") || path === "/v1" || path.startsWith("/dashboard/billing/") || path === "/pg/chat/completions";
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** An error answer in OpenAI's shape, with the request's id. */
+export function errorResponse(
+  status: number,
+  message: string,
+  type: string,
+  code: string | number | null,
+  requestId: string,
+  param: string | null = null,
+): RelayResponse {
+  const { body } = openAIError(status, message, type, code, param, requestId);
+  return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(body) };
+}
+
+/** A RelayError's answer. */
+export function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
+  return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param);
 }
 
 /** Preflight answer. */

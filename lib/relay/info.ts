@@ -3,6 +3,7 @@
 import { getOptions } from "@/lib/options";
 import { authenticateKey } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { MODEL_PREFIX, MODELS_PATH } from "@/lib/relay/endpoints";
 import { openAIError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
 import { getDirectDb } from "@/lib/db/direct";
@@ -31,8 +32,8 @@ export async function serveModels(req: RelayRequest, path: string, requestId: st
   const table = await routingTable();
   const models = caller.key?.modelLimits ? [...caller.key.modelLimits].sort() : (table.modelsByGroup.get(caller.group) ?? []);
   const item = (id: string) => ({ id, object: "model", created: MODEL_CREATED, owned_by: ownerOf(id) });
-  if (path === "/v1/models") return json(200, { object: "list", data: models.map(item) }, requestId);
-  const id = decodePathSegment(path.slice("/v1/models/".length));
+  if (path === MODELS_PATH) return json(200, { object: "list", data: models.map(item) }, requestId);
+  const id = decodePathSegment(path.slice(MODEL_PREFIX.length));
   if (!models.includes(id)) {
     const { status, body } = openAIError(
       404,

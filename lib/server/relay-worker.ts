@@ -6,7 +6,7 @@ import http from "node:http";
 import { env } from "@/lib/env";
 import { skipDatabasePreparation } from "@/lib/db/direct";
 import { clientIpOf } from "@/lib/net/client-ip";
-import { isRelayPath } from "@/lib/relay/http";
+import { isRelayPath } from "@/lib/relay/endpoints";
 import { serveRelayNode } from "@/lib/relay/node";
 import { getLedger, shutdownRelay } from "@/lib/relay/runtime";
 import { ConsoleProxy } from "@/lib/server/proxy";

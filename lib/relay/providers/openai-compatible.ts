@@ -5,23 +5,11 @@ import { RelayError } from "../errors";
 import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../json-body";
 import { multipartBoundary, setMultipartField } from "../multipart";
 import type { RelayMode } from "../types";
+import { OPENAI_PATHS } from "../endpoints"; // OpenAI's path per mode: the endpoint table's
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
 
 /** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
 export const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
-
-/** OpenAI's path for each mode. */
-export const OPENAI_PATHS: Readonly<Record<RelayMode, string>> = {
-  chat: "/v1/chat/completions",
-  completions: "/v1/completions",
-  embeddings: "/v1/embeddings",
-  moderations: "/v1/moderations",
-  images: "/v1/images/generations",
-  speech: "/v1/audio/speech",
-  transcriptions: "/v1/audio/transcriptions",
-  translations: "/v1/audio/translations",
-  rerank: "/v1/rerank",
-};
 
 /**
  * OpenAI path for this request: the mode's canonical path, except that the images mode keeps the

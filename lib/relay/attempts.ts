@@ -1,0 +1,128 @@
+// The attempt loop: pick a channel for the call (or the key's pinned one), build the adapter's
+// upstream request, send it, and on a retriable failure try the next channel, until an answer
+// starts reaching the client (stream-response.ts, whole-response.ts) or the retries run out
+// (the last failure is settled and answered).
+import type { CallContext } from "@/lib/relay/call-context";
+import { describeUpstreamNetworkError, parseUpstreamError, RelayError, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
+import { errorResponse, type RelayResponse } from "@/lib/relay/http";
+import { PLAYGROUND_PATH, OPENAI_PATHS } from "@/lib/relay/endpoints";
+import { getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
+import { resolveUpstreamModel } from "@/lib/relay/channel";
+import { UpstreamExchange } from "@/lib/relay/upstream";
+import { agentForChannel } from "@/lib/relay/runtime";
+import { pickChannel, type routingTable, type RouteChannel } from "@/lib/relay/state";
+import { isMarkupType } from "@/lib/relay/answer-type";
+import { maskSensitiveText } from "@/lib/relay/mask";
+import { settleFailure } from "@/lib/relay/settle";
+import { streamResponse } from "@/lib/relay/stream-response";
+import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/upstream-failure";
+import { wholeResponse } from "@/lib/relay/whole-response";
+
+/** An error answer is read up to this size (its message is all we keep). */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeof routingTable>>): Promise<RelayResponse> {
+  const retryTimes = Math.max(0, Number(ctx.options.RetryTimes) || 0);
+  const tried = new Set<number>();
+  let last: Failure | null = null;
+  for (let attempt = 0; attempt <= retryTimes; attempt++) {
+    if (attempt > 0 && ctx.req.gone) break;
+    const channel =
+      ctx.caller.pinnedChannelId !== null
+        ? attempt === 0
+          ? table.byId.get(ctx.caller.pinnedChannelId)!
+          : null
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried);
+    if (!channel) break;
+    tried.add(channel.row.id);
+    ctx.tried.push(channel.row.id);
+    const outcome = await attemptOnce(ctx, channel);
+    if ("response" in outcome) return outcome.response;
+    last = outcome.failure;
+    if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;
+  }
+  if (!last) {
+    throw new RelayError(503, `当前分组 ${ctx.caller.group} 下对于模型 ${ctx.body.model} 无可用渠道`, { code: "model_not_found" });
+  }
+  // Upstream text can carry the channel's key, URL or internal hosts: users see it masked.
+  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(last.error.message);
+  await settleFailure(ctx, last);
+  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId);
+}
+
+function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: UpstreamRequest; upstreamModel: string } {
+  const adapter = getProvider(channel.row.type);
+  if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
+  const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
+  const upstream = adapter.buildRequest({
+    channel: channel.config,
+    mode: ctx.mode,
+    upstreamModel,
+    requestModel: ctx.body.model,
+    clientPath: ctx.req.path === PLAYGROUND_PATH ? OPENAI_PATHS.chat : ctx.req.path,
+    clientQuery: ctx.req.query,
+    body: ctx.req.body,
+    contentType: ctx.body.contentType,
+    stream: ctx.body.stream,
+    json: ctx.body.json ?? undefined,
+    playground: ctx.req.path === PLAYGROUND_PATH,
+  });
+  return { upstream, upstreamModel };
+}
+
+async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  let built: ReturnType<typeof buildUpstream>;
+  try {
+    built = buildUpstream(ctx, channel);
+  } catch (error) {
+    if (error instanceof RelayError)
+      return {
+        failure: {
+          status: error.status,
+          error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param },
+          retriable: false,
+        },
+      };
+    throw error;
+  }
+  const { upstream, upstreamModel } = built;
+  let headers = upstream.headers;
+  // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
+  if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined)
+    headers = { ...headers, accept: "text/event-stream" };
+  const exchange = UpstreamExchange.send(agentForChannel(channel.row, ctx.options), {
+    method: upstream.method,
+    url: upstream.url,
+    headers,
+    body: upstream.body,
+  });
+  // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
+  // answer runs to completion (it is billed either way, and skips the listener work).
+  const unsubscribe = ctx.body.stream ? ctx.req.onGone(() => exchange.abort(new Error("client disconnected"))) : null;
+  try {
+    await exchange.response;
+  } catch (error) {
+    const { message, code } = describeUpstreamNetworkError(error);
+    return {
+      failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone },
+    };
+  } finally {
+    unsubscribe?.();
+  }
+
+  const upstreamType = String(exchange.headers["content-type"] ?? "");
+  const isSse = /text\/event-stream/i.test(upstreamType);
+  if (exchange.status < 200 || exchange.status >= 300) {
+    const text = await exchange.text(ERROR_BODY_LIMIT);
+    return { failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text)) };
+  }
+  if (ctx.body.stream || isSse) {
+    // A 200 page from a proxy or portal is no answer, streamed or not.
+    if (!isSse && isMarkupType(upstreamType)) {
+      exchange.abort(new Error("upstream answered markup"));
+      return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
+    }
+    return { response: streamResponse(ctx, channel, upstream, upstreamModel, exchange) };
+  }
+  return wholeResponse(ctx, channel, upstream, upstreamModel, exchange);
+}
