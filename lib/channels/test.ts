@@ -5,7 +5,6 @@
 // slower than ChannelDisableThreshold (AutomaticDisableChannelEnabled + the channel's auto_ban).
 // A test is billed to nobody: it writes a log row with quota 0 for the admin who ran it, token name
 // "模型测试" (a consume row when it worked, an error row when it did not).
-import { request } from "undici";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/api/errors";
@@ -16,7 +15,8 @@ import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@
 import { OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
-import { parseUpstreamError, shouldDisableChannel } from "@/lib/relay/errors";
+import { errorFromJson, parseUpstreamError, shouldDisableChannel, type UpstreamError } from "@/lib/relay/errors";
+import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { describeConnectError } from "@/lib/channels/upstream";
@@ -34,6 +34,8 @@ export const TEST_LOG_TOKEN_NAME = "模型测试";
 type Probe = ChannelTestResult & { status: number; disable: boolean; model: string; prompt_tokens: number; completion_tokens: number };
 
 const TEST_TIMEOUT_MS = 30_000;
+/** A test's answer is read up to this size. */
+const TEST_BODY_LIMIT = 4 * 1024 * 1024;
 
 function testModelOf(ch: RoutingChannel, requested?: string): string {
   return requested || ch.test_model || ch.models[0] || "gpt-4o-mini";
@@ -58,9 +60,18 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
         }
       : { model: upstreamModel, input: "hi" };
   const path = OPENAI_PATHS[mode];
+  const failed = (error: UpstreamError, status: number, time: number): Probe => ({
+    ...none,
+    success: false,
+    // Upstreams echo keys ("Incorrect API key provided: …"); admins below root never read one.
+    message: hideKey(error.message, ch.key),
+    time,
+    status,
+    disable: shouldDisableChannel(status, error, ch.type),
+  });
   const started = Date.now();
   try {
-    const up = adapter.buildRequest({
+    const built = adapter.buildRequest({
       channel: config,
       mode,
       upstreamModel,
@@ -70,47 +81,54 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
       stream: false,
       json: body,
     });
-    const res = await request(up.url, {
-      method: "POST",
-      headers: up.headers,
-      body: up.body,
-      dispatcher: agentForChannel(ch, options),
-      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
-    });
-    const text = await res.body.text();
-    const time = Date.now() - started;
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      const answer = jsonObject(text);
-      // A proxy's HTML page or login portal answers 200 too; the relay refuses it, so does a test.
-      if (!answer) {
-        const type = String(res.headers["content-type"] ?? "");
-        return { ...none, success: false, message: `上游的应答不是 JSON (content-type: ${type || "无"})`, time, status: res.statusCode };
-      }
-      if (!answer.error) return { ...none, ...usageOf(answer), success: true, message: "", time, status: res.statusCode };
+    const up = built instanceof Promise ? await built : built;
+    // The relay's own upstream client (its transports, its dispatcher), not a second one.
+    const exchange = openExchange(agentForChannel(ch, options), up);
+    const timer = setTimeout(() => exchange.abort(new Error(`测试超时（${TEST_TIMEOUT_MS / 1000} 秒）`)), TEST_TIMEOUT_MS);
+    let text: string;
+    try {
+      await exchange.response;
+      text = (await exchange.bytes(TEST_BODY_LIMIT)).toString("utf8");
+    } finally {
+      clearTimeout(timer);
     }
-    const error = parseUpstreamError(res.statusCode, text);
-    return {
-      ...none,
-      success: false,
-      // Upstreams echo keys ("Incorrect API key provided: …"); admins below root never read one.
-      message: hideKey(error.message, ch.key),
-      time,
-      status: res.statusCode,
-      disable: shouldDisableChannel(res.statusCode, error, ch.type),
-    };
+    const time = Date.now() - started;
+    const status = exchange.status;
+    if (status >= 200 && status < 300) {
+      const raw = jsonValue(text);
+      // A proxy's HTML page or login portal answers 200 too; the relay refuses it, so does a test.
+      if (raw === undefined) {
+        const type = String(exchange.headers["content-type"] ?? "");
+        return { ...none, success: false, message: `上游的应答不是 JSON (content-type: ${type || "无"})`, time, status };
+      }
+      // Vendors that do not speak OpenAI's protocol are read through the relay's converter,
+      // which turns a vendor's 200-with-error into OpenAI's `{error}` as the relay sees it.
+      const answer = up.response && !(isObject(raw) && raw.error) ? jsonObject(up.response.json(raw).body) : isObject(raw) ? raw : null;
+      if (answer && !answer.error) return { ...none, ...usageOf(answer), success: true, message: "", time, status };
+      const error = answer ? errorFromJson(status, answer) : null;
+      if (error) return failed(error, status, time);
+    }
+    return failed(parseUpstreamError(status, text), status, time);
   } catch (error) {
     // The admin testing the channel is told which address was refused and why.
     return { ...none, success: false, message: hideKey(describeConnectError(error), ch.key), time: Date.now() - started };
   }
 }
 
-function jsonObject(text: string): Record<string, unknown> | null {
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
+
+/** The parsed JSON, or undefined when the text is not JSON. */
+function jsonValue(text: string): unknown {
   try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return JSON.parse(text);
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function jsonObject(text: string | Uint8Array): Record<string, unknown> | null {
+  const v = jsonValue(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
+  return isObject(v) ? v : null;
 }
 
 /** The token counts of a successful answer, when it reports them. */

@@ -8,7 +8,7 @@ import { errorResponse, type RelayResponse } from "@/lib/relay/http";
 import { PLAYGROUND_PATH, OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
-import { UpstreamExchange } from "@/lib/relay/upstream";
+import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { pickChannel, type routingTable, type RouteChannel } from "@/lib/relay/state";
 import { isMarkupType } from "@/lib/relay/answer-type";
@@ -47,10 +47,12 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
   // Upstream text can carry the channel's key, URL or internal hosts: users see it masked.
   const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(last.error.message);
   await settleFailure(ctx, last);
-  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId);
+  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId, null, ctx.inbound?.protocol);
 }
 
-function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: UpstreamRequest; upstreamModel: string } {
+type Built = { upstream: UpstreamRequest; upstreamModel: string };
+
+function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise<Built> {
   const adapter = getProvider(channel.row.type);
   if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
   const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
@@ -59,7 +61,8 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: Ups
     mode: ctx.mode,
     upstreamModel,
     requestModel: ctx.body.model,
-    clientPath: ctx.req.path === PLAYGROUND_PATH ? OPENAI_PATHS.chat : ctx.req.path,
+    // The playground and other caller protocols send the canonical chat completions request.
+    clientPath: ctx.req.path === PLAYGROUND_PATH || ctx.inbound ? OPENAI_PATHS.chat : ctx.req.path,
     clientQuery: ctx.req.query,
     body: ctx.req.body,
     contentType: ctx.body.contentType,
@@ -67,20 +70,24 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): { upstream: Ups
     json: ctx.body.json ?? undefined,
     playground: ctx.req.path === PLAYGROUND_PATH,
   });
-  return { upstream, upstreamModel };
+  // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.
+  return upstream instanceof Promise ? upstream.then((u) => ({ upstream: u, upstreamModel })) : { upstream, upstreamModel };
 }
 
 async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
-  let built: ReturnType<typeof buildUpstream>;
+  let built: Built;
   try {
-    built = buildUpstream(ctx, channel);
+    const pending = buildUpstream(ctx, channel);
+    built = pending instanceof Promise ? await pending : pending;
   } catch (error) {
+    // A channel's own fault (a misconfiguration, an access token its vendor would not issue:
+    // RelayError with local false) lets the next channel try; the request's fault does not.
     if (error instanceof RelayError)
       return {
         failure: {
           status: error.status,
           error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param },
-          retriable: false,
+          retriable: !error.local && !ctx.req.gone,
         },
       };
     throw error;
@@ -90,12 +97,7 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
   if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined)
     headers = { ...headers, accept: "text/event-stream" };
-  const exchange = UpstreamExchange.send(agentForChannel(channel.row, ctx.options), {
-    method: upstream.method,
-    url: upstream.url,
-    headers,
-    body: upstream.body,
-  });
+  const exchange = openExchange(agentForChannel(channel.row, ctx.options), upstream, headers);
   // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
   // answer runs to completion (it is billed either way, and skips the listener work).
   const unsubscribe = ctx.body.stream ? ctx.req.onGone(() => exchange.abort(new Error("client disconnected"))) : null;

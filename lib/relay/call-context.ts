@@ -6,6 +6,7 @@ import type { Reservation } from "@/lib/billing/ledger";
 import type { Pricing } from "@/lib/billing/ratios";
 import type { RelayCaller } from "@/lib/relay/auth";
 import type { RelayRequest } from "@/lib/relay/http";
+import type { InboundCall } from "@/lib/relay/inbound";
 import type { RelayErrorData } from "@/lib/relay/request-body";
 import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/tokens";
 import type { RelayMode } from "@/lib/relay/types";
@@ -41,6 +42,8 @@ export class CallContext {
     readonly options: OptionValues,
     readonly reservation: Reservation,
     readonly startedAt: number,
+    /** A call in another protocol (Anthropic, Gemini, Responses): its answer is encoded back. */
+    readonly inbound: InboundCall | null = null,
   ) {}
   /** Prompt tokens counted locally; computed on first read (only when the upstream reports none). */
   get promptTokens(): number {

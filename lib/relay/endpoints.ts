@@ -55,5 +55,11 @@ export const NOT_IMPLEMENTED =
 
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {
-  return path.startsWith("/v1/") || path === "/v1" || path.startsWith("/dashboard/billing/") || path === PLAYGROUND_PATH;
+  return (
+    path.startsWith("/v1/") ||
+    path === "/v1" ||
+    path.startsWith("/v1beta/") ||
+    path.startsWith("/dashboard/billing/") ||
+    path === PLAYGROUND_PATH
+  );
 }

@@ -2,6 +2,7 @@
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
 import { openAIError, RelayError } from "@/lib/relay/errors";
+import type { InboundProtocol } from "@/lib/relay/inbound/types";
 import type { BodySummaryResult } from "@/lib/relay/request-body";
 import type { RelayMode } from "@/lib/relay/types";
 
@@ -59,7 +60,10 @@ export const bodyTooLarge = () => openAIError(413, `请求体过大（不能超�
 
 const JSON_HEADERS = { "content-type": "application/json" };
 
-/** An error answer in OpenAI's shape, with the request's id. */
+/**
+ * An error answer with the request's id: in OpenAI's shape, or in the caller's protocol's
+ * (Anthropic, Gemini…) when the call came in through one.
+ */
 export function errorResponse(
   status: number,
   message: string,
@@ -67,14 +71,16 @@ export function errorResponse(
   code: string | number | null,
   requestId: string,
   param: string | null = null,
+  protocol?: InboundProtocol,
 ): RelayResponse {
   const { body } = openAIError(status, message, type, code, param, requestId);
-  return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(body) };
+  const shaped = protocol ? protocol.errorBody(status, body.error.message, type, code) : body;
+  return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(shaped) };
 }
 
 /** A RelayError's answer. */
-export function relayErrorResponse(e: RelayError, requestId: string): RelayResponse {
-  return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param);
+export function relayErrorResponse(e: RelayError, requestId: string, protocol?: InboundProtocol): RelayResponse {
+  return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param, protocol);
 }
 
 /** Preflight answer. */

@@ -36,6 +36,7 @@ import {
   type RelayResponse,
 } from "@/lib/relay/http";
 import { serveBilling, serveModels } from "@/lib/relay/info";
+import { canonicalRequest, type InboundCall, type InboundProtocol, type InboundRoute, matchInbound } from "@/lib/relay/inbound";
 import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/parse-request";
 import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/pricing";
 import { getLedger, readyLedger } from "@/lib/relay/runtime";
@@ -57,6 +58,8 @@ export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
 
 async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
+  // Set once the path names another caller protocol: its errors are answered in its shape.
+  let inbound: ReturnType<typeof matchInbound> = null;
   try {
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
     if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
@@ -68,6 +71,12 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     // The served routes first: one lookup, no pattern, for nearly every request.
     const served = req.method === "POST" ? ROUTES[path] : undefined;
     if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
+    inbound = matchInbound(req.method, path);
+    if (inbound) {
+      const { protocol, match } = inbound;
+      if ("serve" in match) return await match.serve(req, requestId);
+      return await relayCall(req, path, "chat", match.call.model ?? "", requestId, { protocol, route: match.call });
+    }
     if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith(MODEL_PREFIX))) {
       return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
     }
@@ -78,9 +87,10 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     }
     return await relayCall(req, path, route.mode, route.defaultModel || decodePathSegment(embeddingsByPath?.[1] ?? ""), requestId);
   } catch (error) {
-    if (error instanceof RelayError) return relayErrorResponse(error, requestId);
+    const protocol = inbound?.protocol;
+    if (error instanceof RelayError) return relayErrorResponse(error, requestId, protocol);
     console.error(`[relay] ${requestId} failed:`, error);
-    return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId);
+    return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, protocol);
   }
 }
 
@@ -90,6 +100,7 @@ async function relayCall(
   mode: RelayMode,
   defaultModel: string,
   requestId: string,
+  inbound?: { protocol: InboundProtocol; route: InboundRoute },
 ): Promise<RelayResponse> {
   const startedAt = Date.now();
   const playground = path === PLAYGROUND_PATH;
@@ -98,6 +109,7 @@ async function relayCall(
   // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
   let caller: RelayCaller;
   let body: ParsedBody;
+  let call: InboundCall | null = null;
   if (playground) {
     const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
     body = parsed instanceof Promise ? await parsed : parsed;
@@ -107,6 +119,8 @@ async function relayCall(
     // memory: each is taken without an await, which would cost a turn of the microtask queue.
     const authenticated = authenticateKey(req);
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
+    // Another caller protocol: from here on the request is the canonical chat completions one.
+    if (inbound) ({ req, call } = canonicalRequest(req, inbound.protocol, inbound.route, requestId));
     const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
     body = parsed instanceof Promise ? await parsed : parsed;
   }
@@ -154,7 +168,7 @@ async function relayCall(
     throw error;
   }
 
-  const ctx = new CallContext(req, requestId, mode, caller, body, pricing, logContent, options, reservation, startedAt);
+  const ctx = new CallContext(req, requestId, mode, caller, body, pricing, logContent, options, reservation, startedAt, call);
   try {
     return await attemptChannels(ctx, table);
   } catch (error) {

@@ -7,22 +7,31 @@ import { clampUsage, quotaForTokens } from "@/lib/billing/price";
 import { type CallContext, PromptFallback } from "@/lib/relay/call-context";
 import type { RelayResponse, RelaySink, RelayStreamBody } from "@/lib/relay/http";
 import { OpenAIStreamRelay, type OpenAIStreamOptions } from "@/lib/relay/openai-stream";
-import type { UpstreamRequest } from "@/lib/relay/providers";
+import type { InboundStreamWriter } from "@/lib/relay/inbound";
+import type { StreamFraming, UpstreamRequest } from "@/lib/relay/providers";
 import { onRelayShutdown } from "@/lib/relay/runtime";
 import { settle, settleFailure } from "@/lib/relay/settle";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
 import type { RouteChannel } from "@/lib/relay/state";
-import type { UpstreamExchange, UpstreamSink } from "@/lib/relay/upstream";
+import type { Exchange, UpstreamSink } from "@/lib/relay/upstream";
 
 export function streamResponse(
   ctx: CallContext,
   channel: RouteChannel,
   upstream: UpstreamRequest,
   upstreamModel: string,
-  exchange: UpstreamExchange,
+  exchange: Exchange,
 ): RelayResponse {
   const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream));
-  const body = new RelayedStream(ctx, channel, upstreamModel, exchange, relay);
+  const body = new RelayedStream(
+    ctx,
+    channel,
+    upstreamModel,
+    exchange,
+    relay,
+    upstream.framing ?? null,
+    ctx.inbound?.streamWriter() ?? null,
+  );
   return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
@@ -123,8 +132,12 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     private readonly ctx: CallContext,
     private readonly channel: RouteChannel,
     private readonly upstreamModel: string,
-    private readonly exchange: UpstreamExchange,
+    private readonly exchange: Exchange,
     private readonly relay: OpenAIStreamRelay,
+    /** Turns a body that is not SSE into SSE first (providers/types.ts, StreamFraming). */
+    private readonly framing: StreamFraming | null,
+    /** Re-encodes the relay's OpenAI events for a caller of another protocol (inbound/). */
+    private readonly encoder: InboundStreamWriter | null,
   ) {}
 
   start(sink: RelaySink): void {
@@ -173,7 +186,8 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   data(chunk: Buffer): boolean {
     if (this.finished) return true; // the rest after [DONE], read to keep the connection
     this.lastData = Date.now();
-    const out = this.relay.transform(chunk);
+    let out = this.relay.transform(this.framing ? this.framing.push(chunk) : chunk);
+    if (this.encoder) out = this.encoder.write(out);
     let more = true;
     if (out) {
       this.lastSent = this.lastData;
@@ -190,6 +204,8 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   end(): void {
     this.upstreamClosed();
     if (this.finished) return;
+    const tail = this.framing?.end();
+    if (tail) this.write(this.relay.transform(tail));
     this.write(this.relay.finish());
     this.finish();
   }
@@ -210,6 +226,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   }
 
   private write(bytes: Uint8Array | null): void {
+    if (this.encoder) bytes = this.encoder.write(bytes);
     if (bytes && !this.clientGone) this.sink!.write(bytes);
   }
 

@@ -7,6 +7,7 @@
 // streams are pushed chunk by chunk into a sink, with backpressure through pause/resume.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
+import type { UpstreamRequest } from "./providers/types";
 
 export interface UpstreamSink {
   /** One body chunk. Return false to pause the upstream until `UpstreamExchange.resume()`. */
@@ -23,6 +24,27 @@ export interface UpstreamSend {
   url: string;
   headers: Record<string, string>;
   body: Uint8Array | string;
+}
+
+/**
+ * What the pipeline reads an upstream answer through: an UpstreamExchange, or a transport an
+ * adapter opens itself (UpstreamRequest.open).
+ */
+export interface Exchange {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Resolves once the status and headers are in; rejects if the exchange fails before them. */
+  readonly response: Promise<void>;
+  /** The whole body (at most `limit` bytes, else the exchange is aborted and this rejects). */
+  bytes(limit?: number): Promise<Buffer>;
+  /** The whole body as UTF-8 text, or "" if it cannot be read. */
+  text(limit?: number): Promise<string>;
+  /** Hands the body to `sink` as it arrives. */
+  pipe(sink: UpstreamSink): void;
+  /** Continue after the sink's `data` returned false. */
+  resume(): void;
+  /** Stop the exchange. Harmless once it is over. */
+  abort(reason?: Error): void;
 }
 
 /** The upstream answered more than this without finishing a whole (non-streamed) body. */
@@ -60,7 +82,7 @@ type Settle<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
  * receive it as it arrives. Body bytes that arrive before either call (the usual case: a small
  * answer arrives with its headers in one read) are held until then.
  */
-export class UpstreamExchange implements Dispatcher.DispatchHandler {
+export class UpstreamExchange implements Dispatcher.DispatchHandler, Exchange {
   status = 0;
   headers: IncomingHttpHeaders = {};
   /** Resolves once the status and headers are in; rejects if the exchange fails before them. */
@@ -208,4 +230,14 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.state === "ended") sink.end();
     else if (this.state === "failed") sink.error(this.failure!);
   }
+}
+
+/**
+ * Opens the exchange an adapter's request describes: its own transport when it has one
+ * (UpstreamRequest.open), else one HTTP request. The relay's attempts and the channel test both
+ * send through here.
+ */
+export function openExchange(dispatcher: Dispatcher, upstream: UpstreamRequest, headers = upstream.headers): Exchange {
+  if (upstream.open) return upstream.open(dispatcher);
+  return UpstreamExchange.send(dispatcher, { method: upstream.method, url: upstream.url, headers, body: upstream.body });
 }

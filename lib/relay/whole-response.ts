@@ -7,7 +7,7 @@ import { describeUpstreamNetworkError, errorFromJson, UPSTREAM_ERROR_TYPE } from
 import type { RelayResponse } from "@/lib/relay/http";
 import type { UpstreamRequest } from "@/lib/relay/providers";
 import type { RouteChannel } from "@/lib/relay/state";
-import type { UpstreamExchange } from "@/lib/relay/upstream";
+import type { Exchange } from "@/lib/relay/upstream";
 import { answerContentType, JSON_TYPE, looksLikeJson } from "@/lib/relay/answer-type";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { imageParams } from "@/lib/relay/pricing";
@@ -18,6 +18,7 @@ import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/upstream-
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 
 const decoder = new TextDecoder();
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseOrNull(bytes: Uint8Array): unknown {
   try {
@@ -34,7 +35,7 @@ export async function wholeResponse(
   channel: RouteChannel,
   upstream: UpstreamRequest,
   upstreamModel: string,
-  exchange: UpstreamExchange,
+  exchange: Exchange,
 ): Promise<{ response: RelayResponse } | { failure: Failure }> {
   let raw: Buffer;
   try {
@@ -62,6 +63,15 @@ export async function wholeResponse(
     body = converted.body;
     outType = answerContentType(ctx.mode, converted.contentType, converted.body, responseFormat) ?? JSON_TYPE;
     extracted = extractResponseUsage(ctx.mode, converted.body, new UsageContext(ctx, upstreamModel, responseFormat));
+    // A vendor's 200 that is an error in its own shape, which its converter wrote as OpenAI's.
+    if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
+  }
+  if (ctx.inbound) {
+    // Another caller protocol: the canonical answer, encoded back into the caller's.
+    const answer = isObj(extracted.json) ? extracted.json : parseOrNull(typeof body === "string" ? Buffer.from(body) : body);
+    if (!isObj(answer)) return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
+    body = ctx.inbound.encodeWhole(answer);
+    outType = JSON_TYPE;
   }
   let quota: QuotaResult;
   let usage = extracted.usage;

@@ -45,7 +45,7 @@ function channelFor(type: number, over: Partial<ChannelConfig> = {}): ChannelCon
 
 function build(type: number, input: Partial<Omit<BuildRequestInput, "channel">> & { channel?: Partial<ChannelConfig> }): UpstreamRequest {
   const { channel, ...rest } = input;
-  return getProvider(type)!.buildRequest({
+  const built = getProvider(type)!.buildRequest({
     channel: channelFor(type, channel),
     mode: "chat",
     upstreamModel: "gpt-4o-mini",
@@ -55,6 +55,8 @@ function build(type: number, input: Partial<Omit<BuildRequestInput, "channel">> 
     body: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}]}',
     ...rest,
   });
+  if (built instanceof Promise) throw new Error("OpenAI-protocol adapters build synchronously");
+  return built;
 }
 
 function send(r: UpstreamRequest, init: RequestInit = {}): Promise<Response> {

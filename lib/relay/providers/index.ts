@@ -86,4 +86,4 @@ export function notRelayedTypes(): Record<number, string> {
   return out;
 }
 
-export type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamOptionsPolicy, UpstreamRequest } from "./types";
+export type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamFraming, StreamOptionsPolicy, UpstreamRequest } from "./types";

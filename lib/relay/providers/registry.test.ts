@@ -66,7 +66,7 @@ describe("channel registry", () => {
       contentType: "application/json",
       stream: false,
     });
-    expect(r.url).toBe(`${CHANNEL_CATALOG[43].baseUrl}/v1/chat/completions`);
+    expect((r as { url: string }).url).toBe(`${CHANNEL_CATALOG[43].baseUrl}/v1/chat/completions`);
     for (const t of RELAYED_TYPES) expect(Object.keys(getProvider(t)!).sort()).toEqual(["buildRequest", "supportedModes"]);
   });
 });

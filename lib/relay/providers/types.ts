@@ -1,6 +1,8 @@
 // The contract between the relay pipeline and a vendor adapter. Adapters are pure: they never
 // fetch, never bill, never build the client's HTTP response.
+import type { Dispatcher } from "undici";
 import type { ChannelConfig, RelayMode } from "../types";
+import type { Exchange } from "../upstream";
 
 export interface BuildRequestInput {
   channel: ChannelConfig;
@@ -36,10 +38,31 @@ export interface BuildRequestInput {
  * sends the converted body (non-stream) or maps each event (stream) before its usual handling.
  */
 export interface ResponseConverter {
-  /** Non-stream: the upstream's parsed JSON → the client's body. */
+  /**
+   * Non-stream: the upstream's parsed JSON → an OpenAI answer (chat.completion, embeddings list…).
+   * A vendor's 200 that is really an error (Baidu's `error_code`, Cohere's `message`) becomes
+   * OpenAI's `{"error": {message, type, code}}`, which the pipeline treats as a failed attempt.
+   */
   json(upstream: unknown): { body: string; contentType: string };
-  /** Stream: one upstream event payload (parsed JSON) → an OpenAI chunk, or null to drop it. */
+  /**
+   * Stream: one upstream event payload (parsed JSON) → an OpenAI chat.completion.chunk, or null
+   * to drop it. The converter is made per call (in buildRequest), so it may keep state across
+   * events (a message id, the index of a tool call, input tokens reported at the start).
+   */
   streamEvent?(data: unknown): Record<string, unknown> | null;
+}
+
+/**
+ * A stream body that is not server-sent events of JSON (AWS's binary event stream, Cohere's
+ * newline-delimited JSON, Zhipu v3's plain-text events): made per call, it turns the upstream's
+ * bytes into SSE text, `data: {json}\n\n` per event, which `ResponseConverter.streamEvent` then
+ * reads like any other upstream's events.
+ */
+export interface StreamFraming {
+  /** One body chunk as it arrived (events may span chunks) → complete SSE events, or "". */
+  push(chunk: Uint8Array): string;
+  /** The body ended → the last events, or "". */
+  end(): string;
 }
 
 export interface UpstreamRequest {
@@ -53,6 +76,15 @@ export interface UpstreamRequest {
    */
   forcedIncludeUsage: boolean;
   response?: ResponseConverter;
+  /** The stream body's framing when it is not SSE (see StreamFraming). */
+  framing?: StreamFraming;
+  /**
+   * A transport other than one HTTP request (Spark's WebSocket): opens the exchange itself over
+   * the channel's dispatcher (its proxy and address rules). `url`, `headers` and `body` are then
+   * whatever the transport needs, and its answer reaches the pipeline like an HTTP one (a status,
+   * headers, and a body: JSON for a whole answer, SSE for a stream).
+   */
+  open?(dispatcher: Dispatcher): Exchange;
 }
 
 /** How an adapter treats `stream_options` on streamed chat/completions requests. */
@@ -71,6 +103,10 @@ export type StreamOptionsPolicy =
 export interface ProviderAdapter {
   /** The modes it serves (the channel test picks chat, else embeddings). */
   readonly supportedModes: ReadonlySet<RelayMode>;
-  /** Throws a RelayError (400 `unsupported_mode`, or 500 for a misconfigured channel). */
-  buildRequest(input: BuildRequestInput): UpstreamRequest;
+  /**
+   * Throws a RelayError (400 `unsupported_mode`, or 500 for a misconfigured channel). Returns a
+   * promise only when it must fetch something first (an access token, cached across calls);
+   * the OpenAI-protocol adapters answer synchronously, which the hot path relies on.
+   */
+  buildRequest(input: BuildRequestInput): UpstreamRequest | Promise<UpstreamRequest>;
 }

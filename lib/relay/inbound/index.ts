@@ -1,0 +1,127 @@
+// The caller protocols beside OpenAI's chat completions (see ./types.ts), and the plumbing the
+// pipeline uses to serve them: finding a request's protocol, decoding its body into the
+// canonical request, and re-encoding the relay's OpenAI stream for the caller.
+import { RelayError } from "@/lib/relay/errors";
+import type { RelayRequest } from "@/lib/relay/http";
+import { encodeSse, SseReader } from "@/lib/relay/sse";
+import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
+
+/** Every caller protocol the relay speaks besides OpenAI's chat completions. */
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [];
+
+/** The protocol that claims `method path` (no trailing slash), and how; null for none. */
+export function matchInbound(method: string, path: string): { protocol: InboundProtocol; match: InboundMatch } | null {
+  for (const protocol of INBOUND_PROTOCOLS) {
+    const match = protocol.match(method, path);
+    if (match) return { protocol, match };
+  }
+  return null;
+}
+
+/** One call in another protocol: the protocol, and the call as its encoders see it. */
+export class InboundCall {
+  constructor(
+    readonly protocol: InboundProtocol,
+    readonly info: InboundInfo,
+  ) {}
+
+  /** The canonical whole answer (an OpenAI chat.completion) → the caller's body. */
+  encodeWhole(answer: Record<string, unknown>): string {
+    return JSON.stringify(this.protocol.fromCanonical(answer, this.info));
+  }
+
+  /** A stream writer that turns the relay's OpenAI SSE bytes into the caller's events. */
+  streamWriter(): InboundStreamWriter {
+    return new InboundStreamWriter(this.protocol.streamEncoder(this.info));
+  }
+}
+
+const decoder = new TextDecoder();
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Decodes a call in another protocol into the canonical request: the caller's JSON is read, the
+ * protocol turns it into an OpenAI chat completions body, and the request the pipeline goes on
+ * with carries that body (its path, headers and connection stay the caller's). A streamed call
+ * always asks for the usage chunk: every protocol reports usage at its stream's end.
+ */
+export function canonicalRequest(
+  req: RelayRequest,
+  protocol: InboundProtocol,
+  route: InboundRoute,
+  requestId: string,
+): { req: RelayRequest; call: InboundCall } {
+  let body: unknown;
+  try {
+    body = JSON.parse(decoder.decode(req.body));
+  } catch {
+    throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
+  }
+  if (!isObj(body)) throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
+  const canonical = protocol.toCanonical(body, route);
+  if (canonical.stream === true) canonical.stream_options = { include_usage: true };
+  const info: InboundInfo = {
+    requestId,
+    model: typeof canonical.model === "string" ? canonical.model : "",
+    created: Math.floor(Date.now() / 1000),
+    request: body,
+  };
+  // The same request in every other respect. summariseJsonBody reads `this.body`, so a large
+  // canonical body is still summarised off the event loop; onGone stays bound to the original,
+  // whose connection it watches.
+  const derived: RelayRequest = Object.create(req, {
+    body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
+    onGone: { value: req.onGone.bind(req) },
+  });
+  return { req: derived, call: new InboundCall(protocol, info) };
+}
+
+/**
+ * Re-encodes the relay's stream (OpenAI chunks, at most one error event, one `[DONE]`) for the
+ * caller: each event is read back and handed to the protocol's encoder. Keep-alive comments go
+ * straight to the client and never pass through here.
+ */
+export class InboundStreamWriter {
+  private out = "";
+  private ended = false;
+  private readonly reader = new SseReader({ onEvent: (e) => this.event(e.data) });
+
+  constructor(private readonly encoder: InboundStreamEncoder) {}
+
+  write(bytes: Uint8Array | null): Uint8Array | null {
+    if (!bytes || this.ended) return null;
+    this.reader.feed(bytes);
+    if (this.out === "") return null;
+    const text = this.out;
+    this.out = "";
+    return encodeSse(text);
+  }
+
+  private event(data: string): void {
+    if (this.ended) return;
+    if (data === "[DONE]") {
+      this.ended = true;
+      this.out += this.encoder.done();
+      return;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!isObj(chunk)) return;
+    if (isObj(chunk.error) && chunk.choices === undefined) {
+      const e = chunk.error;
+      this.out += this.encoder.error({
+        message: typeof e.message === "string" ? e.message : "upstream error",
+        type: typeof e.type === "string" ? e.type : "upstream_error",
+        code: typeof e.code === "string" || typeof e.code === "number" ? e.code : null,
+      });
+      return;
+    }
+    this.out += this.encoder.chunk(chunk);
+  }
+}
+
+export type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
