@@ -1,7 +1,7 @@
 // Server-side fetches of a URL a user supplied (an image or file URL in a prompt; later webhooks and
-// callbacks). Nothing fetches one yet: prompt images are estimated, never downloaded
-// (lib/relay/tokens.ts), and channel addresses are admins' (lib/channels/address.ts). Whatever
-// fetches a user's URL goes through `fetchUserUrl`:
+// callbacks). Prompt images are fetched for vendors that need their bytes (fetchUserImage); the
+// token count only estimates them (lib/relay/tokens.ts), and channel addresses are admins'
+// (lib/channels/address.ts). Whatever fetches a user's URL goes through `fetchUserUrl`:
 // - With root's worker proxy set (WorkerUrl, and WorkerValidKey as its password), the fetch is
 //   handed to the worker as new-api does: `POST {WorkerUrl}` with the JSON body
 //   `{url, key, method, headers, body}`; the worker's answer is the answer. This server then never
@@ -18,6 +18,8 @@ export const FETCH_URL_MSG = {
   badUrl: "只支持 http:// 或 https:// 开头的地址",
   tooLarge: "文件过大",
   tooManyRedirects: "重定向次数过多",
+  notImage: "图片地址指向的不是图片",
+  fetchFailed: "图片下载失败",
 } as const;
 
 /** A user's URL that could not be fetched; the message is safe to show that user. */
@@ -138,4 +140,28 @@ export async function fetchUserUrl(rawUrl: string, init: UserUrlRequest = {}): P
       body = undefined;
     }
   }
+}
+
+/** An image a prompt names, as bytes: what vendors that take no image URLs need (Gemini, Claude, Bedrock). */
+export type UserImage = { mediaType: string; base64: string };
+
+const DATA_URL = /^data:([^;,]+)?((?:;[^;,]+)*?);base64,(.*)$/s;
+
+/**
+ * The image behind a prompt's `image_url`: a `data:` URL is decoded in place; an http(s) URL is
+ * fetched through fetchUserUrl (worker proxy or public addresses only, size and time capped).
+ * Anything that is not an image is refused with a message the caller may read.
+ */
+export async function fetchUserImage(url: string, init: Pick<UserUrlRequest, "timeoutMs" | "maxBytes"> = {}): Promise<UserImage> {
+  const data = DATA_URL.exec(url);
+  if (data) {
+    const mediaType = (data[1] ?? "").toLowerCase();
+    if (!mediaType.startsWith("image/")) throw new UserUrlError(FETCH_URL_MSG.notImage);
+    return { mediaType, base64: data[3]!.replace(/\s+/g, "") };
+  }
+  const answer = await fetchUserUrl(url, init);
+  if (answer.status < 200 || answer.status >= 300) throw new UserUrlError(`${FETCH_URL_MSG.fetchFailed}（状态码 ${answer.status}）`);
+  const mediaType = answer.contentType.split(";")[0]!.trim().toLowerCase();
+  if (!mediaType.startsWith("image/")) throw new UserUrlError(FETCH_URL_MSG.notImage);
+  return { mediaType, base64: answer.body.toString("base64") };
 }

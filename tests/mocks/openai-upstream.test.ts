@@ -6,7 +6,7 @@ import { clampUsage } from "@/lib/billing/price";
 import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "@/lib/relay/errors";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
-import { getProvider, RELAYED_TYPES } from "@/lib/relay/providers";
+import { getProvider, OPENAI_PROTOCOL_TYPES } from "@/lib/relay/providers";
 import type { BuildRequestInput, UpstreamRequest } from "@/lib/relay/providers/types";
 import type { ChannelConfig } from "@/lib/relay/types";
 import { startOpenAIMock, type OpenAIMock } from "./openai-upstream";
@@ -85,7 +85,7 @@ async function relayStream(res: Response, relay: OpenAIStreamRelay): Promise<str
 }
 
 // Ollama sends no key, so it gets its own key-less mock below.
-const chatTypes = RELAYED_TYPES.filter((t) => getProvider(t)!.supportedModes.has("chat") && t !== 4);
+const chatTypes = [...OPENAI_PROTOCOL_TYPES].filter((t) => getProvider(t)!.supportedModes.has("chat") && t !== 4);
 
 describe("every chat adapter against the mock", () => {
   it.each(chatTypes)("type %i: non-stream chat reaches the right path with the right credentials", async (type) => {

@@ -3,7 +3,7 @@
 // whole and streamed.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { getProvider, RELAYED_TYPES } from "@/lib/relay/providers";
+import { getProvider, OPENAI_PROTOCOL_TYPES } from "@/lib/relay/providers";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { clearRelayData, seedChannel, seedUser, startRelay, type RelayServer } from "@/tests/helpers/relay";
 
@@ -44,7 +44,7 @@ const EXPECT: Record<number, { path: RegExp; auth: (h: Record<string, unknown>) 
   48: { path: /^\/v1\/chat\/completions$/, auth: (h) => h.authorization === "Bearer sk-up" },
 };
 
-const chatTypes = RELAYED_TYPES.filter((t) => getProvider(t)!.supportedModes.has("chat"));
+const chatTypes = [...OPENAI_PROTOCOL_TYPES].filter((t) => getProvider(t)!.supportedModes.has("chat"));
 
 describe("every OpenAI-family channel type through the relay", () => {
   let mock: OpenAIMock;

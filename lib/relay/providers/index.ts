@@ -53,6 +53,29 @@ export const CHANNEL_REGISTRY = {
 
 const isAdapter = (e: RegistryEntry): e is ProviderAdapter => !("notRelayed" in e);
 
+/**
+ * The types whose upstream speaks OpenAI's protocol: the client's body goes up nearly as sent
+ * (openai-compatible.ts). The others convert the canonical request into their vendor's.
+ */
+export const OPENAI_PROTOCOL_TYPES: ReadonlySet<ChannelType> = new Set([
+  T.OpenAI,
+  T.Azure,
+  T.Ollama,
+  T.Custom,
+  T.Ali,
+  T.AI360,
+  T.FastGPT,
+  T.Moonshot,
+  T.Yi,
+  T.MiniMax,
+  T.Jina,
+  T.Cloudflare,
+  T.SiliconFlow,
+  T.Mistral,
+  T.DeepSeek,
+  T.XAI,
+]);
+
 /** The types the relay serves, in catalogue order. */
 export const RELAYED_TYPES: readonly ChannelType[] = CHANNEL_TYPE_CODES.filter((t) => isAdapter(CHANNEL_REGISTRY[t]));
 

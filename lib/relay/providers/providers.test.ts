@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RelayError } from "../errors";
 import { readMultipartField } from "../multipart";
 import type { ChannelConfig, RelayMode } from "../types";
-import { CHANNEL_TYPES as T } from "@/lib/channels/catalog";
-import { getProvider, RELAYED_TYPES } from "./index";
+import { getProvider, OPENAI_PROTOCOL_TYPES, RELAYED_TYPES } from "./index";
 import type { BuildRequestInput } from "./types";
 
 const dec = new TextDecoder();
@@ -24,26 +23,6 @@ function channel(type: number, over: Partial<ChannelConfig> = {}): ChannelConfig
     ...over,
   };
 }
-
-/** The types whose upstream speaks OpenAI's protocol: the client's body goes up nearly as sent. */
-const OPENAI_PROTOCOL = new Set<number>([
-  T.OpenAI,
-  T.Azure,
-  T.Ollama,
-  T.Custom,
-  T.Ali,
-  T.AI360,
-  T.FastGPT,
-  T.Moonshot,
-  T.Yi,
-  T.MiniMax,
-  T.Jina,
-  T.Cloudflare,
-  T.SiliconFlow,
-  T.Mistral,
-  T.DeepSeek,
-  T.XAI,
-]);
 
 const CHAT =
   '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"temperature":0,"top_k":40,"thinking":{"type":"enabled"},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"seed":12345678901234567890}';
@@ -67,7 +46,7 @@ function build(type: number, over: Partial<Omit<BuildRequestInput, "channel">> &
 
 describe("adapters", () => {
   it("forwards unknown fields, explicit zeros and big integers byte for byte on every OpenAI-protocol vendor", () => {
-    for (const t of RELAYED_TYPES.filter((t) => OPENAI_PROTOCOL.has(t))) {
+    for (const t of RELAYED_TYPES.filter((t) => OPENAI_PROTOCOL_TYPES.has(t))) {
       const p = getProvider(t)!;
       if (!p.supportedModes.has("chat")) continue;
       const r = build(t, { channel: { base_url: "http://up.test", other: "acct" } });
@@ -97,7 +76,7 @@ describe("OpenAI", () => {
   it("leaves the playground's group out of the upstream body, and only the playground's", () => {
     const body = '{"model":"gpt-4o","group":"vip","stream":true,"messages":[]}';
     let checked = 0;
-    for (const type of RELAYED_TYPES) {
+    for (const type of OPENAI_PROTOCOL_TYPES) {
       let r: ReturnType<typeof build>;
       try {
         r = build(type, { body, stream: true, playground: true, channel: { base_url: "https://up.example", other: "2024-10-21" } });
