@@ -23,7 +23,14 @@ export class InboundCall {
   constructor(
     readonly protocol: InboundProtocol,
     readonly info: InboundInfo,
+    /** The caller's body as it came (a channel that speaks the protocol gets it as is). */
+    readonly rawBody: Uint8Array = new Uint8Array(0),
   ) {}
+
+  /** An error event in the caller's protocol, for a passed-through stream that broke. */
+  streamError(error: { message: string; type: string; code: string | number | null }): Uint8Array {
+    return encodeSse(this.protocol.streamEncoder(this.info).error(error));
+  }
 
   /** The canonical whole answer (an OpenAI chat.completion) → the caller's body. */
   encodeWhole(answer: Record<string, unknown>): string {
@@ -73,7 +80,7 @@ export function canonicalRequest(
     body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
     onGone: { value: req.onGone.bind(req) },
   });
-  return { req: derived, call: new InboundCall(protocol, info) };
+  return { req: derived, call: new InboundCall(protocol, info, req.body) };
 }
 
 /**
