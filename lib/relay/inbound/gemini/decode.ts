@@ -97,7 +97,8 @@ function userPart(part: Obj, where: string): Obj | null {
     const mime = d.mimeType.toLowerCase();
     if (mime.startsWith("image/")) return { type: "image_url", image_url: { url: `data:${mime};base64,${d.data}` } };
     const audio = /^audio\/(?:x-)?(wav|wave|mp3|mpeg)$/.exec(mime);
-    if (audio) return { type: "input_audio", input_audio: { data: d.data, format: audio[1] === "wav" || audio[1] === "wave" ? "wav" : "mp3" } };
+    if (audio)
+      return { type: "input_audio", input_audio: { data: d.data, format: audio[1] === "wav" || audio[1] === "wave" ? "wav" : "mp3" } };
     return { type: "file", file: { file_data: `data:${mime};base64,${d.data}` } };
   }
   if (part.fileData !== undefined) {

@@ -43,7 +43,9 @@ describe("gemini paths", () => {
     });
     // a model name holding a colon (Ollama style), `models/` twice, percent-encoding, the v1 form
     expect(gemini.match("POST", "/v1beta/models/qwen:7b:generateContent", q())).toEqual({ call: { model: "qwen:7b", stream: false } });
-    expect(gemini.match("POST", "/v1beta/models/models%2Fgpt-4o:generateContent", q())).toEqual({ call: { model: "gpt-4o", stream: false } });
+    expect(gemini.match("POST", "/v1beta/models/models%2Fgpt-4o:generateContent", q())).toEqual({
+      call: { model: "gpt-4o", stream: false },
+    });
     expect(gemini.match("POST", "/v1/models/gpt-4o:generateContent", q())).toEqual({ call: { model: "gpt-4o", stream: false } });
   });
 
@@ -52,9 +54,23 @@ describe("gemini paths", () => {
     expect(gemini.match("GET", "/v1beta/models/gpt-4o", q())).toHaveProperty("serve");
     expect(gemini.match("POST", "/v1beta/models/gpt-4o:countTokens", q())).toHaveProperty("serve");
     expect(gemini.match("GET", "/v1/models", q())).toBeNull(); // OpenAI's list
-    expect(gemini.match("POST", "/v1beta/models/gpt-4o:embedContent", q())).toBeNull();
-    expect(gemini.match("GET", "/v1beta/models/gpt-4o:generateContent", q())).toBeNull();
     expect(gemini.match("POST", "/v1/chat/completions", q())).toBeNull();
+    expect(gemini.match("POST", "/v1/models/gpt-4o:embedContent", q())).toBeNull();
+  });
+
+  it("refuses the rest of /v1beta and malformed paths in its own shape", async () => {
+    for (const [method, p] of [
+      ["POST", "/v1beta/models/gpt-4o:embedContent"],
+      ["GET", "/v1beta/models/gpt-4o:generateContent"],
+      ["GET", "/v1beta/files"],
+      ["POST", "/v1beta/models/%E0%A4%A:generateContent"],
+    ] as const) {
+      const match = gemini.match(method, p, q());
+      expect(match, p).toHaveProperty("serve");
+      const error = await (match as { serve: (r: never, id: string) => Promise<unknown> }).serve({} as never, "r").catch((e: unknown) => e);
+      expect(error, p).toBeInstanceOf(RelayError);
+      expect((error as RelayError).status, p).toBe(p.includes("%E0") ? 400 : 404);
+    }
   });
 });
 
@@ -348,7 +364,9 @@ describe("gemini answers", () => {
     expect(gemini.errorBody(400, "bad", "invalid_request_error", null)).toEqual({
       error: { code: 400, message: "bad", status: "INVALID_ARGUMENT" },
     });
-    const names = [401, 403, 404, 429, 500, 503].map((s) => (gemini.errorBody(s, "m", "t", null) as { error: { status: string } }).error.status);
+    const names = [401, 403, 404, 429, 500, 503].map(
+      (s) => (gemini.errorBody(s, "m", "t", null) as { error: { status: string } }).error.status,
+    );
     expect(names).toEqual(["UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "RESOURCE_EXHAUSTED", "INTERNAL", "UNAVAILABLE"]);
   });
 });

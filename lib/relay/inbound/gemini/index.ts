@@ -5,8 +5,9 @@
 //   POST /v1beta/models/{model}:countTokens            a local count, free
 //   GET  /v1beta/models, /v1beta/models/{model}        the models the key may call
 // (and the same under /v1). The key comes in `x-goog-api-key` or `?key=` (auth.ts readKey).
+import { RelayError } from "@/lib/relay/errors";
 import { decodePathSegment } from "@/lib/relay/http";
-import type { InboundProtocol } from "@/lib/relay/inbound/types";
+import type { InboundMatch, InboundProtocol } from "@/lib/relay/inbound/types";
 import { bareModel, decodeGenerateContent } from "./decode";
 import { encodeWhole, GeminiStreamEncoder, geminiError } from "./encode";
 import { serveCountTokens, serveModel, serveModelList } from "./serve";
@@ -23,27 +24,12 @@ export const gemini: InboundProtocol = {
   name: "gemini",
 
   match(method, path, query) {
-    // OpenAI owns /v1/models: only /v1beta lists models in Gemini's shape.
-    if (method === "GET" && path.startsWith("/v1beta/")) {
-      if (LIST_PATH.test(path)) return { serve: (req, requestId) => serveModelList(req, requestId) };
-      const one = MODEL_PATH.exec(path);
-      if (one) {
-        const model = bareModel(decodePathSegment(one[1]!));
-        return { serve: (req, requestId) => serveModel(req, model, requestId) };
-      }
-      return null;
-    }
-    if (method !== "POST") return null;
-    const m = METHOD_PATH.exec(path);
-    if (!m) return null;
-    const model = bareModel(decodePathSegment(m[1]!));
-    switch (m[2]) {
-      case "countTokens":
-        return { serve: (req, requestId) => serveCountTokens(req, model, requestId) };
-      case "streamGenerateContent":
-        return query.get("alt") === "sse" ? { call: { model, stream: true } } : { call: { model, stream: false, variant: JSON_ARRAY } };
-      default:
-        return { call: { model, stream: false } };
+    try {
+      return matchPath(method, path, query);
+    } catch (error) {
+      // A malformed path (bad percent-encoding) is still this protocol's: refused in its shape.
+      if (error instanceof RelayError) return { serve: () => Promise.reject(error) };
+      throw error;
     }
   },
 
@@ -58,3 +44,32 @@ export const gemini: InboundProtocol = {
 
   errorBody: (status, message) => geminiError(status, message),
 };
+
+function matchPath(method: string, path: string, query: URLSearchParams): InboundMatch | null {
+  // OpenAI owns /v1/models: only /v1beta lists models in Gemini's shape.
+  if (method === "GET" && LIST_PATH.test(path) && path.startsWith("/v1beta/")) {
+    return { serve: (req, requestId) => serveModelList(req, requestId) };
+  }
+  const one = method === "GET" && path.startsWith("/v1beta/") ? MODEL_PATH.exec(path) : null;
+  if (one) {
+    const model = bareModel(decodePathSegment(one[1]!));
+    return { serve: (req, requestId) => serveModel(req, model, requestId) };
+  }
+  const m = method === "POST" ? METHOD_PATH.exec(path) : null;
+  if (!m) {
+    // The rest of /v1beta is Google's too (embedContent, files, caches…): not served, said in its shape.
+    if (path.startsWith("/v1beta/") || path === "/v1beta") {
+      return { serve: () => Promise.reject(new RelayError(404, `Invalid URL (${method} ${path})`, { code: "not_found" })) };
+    }
+    return null;
+  }
+  const model = bareModel(decodePathSegment(m[1]!));
+  switch (m[2]) {
+    case "countTokens":
+      return { serve: (req, requestId) => serveCountTokens(req, model, requestId) };
+    case "streamGenerateContent":
+      return query.get("alt") === "sse" ? { call: { model, stream: true } } : { call: { model, stream: false, variant: JSON_ARRAY } };
+    default:
+      return { call: { model, stream: false } };
+  }
+}
