@@ -12,13 +12,32 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 /** A body Gemini would refuse: 400 INVALID_ARGUMENT. */
 export const invalid = (message: string) => new RelayError(400, message, { type: "invalid_request_error", code: "invalid_argument" });
 
+/**
+ * One protobuf message's fields with camelCase names. Google's JSON accepts a field's proto name
+ * too (`inline_data`, `max_output_tokens`: its own curl examples use them), so each message is
+ * read through this, one level at a time: free-form members (function args, responses, a
+ * schema's property names) are never renamed.
+ */
+export function proto(o: Obj): Obj {
+  let out: Obj | null = null;
+  for (const key of Object.keys(o)) {
+    if (!key.includes("_")) continue;
+    const camel = key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+    out ??= { ...o };
+    if (out[camel] === undefined) out[camel] = o[key];
+    delete out[key];
+  }
+  return out ?? o;
+}
+
 /** `models/x` → `x`: Gemini names a model either way. */
 export function bareModel(name: string): string {
   return name.startsWith("models/") ? name.slice("models/".length) : name;
 }
 
 /** Everything a generateContent body says, as the canonical chat completions body. */
-export function decodeGenerateContent(body: Obj, route: InboundRoute): Obj {
+export function decodeGenerateContent(raw: Obj, route: InboundRoute): Obj {
+  const body = proto(raw);
   const model = route.model ?? (typeof body.model === "string" ? bareModel(body.model) : "");
   if (model === "") throw invalid("model is required");
   if (body.cachedContent !== undefined) throw invalid("cachedContent is not supported: send the cached contents in the request");
@@ -58,8 +77,9 @@ function decodeContents(contents: unknown): Obj[] {
   // Calls not yet answered, by function name, oldest first.
   const pending = new Map<string, string[]>();
   let callSeq = 0;
-  contents.forEach((content, i) => {
-    if (!isObj(content)) throw invalid(`contents[${i}] must be an object`);
+  contents.forEach((raw, i) => {
+    if (!isObj(raw)) throw invalid(`contents[${i}] must be an object`);
+    const content = proto(raw);
     const role = content.role ?? "user";
     if (role !== "user" && role !== "model" && role !== "function") throw invalid(`contents[${i}].role must be "user" or "model"`);
     if (!Array.isArray(content.parts)) throw invalid(`contents[${i}].parts must be an array`);
@@ -68,9 +88,10 @@ function decodeContents(contents: unknown): Obj[] {
       return;
     }
     const parts: Obj[] = [];
-    content.parts.forEach((part, j) => {
+    content.parts.forEach((raw, j) => {
       const where = `contents[${i}].parts[${j}]`;
-      if (!isObj(part)) throw invalid(`${where} must be an object`);
+      if (!isObj(raw)) throw invalid(`${where} must be an object`);
+      const part = proto(raw);
       if (part.functionResponse !== undefined) {
         messages.push(toolMessage(part.functionResponse, where, pending));
         return;
@@ -90,8 +111,8 @@ function userPart(part: Obj, where: string): Obj | null {
   if (part.thought === true) return null;
   if (typeof part.text === "string") return { type: "text", text: part.text };
   if (part.inlineData !== undefined) {
-    const d = part.inlineData;
-    if (!isObj(d) || typeof d.mimeType !== "string" || typeof d.data !== "string") {
+    const d = isObj(part.inlineData) ? proto(part.inlineData) : null;
+    if (!d || typeof d.mimeType !== "string" || typeof d.data !== "string") {
       throw invalid(`${where}.inlineData needs mimeType and data (base64)`);
     }
     const mime = d.mimeType.toLowerCase();
@@ -102,8 +123,8 @@ function userPart(part: Obj, where: string): Obj | null {
     return { type: "file", file: { file_data: `data:${mime};base64,${d.data}` } };
   }
   if (part.fileData !== undefined) {
-    const f = part.fileData;
-    if (!isObj(f) || typeof f.fileUri !== "string" || f.fileUri === "") throw invalid(`${where}.fileData needs a fileUri`);
+    const f = isObj(part.fileData) ? proto(part.fileData) : null;
+    if (!f || typeof f.fileUri !== "string" || f.fileUri === "") throw invalid(`${where}.fileData needs a fileUri`);
     if (typeof f.mimeType === "string" && f.mimeType !== "" && !f.mimeType.toLowerCase().startsWith("image/")) {
       throw invalid(`${where}.fileData: only images can be given by URI (${f.mimeType}); send other files as inlineData`);
     }
@@ -116,9 +137,10 @@ function userPart(part: Obj, where: string): Obj | null {
 function assistantMessage(parts: unknown[], i: number, pending: Map<string, string[]>, newId: () => string): Obj {
   let text = "";
   const calls: Obj[] = [];
-  parts.forEach((part, j) => {
+  parts.forEach((raw, j) => {
     const where = `contents[${i}].parts[${j}]`;
-    if (!isObj(part)) throw invalid(`${where} must be an object`);
+    if (!isObj(raw)) throw invalid(`${where} must be an object`);
+    const part = proto(raw);
     // Thoughts and their signatures stay with Google: another vendor cannot read them back.
     if (part.thought === true) return;
     if (typeof part.text === "string") {
@@ -126,8 +148,8 @@ function assistantMessage(parts: unknown[], i: number, pending: Map<string, stri
       return;
     }
     if (part.functionCall !== undefined) {
-      const call = part.functionCall;
-      if (!isObj(call) || typeof call.name !== "string" || call.name === "") throw invalid(`${where}.functionCall needs a name`);
+      const call = isObj(part.functionCall) ? proto(part.functionCall) : null;
+      if (!call || typeof call.name !== "string" || call.name === "") throw invalid(`${where}.functionCall needs a name`);
       if (call.args !== undefined && call.args !== null && !isObj(call.args)) throw invalid(`${where}.functionCall.args must be an object`);
       const id = typeof call.id === "string" && call.id !== "" ? call.id : newId();
       const queue = pending.get(call.name) ?? [];
@@ -143,8 +165,9 @@ function assistantMessage(parts: unknown[], i: number, pending: Map<string, stri
   return message;
 }
 
-function toolMessage(value: unknown, where: string, pending: Map<string, string[]>): Obj {
-  if (!isObj(value) || typeof value.name !== "string" || value.name === "") throw invalid(`${where}.functionResponse needs a name`);
+function toolMessage(raw: unknown, where: string, pending: Map<string, string[]>): Obj {
+  const value = isObj(raw) ? proto(raw) : null;
+  if (!value || typeof value.name !== "string" || value.name === "") throw invalid(`${where}.functionResponse needs a name`);
   const queue = pending.get(value.name) ?? [];
   let id: string | undefined;
   if (typeof value.id === "string" && value.id !== "") {
@@ -162,16 +185,18 @@ function decodeTools(value: unknown): Obj[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid("tools must be an array");
   const out: Obj[] = [];
-  value.forEach((tool, i) => {
-    if (!isObj(tool)) throw invalid(`tools[${i}] must be an object`);
+  value.forEach((raw, i) => {
+    if (!isObj(raw)) throw invalid(`tools[${i}] must be an object`);
+    const tool = proto(raw);
     for (const key of Object.keys(tool)) {
       if (key !== "functionDeclarations") throw invalid(`tools[${i}].${key} is a Google built-in tool and is not supported here`);
     }
     const declarations = tool.functionDeclarations ?? [];
     if (!Array.isArray(declarations)) throw invalid(`tools[${i}].functionDeclarations must be an array`);
-    declarations.forEach((d, j) => {
+    declarations.forEach((raw, j) => {
       const where = `tools[${i}].functionDeclarations[${j}]`;
-      if (!isObj(d) || typeof d.name !== "string" || d.name === "") throw invalid(`${where} needs a name`);
+      const d = isObj(raw) ? proto(raw) : null;
+      if (!d || typeof d.name !== "string" || d.name === "") throw invalid(`${where} needs a name`);
       const fn: Obj = { name: d.name };
       if (typeof d.description === "string") fn.description = d.description;
       if (d.parametersJsonSchema !== undefined) {
@@ -196,7 +221,8 @@ const GEMINI_ONLY_KEYS = new Set(["nullable", "propertyOrdering", "example"]);
  * A Gemini Schema (OpenAPI 3.0 subset, types often upper case: "OBJECT") → JSON Schema: types
  * lower-cased, `nullable` as a "null" type, Gemini-only keys dropped, nested schemas alike.
  */
-export function jsonSchema(schema: Obj): Obj {
+export function jsonSchema(raw: Obj): Obj {
+  const schema = proto(raw);
   const out: Obj = {};
   for (const [key, value] of Object.entries(schema)) {
     if (GEMINI_ONLY_KEYS.has(key)) continue;
@@ -213,12 +239,13 @@ export function jsonSchema(schema: Obj): Obj {
 }
 
 /** functionCallingConfig: AUTO → auto, NONE → none, ANY → required (or the one allowed function). */
-function applyToolConfig(out: Obj, tools: Obj[], value: unknown): void {
-  if (value === undefined || value === null) return;
-  if (!isObj(value)) throw invalid("toolConfig must be an object");
-  const config = value.functionCallingConfig;
-  if (config === undefined || config === null) return;
-  if (!isObj(config)) throw invalid("toolConfig.functionCallingConfig must be an object");
+function applyToolConfig(out: Obj, tools: Obj[], raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  if (!isObj(raw)) throw invalid("toolConfig must be an object");
+  const rawConfig = proto(raw).functionCallingConfig;
+  if (rawConfig === undefined || rawConfig === null) return;
+  if (!isObj(rawConfig)) throw invalid("toolConfig.functionCallingConfig must be an object");
+  const config = proto(rawConfig);
   const mode = config.mode ?? "AUTO";
   const allowed = config.allowedFunctionNames;
   if (allowed !== undefined && (!Array.isArray(allowed) || !allowed.every((n) => typeof n === "string"))) {
@@ -264,8 +291,9 @@ const INTEGER_SETTINGS: ReadonlyArray<[string, string]> = [
   ["seed", "seed"],
 ];
 
-function applyGenerationConfig(out: Obj, value: unknown): void {
-  if (!isObj(value)) throw invalid("generationConfig must be an object");
+function applyGenerationConfig(out: Obj, raw: unknown): void {
+  if (!isObj(raw)) throw invalid("generationConfig must be an object");
+  const value = proto(raw);
   for (const [from, to] of NUMBER_SETTINGS) {
     const v = value[from];
     if (v === undefined || v === null) continue;

@@ -166,6 +166,44 @@ describe("decodeGenerateContent", () => {
     expect(out.stream).toBe(false);
   });
 
+  it("reads fields by their proto names too (Google's own curl examples), never renaming free-form members", () => {
+    const body = JSON.parse(fixture("request-snake-case.json"));
+    expect(decodeGenerateContent(body, { model: "m" })).toEqual({
+      model: "m",
+      stream: false,
+      messages: [
+        { role: "system", content: "You are a cat. Your name is Neko." },
+        {
+          role: "user",
+          content: [
+            { type: "image_url", image_url: { url: "data:image/jpeg;base64,/9j/4AAQSkZJRg==" } },
+            { type: "text", text: "Caption this image." },
+          ],
+        },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup_breed", arguments: '{"photo_id":"p_1"}' } }],
+        },
+        { role: "tool", tool_call_id: "call_1", content: '{"breed_name":"tabby"}' },
+      ],
+      tools: [
+        {
+          type: "function",
+          function: { name: "lookup_breed", parameters: { type: "object", properties: { photo_id: { type: "string" } } } },
+        },
+      ],
+      tool_choice: { type: "function", function: { name: "lookup_breed" } },
+      max_tokens: 800,
+      top_p: 0.8,
+      stop: ["Title"],
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: "response", schema: { type: "object", properties: { caption_text: { type: "string" } } } },
+      },
+    });
+  });
+
   it("turns responseSchema into a json_schema response format", () => {
     const out = decodeGenerateContent(
       {

@@ -5,7 +5,7 @@ import { authenticateKey, checkModelAllowed } from "@/lib/relay/auth";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import { callerModels } from "@/lib/relay/info";
 import { countRequestPromptTokens } from "@/lib/relay/tokens";
-import { bareModel, decodeGenerateContent, invalid } from "./decode";
+import { bareModel, decodeGenerateContent, invalid, proto } from "./decode";
 import { geminiError } from "./encode";
 
 type Obj = Record<string, unknown>;
@@ -66,7 +66,7 @@ export async function serveCountTokens(req: RelayRequest, model: string, request
     throw invalid("the request body is not valid JSON");
   }
   if (!isObj(body)) throw invalid("the request body must be a JSON object");
-  const request = body.generateContentRequest;
+  const request = proto(body).generateContentRequest;
   if (request !== undefined && !isObj(request)) throw invalid("generateContentRequest must be an object");
   const canonical = decodeGenerateContent(request ?? { contents: body.contents }, {
     model: model || (typeof request?.model === "string" ? bareModel(request.model) : undefined),
