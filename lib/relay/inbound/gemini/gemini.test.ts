@@ -47,6 +47,7 @@ describe("gemini paths", () => {
       call: { model: "gpt-4o", stream: false },
     });
     expect(gemini.match("POST", "/v1/models/gpt-4o:generateContent", q())).toEqual({ call: { model: "gpt-4o", stream: false } });
+    expect(gemini.match("POST", "/v1beta/models/gpt-4o%3AgenerateContent", q())).toEqual({ call: { model: "gpt-4o", stream: false } });
   });
 
   it("serves the model list, one model and countTokens; leaves the rest alone", () => {

@@ -45,7 +45,9 @@ export const gemini: InboundProtocol = {
   errorBody: (status, message) => geminiError(status, message),
 };
 
-function matchPath(method: string, path: string, query: URLSearchParams): InboundMatch | null {
+function matchPath(method: string, raw: string, query: URLSearchParams): InboundMatch | null {
+  // Some clients percent-encode the colon before the method.
+  const path = raw.includes("%3") ? raw.replace(/%3a/gi, ":") : raw;
   // OpenAI owns /v1/models: only /v1beta lists models in Gemini's shape.
   if (method === "GET" && LIST_PATH.test(path) && path.startsWith("/v1beta/")) {
     return { serve: (req, requestId) => serveModelList(req, requestId) };
