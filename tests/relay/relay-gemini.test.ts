@@ -283,6 +283,17 @@ for (const entry of ENTRIES) {
       expect(await consumeLogs(user.id)).toHaveLength(0);
     });
 
+    it("an upstream refusal reaches the caller in Google's shape, whole and streamed", async () => {
+      mock.setBehaviour({ failStatus: 429 });
+      const whole = await ai.models.generateContent({ model: MODEL, contents: "hi" }).catch((e: unknown) => e);
+      expect((whole as ApiError).status).toBe(429);
+      expect(JSON.parse((whole as ApiError).message).error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+      const streamed = await ai.models.generateContentStream({ model: MODEL, contents: "hi" }).catch((e: unknown) => e);
+      expect((streamed as ApiError).status).toBe(429);
+      await settleAll();
+      expect(await consumeLogs(user.id)).toHaveLength(0);
+    });
+
     it("an unknown model is a clean error in Google's shape", async () => {
       const error = await ai.models.generateContent({ model: "gemini-unserved", contents: "hi" }).catch((e: unknown) => e);
       expect((error as ApiError).status).toBe(503);
