@@ -4,15 +4,20 @@
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
+import { gemini } from "./gemini";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
-export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [];
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [gemini];
 
 /** The protocol that claims `method path` (no trailing slash), and how; null for none. */
-export function matchInbound(method: string, path: string): { protocol: InboundProtocol; match: InboundMatch } | null {
+export function matchInbound(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+): { protocol: InboundProtocol; match: InboundMatch } | null {
   for (const protocol of INBOUND_PROTOCOLS) {
-    const match = protocol.match(method, path);
+    const match = protocol.match(method, path, query);
     if (match) return { protocol, match };
   }
   return null;
@@ -72,6 +77,7 @@ export function canonicalRequest(
     model: typeof canonical.model === "string" ? canonical.model : "",
     created: Math.floor(Date.now() / 1000),
     request: body,
+    route,
   };
   // The same request in every other respect. summariseJsonBody reads `this.body`, so a large
   // canonical body is still summarised off the event loop; onGone stays bound to the original,
