@@ -48,7 +48,12 @@ export interface ClaudeRecordedRequest {
 }
 
 export const CLAUDE_TEXT = "Hello! How can I help you today?";
-export const CLAUDE_USAGE: ClaudeUsage = { input_tokens: 12, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200, output_tokens: 9 };
+export const CLAUDE_USAGE: ClaudeUsage = {
+  input_tokens: 12,
+  cache_read_input_tokens: 1000,
+  cache_creation_input_tokens: 200,
+  output_tokens: 9,
+};
 
 export const CLAUDE_ERRORS: Record<number, { type: string; message: string }> = {
   400: { type: "invalid_request_error", message: "messages: at least one message is required" },

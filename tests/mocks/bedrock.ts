@@ -59,7 +59,10 @@ export async function startBedrockMock(opts: { accessKeyId: string; secretAccess
     const m = /^\/model\/([^/]+)\/(invoke|invoke-with-response-stream)$/.exec(rawPath);
     const fail = (status: number) => {
       const e = ERRORS[status] ?? { type: "InternalServerException", message: `error ${status}` };
-      res.writeHead(status, { "content-type": "application/json", "x-amzn-errortype": `${e.type}:http://internal.amazon.com/coral/com.amazon.bedrock/` });
+      res.writeHead(status, {
+        "content-type": "application/json",
+        "x-amzn-errortype": `${e.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      });
       res.end(JSON.stringify({ message: e.message }));
     };
     requests.push({
@@ -96,7 +99,8 @@ export async function startBedrockMock(opts: { accessKeyId: string; secretAccess
       res.end(JSON.stringify({ message: "The request signature we calculated does not match the signature you provided." }));
       return;
     }
-    if (json.anthropic_version !== "bedrock-2023-05-31" || !Array.isArray(json.messages) || "model" in json || "stream" in json) return fail(400);
+    if (json.anthropic_version !== "bedrock-2023-05-31" || !Array.isArray(json.messages) || "model" in json || "stream" in json)
+      return fail(400);
     if (behaviour.failStatus && failuresLeft > 0) {
       failuresLeft--;
       return fail(behaviour.failStatus);
@@ -112,7 +116,12 @@ export async function startBedrockMock(opts: { accessKeyId: string; secretAccess
     const frames: Buffer[] = [];
     events.forEach((e, i) => {
       const payload = { bytes: Buffer.from(JSON.stringify(e)).toString("base64"), p: "abcdefghijklmnopqrstuvwxyz".slice(0, (i % 20) + 1) };
-      frames.push(encodeEventMessage({ ":event-type": "chunk", ":content-type": "application/json", ":message-type": "event" }, JSON.stringify(payload)));
+      frames.push(
+        encodeEventMessage(
+          { ":event-type": "chunk", ":content-type": "application/json", ":message-type": "event" },
+          JSON.stringify(payload),
+        ),
+      );
       if (i === 0 && behaviour.exceptionMidStream) {
         frames.push(
           encodeEventMessage(

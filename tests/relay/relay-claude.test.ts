@@ -74,7 +74,12 @@ for (const vendor of VENDORS) {
       });
       expect(res.object).toBe("chat.completion");
       expect(res.choices[0]).toMatchObject({ message: { role: "assistant", content: CLAUDE_TEXT }, finish_reason: "stop" });
-      expect(res.usage).toMatchObject({ prompt_tokens: 1212, completion_tokens: 9, total_tokens: 1221, prompt_tokens_details: { cached_tokens: 1000 } });
+      expect(res.usage).toMatchObject({
+        prompt_tokens: 1212,
+        completion_tokens: 9,
+        total_tokens: 1221,
+        prompt_tokens_details: { cached_tokens: 1000 },
+      });
       const seen = mock.requests.at(-1)!;
       expect(seen.json).toMatchObject({
         system: "Be brief.",
@@ -112,13 +117,21 @@ for (const vendor of VENDORS) {
       expect(text).toBe(CLAUDE_TEXT);
       expect(finish).toBe("stop");
       expect(usages).toEqual([
-        expect.objectContaining({ prompt_tokens: 1212, completion_tokens: 9, prompt_tokens_details: expect.objectContaining({ cached_tokens: 1000 }) }),
+        expect.objectContaining({
+          prompt_tokens: 1212,
+          completion_tokens: 9,
+          prompt_tokens_details: expect.objectContaining({ cached_tokens: 1000 }),
+        }),
       ]);
       if (vendor.type === 33) expect(mock.requests.at(-1)!.path).toMatch(/\/invoke-with-response-stream$/);
       else expect(mock.requests.at(-1)!.json.stream).toBe(true);
 
       let plain = "";
-      for await (const chunk of await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], stream: true })) {
+      for await (const chunk of await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      })) {
         expect(chunk.usage ?? null).toBeNull();
         plain += chunk.choices[0]?.delta?.content ?? "";
       }
@@ -203,7 +216,11 @@ for (const vendor of VENDORS) {
       await channel();
       const before = await user.quota();
       await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }] });
-      for await (const _ of await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }], stream: true })) {
+      for await (const _ of await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      })) {
         // drained
       }
       await settleAll();
@@ -212,7 +229,12 @@ for (const vendor of VENDORS) {
       for (const log of logs) {
         // 2 × (12 uncached + 1000 × 0.1 cache reads + 200 × 1.25 cache writes + 9 × 5 completion) = 2 × 407
         expect(log).toMatchObject({ prompt_tokens: 1212, completion_tokens: 9, quota: 814n });
-        expect(JSON.parse(log.other)).toMatchObject({ cache_tokens: 1000, cache_ratio: 0.1, cache_creation_tokens: 200, cache_creation_ratio: 1.25 });
+        expect(JSON.parse(log.other)).toMatchObject({
+          cache_tokens: 1000,
+          cache_ratio: 0.1,
+          cache_creation_tokens: 200,
+          cache_creation_ratio: 1.25,
+        });
       }
       expect(before - (await user.quota())).toBe(1628n);
     });

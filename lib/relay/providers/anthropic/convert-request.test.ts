@@ -76,7 +76,14 @@ describe("anthropicMessages", () => {
       user: "u-42",
       stream: true,
       tools: [
-        { type: "function", function: { name: "get_weather", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            description: "Weather",
+            parameters: { type: "object", properties: { city: { type: "string" } } },
+          },
+        },
         { type: "function", function: { name: "noop" } },
       ],
     };
@@ -101,7 +108,10 @@ describe("anthropicMessages", () => {
       type: "tool",
       name: "noop",
     });
-    expect(anthropicMessages({ ...base, parallel_tool_calls: false }, M).tool_choice).toEqual({ type: "auto", disable_parallel_tool_use: true });
+    expect(anthropicMessages({ ...base, parallel_tool_calls: false }, M).tool_choice).toEqual({
+      type: "auto",
+      disable_parallel_tool_use: true,
+    });
     expect(anthropicMessages({ ...base, stop: ["a", "", "b"] }, M).stop_sequences).toEqual(["a", "b"]);
     expect(anthropicMessages({ messages: base.messages, max_completion_tokens: 77 }, M).max_tokens).toBe(77);
   });
@@ -159,12 +169,26 @@ describe("anthropicMessages", () => {
   });
 
   it("starts with a user turn, and refuses bodies no Claude model could take", () => {
-    const body = anthropicMessages({ messages: [{ role: "system", content: "s" }, { role: "assistant", content: "Sure" }] }, M);
+    const body = anthropicMessages(
+      {
+        messages: [
+          { role: "system", content: "s" },
+          { role: "assistant", content: "Sure" },
+        ],
+      },
+      M,
+    );
     expect(body.messages).toEqual([
       { role: "user", content: [{ type: "text", text: "..." }] },
       { role: "assistant", content: [{ type: "text", text: "Sure" }] },
     ]);
-    for (const messages of [[], "hi", [{ role: "system", content: "only" }], [{ role: "wizard", content: "x" }], [{ role: "tool", content: "x" }]]) {
+    for (const messages of [
+      [],
+      "hi",
+      [{ role: "system", content: "only" }],
+      [{ role: "wizard", content: "x" }],
+      [{ role: "tool", content: "x" }],
+    ]) {
       let err: unknown;
       try {
         anthropicMessages({ messages }, M);

@@ -23,7 +23,9 @@ describe("Anthropic answers → OpenAI", () => {
       object: "chat.completion",
       created: ctx.created,
       model: "claude-3-5-sonnet-20241022",
-      choices: [{ index: 0, message: { role: "assistant", content: "Hello! How can I help you today?" }, logprobs: null, finish_reason: "stop" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: "Hello! How can I help you today?" }, logprobs: null, finish_reason: "stop" },
+      ],
       usage: {
         prompt_tokens: 1212,
         completion_tokens: 9,
@@ -31,11 +33,18 @@ describe("Anthropic answers → OpenAI", () => {
         prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 200 },
       },
     });
-    expect(normalizeUsage(out.usage)).toMatchObject({ prompt_tokens: 1212, completion_tokens: 9, cached_tokens: 1000, cache_write_tokens: 200 });
+    expect(normalizeUsage(out.usage)).toMatchObject({
+      prompt_tokens: 1212,
+      completion_tokens: 9,
+      cached_tokens: 1000,
+      cache_write_tokens: 200,
+    });
   });
 
   it("converts thinking and tool use", () => {
-    const out = anthropicToOpenAI(JSON.parse(fixture("message-tool-use.json")), ctx) as { choices: { message: unknown; finish_reason: string }[] };
+    const out = anthropicToOpenAI(JSON.parse(fixture("message-tool-use.json")), ctx) as {
+      choices: { message: unknown; finish_reason: string }[];
+    };
     expect(out.choices[0]).toMatchObject({
       finish_reason: "tool_calls",
       message: {
@@ -79,10 +88,17 @@ describe("Anthropic answers → OpenAI", () => {
       null,
     ]);
     expect(chunks[3]!.choices[0].finish_reason).toBe("stop");
-    expect(chunks.every((c) => c.id === "msg_01TextStream" && c.object === "chat.completion.chunk" && c.created === 1_700_000_000)).toBe(true);
+    expect(chunks.every((c) => c.id === "msg_01TextStream" && c.object === "chat.completion.chunk" && c.created === 1_700_000_000)).toBe(
+      true,
+    );
     expect(chunks[4]).toMatchObject({
       choices: [],
-      usage: { prompt_tokens: 1212, completion_tokens: 9, total_tokens: 1221, prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 200 } },
+      usage: {
+        prompt_tokens: 1212,
+        completion_tokens: 9,
+        total_tokens: 1221,
+        prompt_tokens_details: { cached_tokens: 1000, cache_write_tokens: 200 },
+      },
     });
   });
 
@@ -96,7 +112,11 @@ describe("Anthropic answers → OpenAI", () => {
       { role: "assistant", content: "" },
       { reasoning_content: "Need the weather tool." },
       { content: "Okay, let's check the weather." },
-      { tool_calls: [{ index: 0, id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: "" } }] },
+      {
+        tool_calls: [
+          { index: 0, id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", type: "function", function: { name: "get_weather", arguments: "" } },
+        ],
+      },
       { tool_calls: [{ index: 0, function: { arguments: '{"location": "San Fra' } }] },
       { tool_calls: [{ index: 0, function: { arguments: 'ncisco, CA"}' } }] },
       { tool_calls: [{ index: 1, id: "toolu_02Second", type: "function", function: { name: "get_time", arguments: "" } }] },

@@ -41,7 +41,8 @@ export function withPromptImages<T>(
   return Promise.all(urls.map((u) => fetchUserImage(u).then((img) => [u, img] as const))).then(
     (pairs) => build(canonical, new Map(pairs)),
     (error: unknown) => {
-      if (error instanceof UserUrlError) throw new RelayError(400, error.message, { type: "invalid_request_error", code: "invalid_image_url" });
+      if (error instanceof UserUrlError)
+        throw new RelayError(400, error.message, { type: "invalid_request_error", code: "invalid_image_url" });
       throw error;
     },
   );

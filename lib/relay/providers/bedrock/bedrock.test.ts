@@ -7,7 +7,18 @@ import { signV4 } from "./sigv4";
 function input(over: Partial<BuildRequestInput> = {}, key = "AKID|SECRET|us-west-2"): BuildRequestInput {
   const json = { model: "claude-3-5-sonnet-20241022", messages: [{ role: "user", content: "hi" }], user: "u1" };
   return {
-    channel: { id: 7, type: 33, name: "aws", key, base_url: "", other: "", openai_organization: "", model_mapping: {}, status_code_mapping: {}, auto_ban: true },
+    channel: {
+      id: 7,
+      type: 33,
+      name: "aws",
+      key,
+      base_url: "",
+      other: "",
+      openai_organization: "",
+      model_mapping: {},
+      status_code_mapping: {},
+      auto_ban: true,
+    },
     mode: "chat",
     upstreamModel: "claude-3-5-sonnet-20241022",
     clientPath: "/v1/chat/completions",

@@ -102,7 +102,8 @@ export class EventStreamDecoder {
       const total = this.buf.readUInt32BE(0);
       const headersLen = this.buf.readUInt32BE(4);
       if (crc32(this.buf.subarray(0, 8)) !== this.buf.readUInt32BE(8)) throw new Error("event stream prelude checksum mismatch");
-      if (total < MIN_MESSAGE || total > MAX_MESSAGE || headersLen > total - MIN_MESSAGE) throw new Error("event stream message length invalid");
+      if (total < MIN_MESSAGE || total > MAX_MESSAGE || headersLen > total - MIN_MESSAGE)
+        throw new Error("event stream message length invalid");
       if (this.buf.length < total) break;
       const msg = this.buf.subarray(0, total);
       if (crc32(msg.subarray(0, total - 4)) !== msg.readUInt32BE(total - 4)) throw new Error("event stream message checksum mismatch");
@@ -138,7 +139,8 @@ function messageToSse(m: EventMessage): string {
     }
     return errorEvent(type, message || type);
   }
-  if (kind === "error") return errorEvent(String(m.headers[":error-code"] ?? "error"), String(m.headers[":error-message"] ?? "upstream error"));
+  if (kind === "error")
+    return errorEvent(String(m.headers[":error-code"] ?? "error"), String(m.headers[":error-message"] ?? "upstream error"));
   if (m.headers[":event-type"] !== "chunk") return "";
   let bytes: unknown;
   try {

@@ -57,7 +57,12 @@ export const bedrock: ProviderAdapter = {
     const action = input.stream ? "invoke-with-response-stream" : "invoke";
     const url = new URL(`${base}/model/${encodeURIComponent(bedrockModelId(input.upstreamModel))}/${action}`);
     return withPromptImages(input, (canonical, images) => {
-      const { model: _model, stream: _stream, metadata: _metadata, ...rest } = anthropicMessages(canonical, input.upstreamModel, { images });
+      const {
+        model: _model,
+        stream: _stream,
+        metadata: _metadata,
+        ...rest
+      } = anthropicMessages(canonical, input.upstreamModel, { images });
       const body = JSON.stringify({ anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest });
       const headers = {
         "content-type": "application/json",

@@ -51,6 +51,8 @@ describe("SigV4 against AWS's test suite", () => {
       creds,
     );
     expect(r.canonicalRequest.split("\n")[1]).toBe("/model/anthropic.claude-3-5-sonnet-20241022-v2%253A0/invoke");
-    expect(r.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20150830\/us-east-1\/bedrock\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/);
+    expect(r.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20150830\/us-east-1\/bedrock\/aws4_request, SignedHeaders=content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
   });
 });

@@ -34,7 +34,10 @@ function rfc3986(s: string): string {
 
 /** "20150830T123600Z" */
 export function amzDate(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }
 
 function canonicalPath(pathname: string): string {
