@@ -239,6 +239,42 @@ for (const vendor of VENDORS) {
       expect(before - (await user.quota())).toBe(1628n);
     });
 
+    it("sends data: images as base64 and refuses an image URL it may not fetch, charging nothing", async () => {
+      await channel();
+      const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+      await client.chat.completions.create({
+        model: MODEL,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is this?" },
+              { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+            ],
+          },
+        ],
+      });
+      expect(mock.requests.at(-1)!.json.messages[0].content[1]).toEqual({
+        type: "image",
+        source: { type: "base64", media_type: "image/png", data: png },
+      });
+      await settleAll();
+      const before = await user.quota();
+      const sent = mock.requests.length;
+      const refused = await client.chat.completions
+        .create({
+          model: MODEL,
+          messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${mock.url}/cat.png` } }] }],
+        })
+        .catch((e) => e);
+      expect(refused.status).toBe(400);
+      expect(refused.error).toMatchObject({ code: "invalid_image_url" });
+      expect(refused.error.message).toMatch(/^图片下载失败（[A-Z_]+）/);
+      expect(mock.requests).toHaveLength(sent);
+      await settleAll();
+      expect(await user.quota()).toBe(before);
+    });
+
     it("passes the channel test against the vendor", async () => {
       const ch = await channel();
       const admin = await seedUser({ role: 10 });

@@ -3,7 +3,7 @@
 // serves Claude in Anthropic's Messages shape (Bedrock, Vertex): they know no URL or credential.
 // Caller headers such as `anthropic-beta` are not forwarded: the canonical request carries none.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
+import { FETCH_URL_MSG, fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
 import { RelayError } from "../../errors";
 import { parseJsonObject } from "../../json-body";
 import type { RelayMode } from "../../types";
@@ -29,7 +29,8 @@ const supportedModes: ReadonlySet<RelayMode> = new Set<RelayMode>(["chat"]);
 
 /**
  * The canonical body (parsed) and its prompt images fetched: synchronously when there are no
- * http(s) image URLs, else a promise. A URL that cannot be fetched is the request's fault (400).
+ * http(s) image URLs, else a promise. An image that cannot be fetched (not public, not an image,
+ * too large, unreachable) is the request's fault: 400 `invalid_image_url`.
  */
 export function withPromptImages<T>(
   input: BuildRequestInput,
@@ -41,11 +42,23 @@ export function withPromptImages<T>(
   return Promise.all(urls.map((u) => fetchUserImage(u).then((img) => [u, img] as const))).then(
     (pairs) => build(canonical, new Map(pairs)),
     (error: unknown) => {
-      if (error instanceof UserUrlError)
-        throw new RelayError(400, error.message, { type: "invalid_request_error", code: "invalid_image_url" });
-      throw error;
+      throw new RelayError(400, imageFailure(error), { type: "invalid_request_error", code: "invalid_image_url", param: "messages" });
     },
   );
+}
+
+/**
+ * Why a prompt image could not be had, safe to show its sender: the fetcher's own message, else
+ * "图片下载失败" with the network error's code (a refused internal address, a timeout, DNS).
+ */
+function imageFailure(error: unknown): string {
+  if (error instanceof UserUrlError) return error.message;
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return `${FETCH_URL_MSG.fetchFailed}（${code}）`;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return FETCH_URL_MSG.fetchFailed;
 }
 
 export const anthropic: ProviderAdapter = {
