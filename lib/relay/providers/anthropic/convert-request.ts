@@ -236,7 +236,9 @@ const positiveInt = (v: unknown): number | null => (typeof v === "number" && Num
  *   2048/8192/16384): with no client limit, max_tokens becomes budget + the model's default; with a
  *   client limit the budget is cut to fit under it, and dropped when less than 1024 would remain.
  *   While thinking, temperature and top_k are left out (Anthropic refuses them then).
+ * - `temperature` is clamped to Anthropic's 0..1; `top_p`, `top_k` pass as they are.
  * - `stop` → `stop_sequences`; `user` → `metadata.user_id`; `stream` when asked.
+ * - Not carried (Claude has no equivalent): `n`, `logprobs`, `response_format`, `seed`, penalties.
  * Throws a 400 RelayError for a body no Claude model could take.
  */
 export function anthropicMessages(canonical: Obj, model: string, opts: AnthropicMessagesOptions = {}): Obj {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "../../errors";
 import { normalizeUsage } from "../../usage";
 import { anthropicResponseConverter, anthropicToOpenAI, finishReason } from "./convert-response";
 
@@ -131,5 +132,18 @@ describe("Anthropic answers → OpenAI", () => {
     const conv = anthropicResponseConverter("m");
     const out = events(fixture("stream-error.sse")).map((e) => conv.streamEvent!(e));
     expect(out.at(-1)).toEqual({ error: { message: "Overloaded", type: "overloaded_error", param: null, code: "overloaded_error" } });
+  });
+
+  it("reads Anthropic's error bodies with the relay's rules: 529 retried, 401 disables the channel", () => {
+    const overloaded = parseUpstreamError(529, fixture("error-overloaded.json"));
+    expect(overloaded).toMatchObject({ status: 529, message: "Overloaded", type: "overloaded_error" });
+    expect(shouldRetry(529, 14)).toBe(true);
+    expect(shouldDisableChannel(529, overloaded, 14)).toBe(false);
+    const auth = parseUpstreamError(401, fixture("error-authentication.json"));
+    expect(auth).toMatchObject({ message: "invalid x-api-key", type: "authentication_error" });
+    expect(shouldDisableChannel(401, auth, 14)).toBe(true);
+    // Anthropic's 400s are retried on the next channel (new-api's rule for type 14).
+    expect(shouldRetry(400, 14)).toBe(true);
+    expect(shouldRetry(400, 33)).toBe(false);
   });
 });
