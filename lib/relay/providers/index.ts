@@ -4,7 +4,9 @@
 // such a channel is created, tested or routed to. `satisfies Record<ChannelType, …>` makes a type
 // without an entry a compile error.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
+import { anthropic } from "./anthropic";
 import { azure } from "./azure";
+import { bedrock } from "./bedrock";
 import { cloudflare } from "./cloudflare";
 import { custom } from "./custom";
 import type { ProviderAdapter } from "./types";
@@ -24,7 +26,7 @@ export const CHANNEL_REGISTRY = {
   [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
   [T.Custom]: custom,
   [T.PaLM]: notRelayed("PaLM2 接口的适配器尚未实现"),
-  [T.Anthropic]: notRelayed("Anthropic Messages 接口的适配器尚未实现"),
+  [T.Anthropic]: anthropic,
   [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
   [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
   [T.Ali]: qwen,
@@ -37,7 +39,7 @@ export const CHANNEL_REGISTRY = {
   [T.Moonshot]: moonshot,
   [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
   [T.Yi]: yi,
-  [T.AWS]: notRelayed("Bedrock 接口（SigV4 签名）的适配器尚未实现"),
+  [T.AWS]: bedrock,
   [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
   [T.MiniMax]: minimax,
   [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
