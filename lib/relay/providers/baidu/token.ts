@@ -32,8 +32,7 @@ export function splitBaiduKey(key: string): { clientId: string; clientSecret: st
   return { clientId: parts[0]!.trim(), clientSecret: parts[1]!.trim() };
 }
 
-async function fetchToken(base: string, key: string): Promise<Entry> {
-  const { clientId, clientSecret } = splitBaiduKey(key);
+async function fetchToken(base: string, clientId: string, clientSecret: string): Promise<Entry> {
   const query = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
   let res: Response;
   try {
@@ -66,12 +65,13 @@ async function fetchToken(base: string, key: string): Promise<Entry> {
 
 /** The cached token for this channel key, else one fetched now (shared with concurrent callers). */
 export function baiduAccessToken(base: string, key: string): string | Promise<string> {
+  const { clientId, clientSecret } = splitBaiduKey(key);
   const id = cacheKey(base, key);
   const hit = cache.get(id);
   if (hit && hit.expiresAt - RENEW_BEFORE_MS > Date.now()) return hit.token;
   let wait = pending.get(id);
   if (!wait) {
-    wait = fetchToken(base, key)
+    wait = fetchToken(base, clientId, clientSecret)
       .then((entry) => {
         if (cache.size > 1000) cache.clear();
         cache.set(id, entry);
