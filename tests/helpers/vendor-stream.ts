@@ -30,5 +30,13 @@ export function replayStream(upstream: UpstreamRequest, recorded: Uint8Array | s
     .split("\n\n")
     .filter((e) => e.startsWith("data: ") && e !== "data: [DONE]")
     .map((e) => JSON.parse(e.slice(6)) as Record<string, unknown>);
-  return { out, events, text: relay.deliveredText, usage: relay.usage, error: relay.error, finishReason: relay.finishReason, sawUsage: relay.sawUpstreamUsage };
+  return {
+    out,
+    events,
+    text: relay.deliveredText,
+    usage: relay.usage,
+    error: relay.error,
+    finishReason: relay.finishReason,
+    sawUsage: relay.sawUpstreamUsage,
+  };
 }

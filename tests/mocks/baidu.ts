@@ -24,7 +24,10 @@ export interface BaiduMock {
   validTokens: Set<string>;
   /** Milliseconds the token endpoint waits before answering (to overlap concurrent fetches). */
   tokenDelayMs: number;
+  /** Counters and the request log cleared; issued tokens stay valid. */
   reset(): void;
+  /** Every issued token becomes invalid (Baidu's error 110 from then on). */
+  revokeAll(): void;
   close(): Promise<void>;
 }
 
@@ -41,8 +44,10 @@ export async function startBaiduMock(): Promise<BaiduMock> {
     reset() {
       this.tokenCalls = 0;
       this.requests = [];
-      this.validTokens.clear();
       this.tokenDelayMs = 0;
+    },
+    revokeAll() {
+      this.validTokens.clear();
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
@@ -71,7 +76,16 @@ export async function startBaiduMock(): Promise<BaiduMock> {
           }
           const token = `24.mock${++issued}.2592000.1700000000.282335-1`;
           mock.validTokens.add(token);
-          json(res, JSON.stringify({ access_token: token, expires_in: 2592000, scope: "ai_custom_wenxinworkshop", session_key: "x", session_secret: "y" }));
+          json(
+            res,
+            JSON.stringify({
+              access_token: token,
+              expires_in: 2592000,
+              scope: "ai_custom_wenxinworkshop",
+              session_key: "x",
+              session_secret: "y",
+            }),
+          );
         }, mock.tokenDelayMs);
         return;
       }

@@ -155,7 +155,9 @@ describe("Baidu answers", () => {
   });
 
   it("sends the v2 (qianfan.baidubce.com) API the OpenAI body with a bearer key", () => {
-    const up = baidu.buildRequest(input(HI, { channel: channel({ key: "bce-v3/ALTAK-x/y", base_url: "https://qianfan.baidubce.com" }) })) as UpstreamRequest;
+    const up = baidu.buildRequest(
+      input(HI, { channel: channel({ key: "bce-v3/ALTAK-x/y", base_url: "https://qianfan.baidubce.com" }) }),
+    ) as UpstreamRequest;
     expect(up.url).toBe("https://qianfan.baidubce.com/v2/chat/completions");
     expect(up.headers.Authorization).toBe("Bearer bce-v3/ALTAK-x/y");
     expect(up.response).toBeUndefined();
@@ -184,6 +186,7 @@ describe("Baidu access token", () => {
     expect(again).not.toBeInstanceOf(Promise);
     expect(mock.tokenCalls).toBe(1);
     // Baidu calls it invalid: dropped, and the next call fetches a new one.
+    mock.revokeAll();
     (again as UpstreamRequest).response!.json(JSON.parse(fixture("error-token-invalid.json")));
     const fresh = await baidu.buildRequest(viaMock(key));
     expect(mock.tokenCalls).toBe(2);

@@ -13,7 +13,18 @@ const fixture = (name: string) => readFileSync(path.join(__dirname, "__fixtures_
 const KEY = "a1b2c3d4e5.s3cr3tS3cr3tS3cr3t";
 
 function input(type: 16 | 26, json: Record<string, unknown>, o: Partial<BuildRequestInput> = {}): BuildRequestInput {
-  const channel = { id: 1, type, name: "zhipu", key: KEY, base_url: "", other: "", openai_organization: "", model_mapping: {}, status_code_mapping: {}, auto_ban: false } as ChannelConfig;
+  const channel = {
+    id: 1,
+    type,
+    name: "zhipu",
+    key: KEY,
+    base_url: "",
+    other: "",
+    openai_organization: "",
+    model_mapping: {},
+    status_code_mapping: {},
+    auto_ban: false,
+  } as ChannelConfig;
   return {
     channel,
     mode: "chat",
@@ -98,7 +109,13 @@ describe("Zhipu v4 (26)", () => {
 });
 
 describe("Zhipu v3 (16)", () => {
-  const HI = { model: "chatglm_turbo", messages: [{ role: "system", content: "简短" }, { role: "user", content: "你好" }] };
+  const HI = {
+    model: "chatglm_turbo",
+    messages: [
+      { role: "system", content: "简短" },
+      { role: "user", content: "你好" },
+    ],
+  };
 
   it("builds the invoke and sse-invoke calls with the raw JWT", () => {
     const whole = zhipuV3.buildRequest(input(16, HI)) as UpstreamRequest;
@@ -117,7 +134,9 @@ describe("Zhipu v3 (16)", () => {
     expect(answer).toMatchObject({
       id: "8035734573812908416",
       object: "chat.completion",
-      choices: [{ message: { role: "assistant", content: " 你好！我是人工智能助手 ChatGLM。\n有什么可以帮你的吗？" }, finish_reason: "stop" }],
+      choices: [
+        { message: { role: "assistant", content: " 你好！我是人工智能助手 ChatGLM。\n有什么可以帮你的吗？" }, finish_reason: "stop" },
+      ],
       usage: { prompt_tokens: 6, completion_tokens: 17, total_tokens: 23 },
     });
     expect(JSON.parse(up.response!.json(JSON.parse(fixture("v3-error.json"))).body)).toEqual({
