@@ -19,6 +19,8 @@ export interface BaiduMock {
   url: string;
   /** Token calls received (each issues a new token). */
   tokenCalls: number;
+  /** The client_id of each token call. */
+  tokenClients: string[];
   requests: BaiduRequest[];
   /** Tokens the model endpoints accept; revoke one to make Baidu answer error 110. */
   validTokens: Set<string>;
@@ -38,11 +40,13 @@ export async function startBaiduMock(): Promise<BaiduMock> {
   const mock: BaiduMock = {
     url: "",
     tokenCalls: 0,
+    tokenClients: [],
     requests: [],
     validTokens: new Set(),
     tokenDelayMs: 0,
     reset() {
       this.tokenCalls = 0;
+      this.tokenClients = [];
       this.requests = [];
       this.tokenDelayMs = 0;
     },
@@ -63,6 +67,7 @@ export async function startBaiduMock(): Promise<BaiduMock> {
       const raw = Buffer.concat(chunks).toString("utf8");
       if (url.pathname === "/oauth/2.0/token") {
         mock.tokenCalls++;
+        mock.tokenClients.push(url.searchParams.get("client_id") ?? "");
         const ok =
           req.method === "POST" &&
           url.searchParams.get("grant_type") === "client_credentials" &&

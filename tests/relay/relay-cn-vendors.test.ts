@@ -5,7 +5,9 @@
 // fetched once, then fetched anew after Baidu calls it invalid.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
+import { testChannel } from "@/lib/channels/test";
 import { getDb } from "@/lib/db";
+import { updateOption } from "@/lib/options";
 import { BAIDU_CLIENT, type BaiduMock, startBaiduMock } from "@/tests/mocks/baidu";
 import { HUNYUAN_KEY, type HunyuanMock, startHunyuanMock } from "@/tests/mocks/hunyuan";
 import { startZhipuMock, ZHIPU_KEY, ZHIPU_V4_TEXT, ZHIPU_V4_USAGE, type ZhipuMock } from "@/tests/mocks/zhipu";
@@ -125,6 +127,35 @@ describe("Baidu Wenxin (15)", () => {
     const [stale, fresh] = baidu.requests.map((r) => r.query.get("access_token"));
     expect(fresh).not.toBe(stale);
   });
+
+  it("reports the invalid-token error answered to a stream request, and refreshes the token too", async () => {
+    await client.chat.completions.create(ask(MODEL));
+    baidu.reset();
+    baidu.revokeAll();
+    const err = await streamed(MODEL).catch((e) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain("Access token invalid or no longer valid");
+    const s = await streamed(MODEL);
+    expect(s.text).toBe("您好，我是文心一言。");
+    expect(baidu.tokenCalls).toBe(1);
+  });
+
+  it("a channel whose key Baidu will not exchange fails over to the next channel", async () => {
+    await clearRelayData();
+    await seedChannel({ type: 15, base_url: baidu.url, key: "ak-wrong|sk-wrong", models: MODEL, priority: 10 });
+    await seedChannel({ type: 15, base_url: baidu.url, key: `${BAIDU_CLIENT.id}|${BAIDU_CLIENT.secret}`, models: MODEL, priority: 0 });
+    await updateOption("RetryTimes", "1");
+    try {
+      const whole = await client.chat.completions.create(ask(MODEL));
+      expect(whole.choices[0]!.message.content).toBe("您好，我是文心一言，很高兴为您服务。");
+    } finally {
+      await updateOption("RetryTimes", "0");
+    }
+    // The refused key was tried first and never reached the model endpoint.
+    expect(baidu.tokenClients[0]).toBe("ak-wrong");
+    expect(baidu.requests).toHaveLength(1);
+    expect(baidu.validTokens.has(baidu.requests[0]!.query.get("access_token")!)).toBe(true);
+  });
 });
 
 describe("Zhipu GLM-4 (26)", () => {
@@ -193,6 +224,33 @@ describe("Zhipu ChatGLM v3 (16)", () => {
     expect(err.message).toContain("Prompt 超长");
     await settleAll();
     expect(await user.quota()).toBe(before);
+  });
+});
+
+describe("channel tests (the console's 测试)", () => {
+  it("test each type through its adapter, token and signature included", async () => {
+    const tester = { id: user.id, username: user.username };
+    const channels = await Promise.all([
+      seedChannel({ type: 15, base_url: baidu.url, key: `${BAIDU_CLIENT.id}|${BAIDU_CLIENT.secret}`, models: "ERNIE-4.0-8K" }),
+      seedChannel({ type: 16, base_url: zhipu.url, key: `${ZHIPU_KEY.id}.${ZHIPU_KEY.secret}`, models: "chatglm_turbo" }),
+      seedChannel({ type: 26, base_url: zhipu.url, key: `${ZHIPU_KEY.id}.${ZHIPU_KEY.secret}`, models: "glm-4" }),
+      seedChannel({
+        type: 23,
+        base_url: hunyuan.url,
+        key: `${HUNYUAN_KEY.appId}|${HUNYUAN_KEY.secretId}|${HUNYUAN_KEY.secretKey}`,
+        models: "hunyuan-pro",
+      }),
+    ]);
+    for (const ch of channels) expect(await testChannel(ch.id, tester), `type ${ch.type}`).toMatchObject({ success: true, message: "" });
+    const bad = await seedChannel({
+      type: 23,
+      base_url: hunyuan.url,
+      key: `${HUNYUAN_KEY.appId}|${HUNYUAN_KEY.secretId}|nope`,
+      models: "hunyuan-pro",
+    });
+    const r = await testChannel(bad.id, tester);
+    expect(r.success).toBe(false);
+    expect(r.message).toContain("The provided credentials could not be validated");
   });
 });
 
