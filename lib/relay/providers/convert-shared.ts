@@ -56,7 +56,8 @@ export function plainMessages(body: Obj): ChatMessage[] {
 
 /**
  * System text pulled out, and the rest made to alternate user/assistant starting with user
- * (consecutive turns of one role merged with a blank line): what Baidu and Zhipu v3 require.
+ * (consecutive turns of one role merged with a blank line; assistant turns before the first user
+ * turn, a chat UI's greeting, dropped): what Baidu, Zhipu v3 and Hunyuan require.
  */
 export function alternatingTurns(messages: ChatMessage[]): { system: string; turns: ChatMessage[] } {
   const system: string[] = [];
@@ -68,7 +69,7 @@ export function alternatingTurns(messages: ChatMessage[]): { system: string; tur
     }
     const last = turns.at(-1);
     if (last && last.role === m.role) last.content = `${last.content}\n\n${m.content}`;
-    else if (!last && m.role === "assistant") turns.push({ role: "user", content: "" }, { ...m });
+    else if (!last && m.role === "assistant") continue;
     else turns.push({ ...m });
   }
   if (turns.length === 0 || turns.at(-1)!.role !== "user") {

@@ -88,6 +88,18 @@ describe("Baidu request conversion", () => {
       stream: true,
     });
     expect(toBaiduChatBody({ messages: [{ role: "user", content: "x" }], temperature: 1.7 }, false).temperature).toBe(1);
+    // A greeting before the first user turn is dropped: Baidu's turns start with the user.
+    expect(
+      toBaiduChatBody(
+        {
+          messages: [
+            { role: "assistant", content: "有什么可以帮您？" },
+            { role: "user", content: "x" },
+          ],
+        },
+        false,
+      ).messages,
+    ).toEqual([{ role: "user", content: "x" }]);
   });
 
   it("refuses a conversation that does not end with a user turn, before any token call", () => {
