@@ -6,10 +6,13 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
 import { anthropic } from "./anthropic";
 import { azure } from "./azure";
+import { baidu } from "./baidu";
 import { bedrock } from "./bedrock";
 import { cloudflare } from "./cloudflare";
 import { custom } from "./custom";
+import { hunyuan } from "./tencent";
 import type { ProviderAdapter } from "./types";
+import { zhipuV3, zhipuV4 } from "./zhipu";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
 
 /** A channel type the relay does not serve yet: channels of it cannot be created, tested or routed to. */
@@ -27,17 +30,17 @@ export const CHANNEL_REGISTRY = {
   [T.Custom]: custom,
   [T.PaLM]: notRelayed("PaLM2 接口的适配器尚未实现"),
   [T.Anthropic]: anthropic,
-  [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
-  [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.Baidu]: baidu,
+  [T.Zhipu]: zhipuV3,
   [T.Ali]: qwen,
   [T.Xunfei]: notRelayed("星火 WebSocket 接口的适配器尚未实现"),
   [T.AI360]: ai360,
   [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
   [T.FastGPT]: fastgpt,
-  [T.Tencent]: notRelayed("混元接口（TC3-HMAC-SHA256 签名）的适配器尚未实现"),
+  [T.Tencent]: hunyuan,
   [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
   [T.Moonshot]: moonshot,
-  [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.ZhipuV4]: zhipuV4,
   [T.Yi]: yi,
   [T.AWS]: bedrock,
   [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
