@@ -25,10 +25,7 @@ export function responsesToChat(body: Obj): Obj {
   const model = body.model;
   if (typeof model !== "string" || model === "") throw invalid("model", "model 必须是非空字符串");
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    throw unsupported(
-      "previous_response_id",
-      "不支持 previous_response_id：本服务不保存任何响应，请在 input 中带上完整的对话历史",
-    );
+    throw unsupported("previous_response_id", "不支持 previous_response_id：本服务不保存任何响应，请在 input 中带上完整的对话历史");
   }
   if (body.conversation !== undefined && body.conversation !== null) {
     throw unsupported("conversation", "不支持 conversation：本服务不保存对话，请在 input 中带上完整的对话历史");
@@ -58,7 +55,8 @@ export function responsesToChat(body: Obj): Obj {
   }
   const max = body.max_output_tokens;
   if (max !== undefined && max !== null) {
-    if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1) throw invalid("max_output_tokens", "max_output_tokens 必须是正整数");
+    if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1)
+      throw invalid("max_output_tokens", "max_output_tokens 必须是正整数");
     chat.max_tokens = max;
   }
   for (const [param, kind] of [
@@ -123,7 +121,10 @@ function addInputItem(messages: Obj[], item: unknown, param: string): void {
     case "item_reference":
       throw unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`);
     default:
-      throw unsupported(param, `${param}：不支持 ${JSON.stringify(type)} 类型的条目（支持 message、function_call、function_call_output、reasoning）`);
+      throw unsupported(
+        param,
+        `${param}：不支持 ${JSON.stringify(type)} 类型的条目（支持 message、function_call、function_call_output、reasoning）`,
+      );
   }
 }
 
@@ -209,7 +210,7 @@ function chatToolChoice(choice: unknown): unknown {
     if (typeof choice.name !== "string" || choice.name === "") throw invalid("tool_choice.name", "tool_choice.name 必须是非空字符串");
     return { type: "function", function: { name: choice.name } };
   }
-  throw unsupported("tool_choice", "tool_choice 只支持 none、auto、required 或 {type: \"function\", name}");
+  throw unsupported("tool_choice", 'tool_choice 只支持 none、auto、required 或 {type: "function", name}');
 }
 
 /** `text.format` → chat's `response_format`; null for plain text. */
