@@ -42,7 +42,7 @@ export function responsesToChat(body: Obj): Obj {
   if (typeof input === "string") {
     messages.push({ role: "user", content: input });
   } else if (Array.isArray(input)) {
-    input.forEach((item, i) => addInputItem(messages, item, `input[${i}]`));
+    for (let i = 0; i < input.length; i++) addInputItem(messages, input[i], `input[${i}]`);
   } else {
     throw invalid("input", "input 必须是字符串或数组");
   }
