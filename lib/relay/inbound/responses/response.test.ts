@@ -162,6 +162,19 @@ describe("chatToResponse", () => {
     });
   });
 
+  it("answers a reasoner's reasoning as a reasoning item before the message", () => {
+    expect(chatToResponse(answer({ content: "4", reasoning_content: "2 + 2 is 4." }), info()).output).toEqual([
+      {
+        type: "reasoning",
+        id: "rs_20261124050000abcd123456_0",
+        summary: [],
+        content: [{ type: "reasoning_text", text: "2 + 2 is 4." }],
+        status: "completed",
+      },
+      expect.objectContaining({ type: "message", content: [expect.objectContaining({ text: "4" })] }),
+    ]);
+  });
+
   it("answers a refusal as a refusal part", () => {
     expect(chatToResponse(answer({ content: null, refusal: "I can't help with that." }), info()).output).toEqual([
       expect.objectContaining({ content: [{ type: "refusal", refusal: "I can't help with that." }] }),

@@ -12,6 +12,7 @@ export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "faile
 export const responseId = (info: InboundInfo) => `resp_${info.requestId}`;
 export const messageId = (info: InboundInfo) => `msg_${info.requestId}`;
 export const functionCallId = (info: InboundInfo, n: number) => `fc_${info.requestId}_${n}`;
+export const reasoningId = (info: InboundInfo, n: number) => `rs_${info.requestId}_${n}`;
 
 /** Chat's usage → the Responses usage object; null when there is none. */
 export function responsesUsage(usage: unknown): Obj | null {
@@ -83,6 +84,17 @@ export function messageItem(info: InboundInfo, content: Obj[], status: "in_progr
 
 export const outputText = (text: string): Obj => ({ type: "output_text", text, annotations: [], logprobs: [] });
 
+export const reasoningText = (text: string): Obj => ({ type: "reasoning_text", text });
+
+/**
+ * A reasoning item: the model's own reasoning as the vendor gave it (DeepSeek's
+ * reasoning_content), as reasoning text, not a summary. `text` null: not begun (a stream's
+ * opening item, whose content parts follow).
+ */
+export function reasoningItem(id: string, text: string | null, status: "in_progress" | "completed" | "incomplete"): Obj {
+  return { type: "reasoning", id, summary: [], content: text === null ? [] : [reasoningText(text)], status };
+}
+
 /** A function_call output item. */
 export function functionCallItem(
   id: string,
@@ -99,6 +111,8 @@ export function chatToResponse(answer: Obj, info: InboundInfo): Obj {
   const incomplete = incompleteReason(choice.finish_reason);
   const itemStatus = incomplete ? "incomplete" : "completed";
   const output: Obj[] = [];
+  const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : message.reasoning;
+  if (typeof reasoning === "string" && reasoning !== "") output.push(reasoningItem(reasoningId(info, 0), reasoning, "completed"));
   const content: Obj[] = [];
   if (typeof message.content === "string" && message.content !== "") content.push(outputText(message.content));
   if (typeof message.refusal === "string" && message.refusal !== "") content.push({ type: "refusal", refusal: message.refusal });

@@ -119,6 +119,32 @@ describe("the Responses stream", () => {
     expect(final.usage).toMatchObject({ input_tokens: 80, input_tokens_details: { cached_tokens: 64 }, output_tokens: 46 });
   });
 
+  it("streams a recorded DeepSeek reasoner's reasoning as a reasoning item before the answer", async () => {
+    const sse = encode(chunks("deepseek-reasoner.chunks.txt"));
+    const list = events(sse);
+    const types = list.map((e) => e.type);
+    const reasoningDone = types.indexOf("response.reasoning_text.done");
+    expect(types.slice(2, 4)).toEqual(["response.output_item.added", "response.content_part.added"]);
+    expect(reasoningDone).toBeGreaterThan(types.indexOf("response.reasoning_text.delta"));
+    // The reasoning item is closed before the message opens.
+    expect(types.indexOf("response.output_text.delta")).toBeGreaterThan(reasoningDone);
+    const reasoning = list
+      .filter((e) => e.type === "response.reasoning_text.delta")
+      .map((e) => (e as { delta: string }).delta)
+      .join("");
+    expect(reasoning).toMatch(/^Okay, the/);
+    const final = await sdkFinal(sse);
+    expect(final.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
+    expect(final.output[0]).toMatchObject({
+      id: "rs_20261124050000abcd123456_0",
+      status: "completed",
+      summary: [],
+      content: [{ type: "reasoning_text", text: reasoning }],
+    });
+    expect(final.output_text).toMatch(/help\?$/);
+    expect(final.usage).toMatchObject({ input_tokens: 12, output_tokens: 30 });
+  });
+
   it("ends a stream cut short by the token limit with response.incomplete", async () => {
     const relayed =
       'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Once upon"}}]}\n\n' +
