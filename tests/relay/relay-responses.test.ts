@@ -283,6 +283,20 @@ for (const entry of ENTRIES) {
       expect(logs.map((l) => JSON.parse(l.other).stream_end)).toEqual(["upstream_error", "upstream_error"]);
     });
 
+    it("answers an upstream's refusal before the answer in OpenAI's shape, billing nothing", async () => {
+      mock.setBehaviour({ failStatus: 429 });
+      const before = await user.quota();
+      for (const stream of [false, true]) {
+        const err = await client.responses.create({ model: MODEL, input: "hi", stream }).catch((e: unknown) => e);
+        expect(err, `stream: ${stream}`).toBeInstanceOf(OpenAI.APIError);
+        const e = err as InstanceType<typeof OpenAI.APIError>;
+        expect(e.status).toBe(429);
+        expect(e.error).toMatchObject({ message: expect.stringMatching(/请稍后再试 \(request id: \w+\)$/) });
+      }
+      await settleAll();
+      expect(await user.quota()).toBe(before);
+    });
+
     it("refuses a bad key in OpenAI's shape", async () => {
       const bad = new OpenAI({ apiKey: "sk-not-a-key", baseURL: `${relay.url}/v1`, maxRetries: 0 });
       const err = await bad.responses.create({ model: MODEL, input: "hi" }).catch((e: unknown) => e);
@@ -294,7 +308,7 @@ for (const entry of ENTRIES) {
     it("refuses a bad body with a 400 before anything is reserved or sent", async () => {
       const before = await user.quota();
       const cases: [Record<string, unknown>, RegExp][] = [
-        [{ model: MODEL, input: "hi", tools: [{ type: "web_search" }] }, /内置工具 "web_search"/],
+        [{ model: MODEL, input: "hi", tools: [{ type: "web_search" }] }, /不支持 "web_search" 类型的工具/],
         [{ model: MODEL, input: "hi", previous_response_id: "resp_123" }, /previous_response_id/],
         [{ model: MODEL, input: [{ role: "user", content: [{ type: "input_image", file_id: "file-1" }] }] }, /file_id/],
         [{ model: MODEL }, /input/],

@@ -193,7 +193,7 @@ function chatTool(tool: unknown, param: string): Obj {
   if (tool.type !== "function") {
     throw unsupported(
       `${param}.type`,
-      `${param}：不支持内置工具 ${JSON.stringify(tool.type)}（它们只在 OpenAI 一侧运行），只支持 type 为 function 的工具`,
+      `${param}：不支持 ${JSON.stringify(tool.type)} 类型的工具，只支持 type 为 function 的工具（web_search、file_search 等内置工具只在 OpenAI 一侧运行）`,
     );
   }
   if (typeof tool.name !== "string" || tool.name === "") throw invalid(`${param}.name`, `${param}.name 必须是非空字符串`);
