@@ -162,6 +162,7 @@ describe("responsesToChat", () => {
       metadata: { a: "b" },
       store: true,
       truncation: "auto",
+      tools: [{ type: "function", name: "w" }],
       tool_choice: { type: "function", name: "w" },
       text: { format: { type: "json_schema", name: "answer", schema: { type: "object" }, strict: true, description: "d" } },
     });
@@ -172,6 +173,7 @@ describe("responsesToChat", () => {
       temperature: 0,
       top_p: 0.5,
       user: "u-1",
+      tools: [{ type: "function", function: { name: "w" } }],
       tool_choice: { type: "function", function: { name: "w" } },
       response_format: {
         type: "json_schema",
@@ -184,9 +186,14 @@ describe("responsesToChat", () => {
     expect(responsesToChat({ model: "m", input: "hi", text: { format: { type: "text" }, verbosity: "low" } })).not.toHaveProperty(
       "response_format",
     );
+    const tools = [{ type: "function", name: "w" }];
     for (const choice of ["none", "auto", "required"]) {
-      expect(responsesToChat({ model: "m", input: "hi", tool_choice: choice }).tool_choice).toBe(choice);
+      expect(responsesToChat({ model: "m", input: "hi", tools, tool_choice: choice }).tool_choice).toBe(choice);
     }
+    // Without tools, chat refuses tool_choice and parallel_tool_calls: they are left out.
+    const bare = responsesToChat({ model: "m", input: "hi", tool_choice: "auto", parallel_tool_calls: true });
+    expect(bare).not.toHaveProperty("tool_choice");
+    expect(bare).not.toHaveProperty("parallel_tool_calls");
   });
 
   it("refuses what needs stored state, built-in tools and file ids, with a 400 naming the field", () => {

@@ -76,6 +76,11 @@ export function responsesToChat(body: Obj): Obj {
     if (body.tools.length > 0) chat.tools = body.tools.map((tool, i) => chatTool(tool, `tools[${i}]`));
   }
   if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = chatToolChoice(body.tool_choice);
+  // Responses takes these without tools; chat refuses them (OpenAI answers 400), so they go only with tools.
+  if (chat.tools === undefined) {
+    delete chat.tool_choice;
+    delete chat.parallel_tool_calls;
+  }
   const format = textFormat(body.text);
   if (format) chat.response_format = format;
   if (body.reasoning !== undefined && body.reasoning !== null) {
