@@ -5,10 +5,11 @@ import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
 import { gemini } from "./gemini";
+import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
-export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [gemini];
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [gemini, responsesProtocol];
 
 /** The protocol that claims `method path` (no trailing slash), and how; null for none. */
 export function matchInbound(
