@@ -4,9 +4,13 @@
 // such a channel is created, tested or routed to. `satisfies Record<ChannelType, …>` makes a type
 // without an entry a compile error.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
+import { aiproxyLibrary } from "./aiproxy-library";
 import { azure } from "./azure";
 import { cloudflare } from "./cloudflare";
+import { cohere } from "./cohere";
 import { custom } from "./custom";
+import { dify } from "./dify";
+import { spark } from "./spark";
 import type { ProviderAdapter } from "./types";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
 
@@ -28,9 +32,9 @@ export const CHANNEL_REGISTRY = {
   [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
   [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
   [T.Ali]: qwen,
-  [T.Xunfei]: notRelayed("星火 WebSocket 接口的适配器尚未实现"),
+  [T.Xunfei]: spark,
   [T.AI360]: ai360,
-  [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
+  [T.AIProxyLibrary]: aiproxyLibrary,
   [T.FastGPT]: fastgpt,
   [T.Tencent]: notRelayed("混元接口（TC3-HMAC-SHA256 签名）的适配器尚未实现"),
   [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
@@ -38,10 +42,10 @@ export const CHANNEL_REGISTRY = {
   [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
   [T.Yi]: yi,
   [T.AWS]: notRelayed("Bedrock 接口（SigV4 签名）的适配器尚未实现"),
-  [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
+  [T.Cohere]: cohere,
   [T.MiniMax]: minimax,
   [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
-  [T.Dify]: notRelayed("Dify 接口的适配器尚未实现"),
+  [T.Dify]: dify,
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
   [T.SiliconFlow]: siliconflow,
