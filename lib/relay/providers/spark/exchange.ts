@@ -152,14 +152,20 @@ export class SparkExchange implements Exchange {
     const last = error !== null || (isObj(frame) && isObj(frame.header) && num(frame.header.status) === 2);
     if (this.stream) {
       if (!this.headDone) {
-        if (error) return this.present(statusForCode(num(error.error && (error.error as Obj).code)), error);
+        if (error) {
+          this.present(error);
+          return;
+        }
         this.start(200, "text/event-stream");
       }
       this.push(Buffer.from(`data: ${error ? JSON.stringify(frame ?? error) : text}\n\n`));
       if (last) this.end();
       return;
     }
-    if (error) return this.present(statusForCode(num((error.error as Obj).code)), error);
+    if (error) {
+      this.present(error);
+      return;
+    }
     this.frames.push(frame as Obj);
     if (!last) return;
     this.start(200, "application/json");
@@ -183,9 +189,9 @@ export class SparkExchange implements Exchange {
     this.fail(closedError(`Spark closed the connection before the answer ended (code ${code})`, this.socketError));
   }
 
-  /** An error answer in place of the frames. */
-  private present(status: number, body: Obj): void {
-    this.start(status, "application/json");
+  /** An error frame's OpenAI error body in place of the answer, with a status for its code. */
+  private present(body: Obj): void {
+    this.start(statusForCode(num((body.error as Obj).code)), "application/json");
     this.push(Buffer.from(JSON.stringify(body)));
     this.end();
   }
