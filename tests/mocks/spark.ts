@@ -102,7 +102,7 @@ function readFrames(buf: Buffer): { frames: [number, Buffer][]; rest: Buffer } {
     frames.push([opcode, payload]);
     p = q + len;
   }
-  return { frames, rest: buf.subarray(p) };
+  return { frames, rest: Buffer.from(buf.subarray(p)) };
 }
 
 export async function startSparkMock(options: SparkMockOptions, port = 0): Promise<SparkMock> {
@@ -146,7 +146,7 @@ export async function startSparkMock(options: SparkMockOptions, port = 0): Promi
       `HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`,
     );
     const url = new URL(req.url!, "http://mock");
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     let counted = false;
     const countClose = () => {
       if (!counted) mock.closed++;
