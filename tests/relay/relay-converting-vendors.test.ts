@@ -4,6 +4,7 @@
 // error each (nothing billed), and Cohere's rerank.
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testChannel } from "@/lib/channels/test";
 import { getDb } from "@/lib/db";
 import { startAIProxyMock } from "@/tests/mocks/aiproxy";
 import { startCohereMock } from "@/tests/mocks/cohere";
@@ -131,6 +132,18 @@ describe("converting vendors through the relay", () => {
       expect(spark.refused).toBe(1);
       await settleAll();
       expect(await user.quota()).toBe(before);
+    });
+
+    it("the channel test goes over the same WebSocket", async () => {
+      const good = await seed();
+      spark.frames = SPARK_FRAMES;
+      expect(await testChannel(good.id, { id: user.id, username: user.username })).toMatchObject({ success: true });
+      expect(spark.requests[0]!.frame.parameter.chat).toMatchObject({ domain: "generalv3.5", max_tokens: 1 });
+      const bad = await seed("app-1|not-the-secret|key-1");
+      expect(await testChannel(bad.id, { id: user.id, username: user.username })).toMatchObject({
+        success: false,
+        message: expect.stringContaining("HMAC signature does not match"),
+      });
     });
   });
 
