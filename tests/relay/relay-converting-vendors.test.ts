@@ -134,6 +134,26 @@ describe("converting vendors through the relay", () => {
       expect(await user.quota()).toBe(before);
     });
 
+    it("a client that leaves mid-stream closes the WebSocket", async () => {
+      await seed();
+      // No last frame: only the client's leaving can close this socket.
+      spark.frames = [SPARK_FRAMES[0], SPARK_FRAMES[0]];
+      spark.gapMs = 400;
+      const controller = new AbortController();
+      const stream = await client.chat.completions.create(
+        { model: "SparkDesk-v3.5", messages: [{ role: "user", content: "x" }], stream: true },
+        { signal: controller.signal },
+      );
+      const seen = await (async () => {
+        for await (const c of stream) {
+          controller.abort();
+          return c.choices[0]?.delta.content;
+        }
+      })().catch(() => "aborted");
+      expect(seen).toBe("你好！");
+      await expect.poll(() => spark.closed, { timeout: 5000 }).toBe(1);
+    });
+
     it("the channel test goes over the same WebSocket", async () => {
       const good = await seed();
       spark.frames = SPARK_FRAMES;
@@ -275,6 +295,19 @@ describe("converting vendors through the relay", () => {
       );
       expect(out).toMatchObject({ text: "Dify apps answer from their own prompt and knowledge.", finish: "stop" });
       await expectBilled(user, before, 1033, 135, true);
+    });
+
+    it("a mid-stream error event ends the stream with OpenAI's error", async () => {
+      await seed();
+      dify.next = { status: 200, body: difyFixture("stream-error.sse.txt"), contentType: "text/event-stream" };
+      const stream = await client.chat.completions.create({
+        model: "gpt-3.5-turbo",
+        messages: [{ role: "user", content: "Hi" }],
+        stream: true,
+      });
+      const err = await streamText(stream).catch((e) => e);
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect(err.message).toContain("Your quota for Dify Hosted Model Provider has been exhausted.");
     });
 
     it("Dify's error body reaches the client, nothing billed", async () => {
