@@ -23,7 +23,7 @@ export interface SparkRequest {
 export interface SparkMock {
   url: string;
   requests: SparkRequest[];
-  /** The frames to answer with (JSON objects, in order); set per test. */
+  /** The frames to answer with, in order (objects sent as JSON, strings as they are); set per test. */
   frames: unknown[];
   /** Wait this long between frames (ms). */
   gapMs: number;
@@ -181,7 +181,7 @@ export async function startSparkMock(options: SparkMockOptions, port = 0): Promi
 async function replay(socket: Duplex, frames: readonly unknown[], gapMs: number): Promise<void> {
   for (const frame of frames) {
     if (socket.destroyed || socket.writableEnded) return;
-    socket.write(textFrame(JSON.stringify(frame)));
+    socket.write(textFrame(typeof frame === "string" ? frame : JSON.stringify(frame)));
     if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
   }
 }

@@ -67,7 +67,7 @@ function frameUsage(frame: Obj): Obj | null {
 
 /** A frame with code ≠ 0 as OpenAI's error body, else null. */
 export function sparkFrameError(frame: unknown): Obj | null {
-  if (!isObj(frame)) return errorAnswer("Spark sent a frame that is not JSON", null);
+  if (!isObj(frame)) return errorAnswer("Spark sent a frame that is not a JSON object", null);
   const header = frameHeader(frame);
   const code = num(header.code);
   if (code === 0) return null;
@@ -122,6 +122,8 @@ export class SparkStream {
   constructor(private readonly ids: AnswerIds) {}
 
   event(frame: unknown): Obj | null {
+    // The exchange's own error event (a frame that was not JSON) is already OpenAI's shape.
+    if (isObj(frame) && isObj(frame.error)) return frame;
     const error = sparkFrameError(frame);
     if (error) return error;
     const f = frame as Obj;

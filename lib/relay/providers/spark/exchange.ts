@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, WebSocket } from "undici";
 import { env } from "@/lib/env";
+import { sseJson } from "../../sse";
 import type { Exchange, UpstreamSink } from "../../upstream";
 import { isObj, num, type Obj } from "../flat-chat";
 import { mergeSparkFrames, sparkFrameError } from "./convert";
@@ -158,7 +159,7 @@ export class SparkExchange implements Exchange {
         }
         this.start(200, "text/event-stream");
       }
-      this.push(Buffer.from(`data: ${error ? JSON.stringify(frame ?? error) : text}\n\n`));
+      this.push(Buffer.from(sseJson(error ? JSON.stringify(frame ?? error) : text)));
       if (last) this.end();
       return;
     }

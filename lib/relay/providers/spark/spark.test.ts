@@ -228,6 +228,19 @@ describe("Spark exchange over a WebSocket", () => {
     expect(JSON.parse(await exchange.text()).error).toMatchObject({ code: 10013, type: "upstream_error" });
   });
 
+  it("a frame that is not JSON ends the stream with an error", async () => {
+    mock.frames = [frames("chat.frames.jsonl")[0], "not json"];
+    const req = build({ model: "SparkDesk-v3.5", stream: true, messages: [{ role: "user", content: "x" }] }, mock.url);
+    const exchange = req.open!(agent);
+    await exchange.response;
+    const events = (await collect(exchange))
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => req.response!.streamEvent!(JSON.parse(e.slice(6))));
+    expect(events[0]!.choices).toBeDefined();
+    expect(events[1]).toMatchObject({ error: { message: "Spark sent a frame that is not a JSON object", type: "upstream_error" } });
+  });
+
   it("abort closes the socket", async () => {
     mock.frames = frames("chat.frames.jsonl");
     mock.gapMs = 300;
