@@ -4,12 +4,16 @@
 // such a channel is created, tested or routed to. `satisfies Record<ChannelType, …>` makes a type
 // without an entry a compile error.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
+import { aiproxyLibrary } from "./aiproxy-library";
 import { anthropic } from "./anthropic";
 import { azure } from "./azure";
 import { baidu } from "./baidu";
 import { bedrock } from "./bedrock";
 import { cloudflare } from "./cloudflare";
+import { cohere } from "./cohere";
 import { custom } from "./custom";
+import { dify } from "./dify";
+import { spark } from "./spark";
 import { hunyuan } from "./tencent";
 import type { ProviderAdapter } from "./types";
 import { zhipuV3, zhipuV4 } from "./zhipu";
@@ -33,9 +37,9 @@ export const CHANNEL_REGISTRY = {
   [T.Baidu]: baidu,
   [T.Zhipu]: zhipuV3,
   [T.Ali]: qwen,
-  [T.Xunfei]: notRelayed("星火 WebSocket 接口的适配器尚未实现"),
+  [T.Xunfei]: spark,
   [T.AI360]: ai360,
-  [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
+  [T.AIProxyLibrary]: aiproxyLibrary,
   [T.FastGPT]: fastgpt,
   [T.Tencent]: hunyuan,
   [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
@@ -43,10 +47,10 @@ export const CHANNEL_REGISTRY = {
   [T.ZhipuV4]: zhipuV4,
   [T.Yi]: yi,
   [T.AWS]: bedrock,
-  [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
+  [T.Cohere]: cohere,
   [T.MiniMax]: minimax,
   [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
-  [T.Dify]: notRelayed("Dify 接口的适配器尚未实现"),
+  [T.Dify]: dify,
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
   [T.SiliconFlow]: siliconflow,
