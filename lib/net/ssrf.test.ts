@@ -332,9 +332,11 @@ describe("DNS: one answer, checked whole, is the one connected to", () => {
       { address: PUBLIC_IP, family: 4 },
     ]);
     fakeDns.set("metadata.ssrf.test", () => [{ address: "169.254.169.254", family: 4 }]);
+    fakeDns.set("mapped.ssrf.test", () => [{ address: "::ffff:127.0.0.1", family: 6 }]);
+    fakeDns.set("zero.ssrf.test", () => [{ address: "0.0.0.0", family: 4 }]);
     for (const autoSelectFamily of [undefined, true, false]) {
       const agent = testAgent(autoSelectFamily);
-      for (const name of ["multi-a", "multi-b", "mixed", "metadata"]) {
+      for (const name of ["multi-a", "multi-b", "mixed", "metadata", "mapped", "zero"]) {
         refusedAsInternal(await failure(fetchUserUrlVia(agent, `http://${name}.ssrf.test:${PORT}/cat.png`)), `${name} ${autoSelectFamily}`);
       }
       // The same agent reaches a name whose every address is allowed.
