@@ -4,10 +4,11 @@
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
+import { anthropicProtocol } from "./anthropic";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
-export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [];
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [anthropicProtocol];
 
 /** The protocol that claims `method path` (no trailing slash), and how; null for none. */
 export function matchInbound(method: string, path: string): { protocol: InboundProtocol; match: InboundMatch } | null {
