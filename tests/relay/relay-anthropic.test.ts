@@ -70,10 +70,10 @@ for (const entry of ENTRIES) {
         max_tokens: 256,
         system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
         messages: [{ role: "user", content: "hi" }],
-        temperature: 0.2,
-        top_k: 5,
         stop_sequences: ["END"],
         metadata: { user_id: "u-42" },
+        // Sampling parameters this SDK version's types no longer list; the API still takes them.
+        ...({ temperature: 0.2, top_k: 5 } as object),
       });
       expect(msg).toMatchObject({
         type: "message",
