@@ -35,7 +35,6 @@ function run(sse: string, step = 37): { event: string; data: Obj }[] {
 
 const chunk = (delta: Obj, finish: string | null = null, extra: Obj = {}) =>
   `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-const usageChunk = (usage: Obj) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [], usage })}\n\n`;
 const DONE = "data: [DONE]\n\n";
 
 describe("AnthropicStreamEncoder", () => {
