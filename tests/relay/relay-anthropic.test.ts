@@ -1,10 +1,12 @@
 // Anthropic's Messages API as its callers see it: the official `@anthropic-ai/sdk` client against
 // both relay entries, served by an OpenAI-protocol channel on the mock OpenAI upstream.
+import http from "node:http";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
+import { MAX_BODY_BYTES } from "@/lib/relay/http";
 import { decodeMessagesRequest } from "@/lib/relay/inbound/anthropic/decode";
 import { countJsonPromptTokens } from "@/lib/relay/tokens";
 import { clearRelayData, ENTRIES, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
@@ -30,6 +32,34 @@ function sseEvents(text: string): { event: string; data: Obj }[] {
       const data = lines.find((l) => l.startsWith("data: "))?.slice(6) ?? "{}";
       return { event, data: JSON.parse(data) as Obj };
     });
+}
+
+/** POSTs a Messages body padded with spaces past the relay's body cap. */
+function postOversized(url: string, key: string): Promise<{ status: number; body: string }> {
+  const pad = Buffer.alloc(1024 * 1024, 0x20);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${url}/v1/messages`,
+      { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" } },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      },
+    );
+    req.on("error", reject);
+    let sent = 0;
+    req.write('{"model":"m","max_tokens":1,"messages":[]');
+    const pump = () => {
+      while (sent < MAX_BODY_BYTES + 2 * pad.length) {
+        sent += pad.length;
+        if (!req.write(pad)) return void req.once("drain", pump);
+      }
+      req.end("}");
+    };
+    pump();
+  });
 }
 
 for (const entry of ENTRIES) {
@@ -335,6 +365,16 @@ for (const entry of ENTRIES) {
         .catch((e) => e);
       expect(refused).toBeInstanceOf(Anthropic.PermissionDeniedError);
       expect(refused.error).toMatchObject({ type: "error", error: { type: "permission_error" } });
+    });
+
+    it("refuses a body over the relay's cap with Anthropic's request_too_large", async () => {
+      const res = await postOversized(relay.url, user.key);
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body)).toEqual({
+        type: "error",
+        error: { type: "request_too_large", message: "请求体过大（不能超过 64 MB）" },
+      });
+      expect(mock.requests).toHaveLength(0);
     });
 
     it("ends a stream that fails midway with Anthropic's error event", async () => {

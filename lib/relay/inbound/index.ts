@@ -19,6 +19,12 @@ export function matchInbound(method: string, path: string): { protocol: InboundP
   return null;
 }
 
+/** The protocol whose shape errors on `method path` take (a trailing slash allowed); undefined for OpenAI's. */
+export function protocolFor(method: string, path: string): InboundProtocol | undefined {
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  return matchInbound(method, trimmed)?.protocol;
+}
+
 /** One call in another protocol: the protocol, and the call as its encoders see it. */
 export class InboundCall {
   constructor(
