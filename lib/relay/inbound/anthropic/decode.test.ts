@@ -131,6 +131,34 @@ describe("decodeMessagesRequest", () => {
     expect(out.messages).toEqual([{ role: "user", content: "chunk one" }]);
   });
 
+  it("leaves out a metadata.user_id longer than OpenAI's 64 characters (Claude Code's)", () => {
+    const claudeCode = `user_${"a".repeat(64)}_account_0f6e1c9a-5d2b-4e8f-9a7c-3b1d2e4f5a6b_session_7c2d9e4f-1a3b-4c5d-8e6f-9a0b1c2d3e4f`;
+    expect(decode({ ...base, metadata: { user_id: claudeCode } }).user).toBeUndefined();
+    expect(decode({ ...base, metadata: { user_id: "u-1" } }).user).toBe("u-1");
+  });
+
+  it("shortens tool names over 64 characters, the same way in tools, tool_choice and the history", () => {
+    const long = `mcp__${"playwright_browser_".repeat(4)}navigate`;
+    const out = decode({
+      ...base,
+      tools: [{ name: long, input_schema: { type: "object" } }],
+      tool_choice: { type: "tool", name: long },
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: long, input: {} }] },
+      ],
+    });
+    const short = (out.tools as { function: { name: string } }[])[0]!.function.name;
+    expect(short).toHaveLength(64);
+    expect(short.startsWith("mcp__playwright_browser_")).toBe(true);
+    expect(out.tool_choice).toEqual({ type: "function", function: { name: short } });
+    expect((out.messages as { tool_calls?: { function: { name: string } }[] }[])[1]!.tool_calls![0]!.function.name).toBe(short);
+    // A name that fits is left alone.
+    expect(decode({ ...base, tools: [{ name: "Read", input_schema: {} }] }).tools).toEqual([
+      { type: "function", function: { name: "Read", parameters: {} } },
+    ]);
+  });
+
   it("does not require max_tokens for a token count", () => {
     const { max_tokens: _, ...noMax } = base;
     expect(decodeMessagesRequest(noMax, { requireMaxTokens: false })).toEqual({ model: "m", messages: [{ role: "user", content: "hi" }] });

@@ -13,7 +13,11 @@
 //   a document by URL is refused: OpenAI's chat API takes no file URL.
 // - Server tools (web search, code execution…, any `type` but "custom") are refused: no
 //   OpenAI-protocol upstream can run them.
+// - Tool names over OpenAI's 64 characters are shortened on the way up (./tool-names.ts).
+// - `metadata.user_id` becomes `user` when it fits OpenAI's 64 characters; Claude Code's (about
+//   150: user, account and session ids) is left out rather than refused upstream.
 import { RelayError } from "@/lib/relay/errors";
+import { upstreamToolName } from "./tool-names";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -60,8 +64,9 @@ export function decodeMessagesRequest(body: Obj, opts: DecodeOptions): Obj {
     if (typeof body.stream !== "boolean") throw invalid("stream: Input should be a valid boolean");
     out.stream = body.stream;
   }
-  if (isObj(body.metadata) && typeof body.metadata.user_id === "string" && body.metadata.user_id !== "") {
-    out.user = body.metadata.user_id;
+  const userId = isObj(body.metadata) ? body.metadata.user_id : undefined;
+  if (typeof userId === "string" && userId !== "" && userId.length <= MAX_USER_CHARS) {
+    out.user = userId;
   }
 
   const tools = decodeTools(body.tools);
@@ -76,6 +81,9 @@ export function decodeMessagesRequest(body: Obj, opts: DecodeOptions): Obj {
   }
   return out;
 }
+
+/** OpenAI's longest `user`. */
+const MAX_USER_CHARS = 64;
 
 function systemText(system: unknown): string | null {
   if (system === undefined || system === null) return null;
@@ -115,7 +123,11 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
       case "tool_use":
       case "server_tool_use":
         if (typeof b.id !== "string" || typeof b.name !== "string") throw invalid(`${at}: tool_use needs an id and a name`);
-        toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
+        toolCalls.push({
+          id: b.id,
+          type: "function",
+          function: { name: upstreamToolName(b.name), arguments: JSON.stringify(b.input ?? {}) },
+        });
         break;
       case "thinking":
       case "redacted_thinking":
@@ -235,7 +247,7 @@ function decodeTools(tools: unknown): Obj[] {
     }
     if (typeof t.name !== "string" || t.name === "") throw invalid(`tools.${i}.name: Field required`);
     if (!isObj(t.input_schema)) throw invalid(`tools.${i}.input_schema: Field required`);
-    const fn: Obj = { name: t.name };
+    const fn: Obj = { name: upstreamToolName(t.name) };
     if (typeof t.description === "string") fn.description = t.description;
     fn.parameters = t.input_schema;
     return { type: "function", function: fn };
@@ -254,7 +266,7 @@ function decodeToolChoice(choice: unknown): { choice: unknown; parallel: boolean
       return { choice: "none", parallel };
     case "tool":
       if (typeof choice.name !== "string" || choice.name === "") throw invalid("tool_choice.name: Field required");
-      return { choice: { type: "function", function: { name: choice.name } }, parallel };
+      return { choice: { type: "function", function: { name: upstreamToolName(choice.name) } }, parallel };
     default:
       throw invalid("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
   }

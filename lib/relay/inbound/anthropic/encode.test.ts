@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { anthropicProtocol } from "./index";
 import { anthropicUsage, encodeMessage, stopReason } from "./encode";
 import { errorTypeFor, streamErrorType } from "./errors";
+import { upstreamToolName } from "./tool-names";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8"));
 const info = { requestId: "20261124050000abcd123456", model: "claude-sonnet-4-5", created: 0, request: {} };
@@ -60,6 +61,16 @@ describe("encodeMessage", () => {
     );
     expect(out.content).toEqual([{ type: "tool_use", id: "c", name: "f", input: {} }]);
     expect(out.usage).toEqual({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+  });
+
+  it("gives a shortened tool name back as the caller wrote it", () => {
+    const long = `mcp__${"x".repeat(80)}`;
+    const short = upstreamToolName(long);
+    const out = encodeMessage(
+      { choices: [{ message: { tool_calls: [{ id: "c", function: { name: short, arguments: "{}" } }] }, finish_reason: "tool_calls" }] },
+      { ...info, request: { tools: [{ name: long, input_schema: {} }] } },
+    );
+    expect(out.content).toEqual([{ type: "tool_use", id: "c", name: long, input: {} }]);
   });
 
   it("maps finish reasons to stop reasons", () => {

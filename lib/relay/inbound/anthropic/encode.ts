@@ -2,6 +2,7 @@
 // the stream encoder shares with it: the message id, the stop reason and the usage. Pure.
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { normalizeUsage } from "@/lib/relay/usage";
+import { callerToolNames } from "./tool-names";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -77,12 +78,13 @@ export function encodeMessage(answer: Obj, info: InboundInfo): Obj {
   if (typeof message.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
   if (typeof message.refusal === "string" && message.refusal !== "") content.push({ type: "text", text: message.refusal });
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const toolName = callerToolNames(info.request);
   for (const call of calls) {
     if (!isObj(call) || !isObj(call.function)) continue;
     content.push({
       type: "tool_use",
       id: typeof call.id === "string" ? call.id : `toolu_${info.requestId}_${content.length}`,
-      name: typeof call.function.name === "string" ? call.function.name : "",
+      name: toolName(typeof call.function.name === "string" ? call.function.name : ""),
       input: toolInput(call.function.arguments),
     });
   }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InboundCall } from "@/lib/relay/inbound";
 import { anthropicProtocol } from "./index";
+import { upstreamToolName } from "./tool-names";
 
 type Obj = Record<string, unknown>;
 const info = { requestId: "rid1", model: "claude-sonnet-4-5", created: 0, request: {} };
@@ -89,6 +90,16 @@ describe("AnthropicStreamEncoder", () => {
       delta: { stop_reason: "tool_use", stop_sequence: null },
       usage: { input_tokens: 176, output_tokens: 57, cache_read_input_tokens: 1024, cache_creation_input_tokens: 0 },
     });
+  });
+
+  it("gives a shortened tool name back as the caller wrote it", () => {
+    const long = `mcp__${"y".repeat(90)}`;
+    const writer = new InboundCall(anthropicProtocol, { ...info, request: { tools: [{ name: long, input_schema: {} }] } }).streamWriter();
+    const sse =
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: upstreamToolName(long), arguments: "{}" } }] }) +
+      DONE;
+    const out = Buffer.from(writer.write(Buffer.from(sse))!).toString();
+    expect(out).toContain(`"content_block":{"type":"tool_use","id":"call_1","name":"${long}","input":{}}`);
   });
 
   it("holds message_delta until the end when the usage rides on a choice chunk", () => {

@@ -12,6 +12,7 @@ import type { InboundInfo, InboundStreamEncoder } from "@/lib/relay/inbound/type
 import { sseNamedEvent } from "@/lib/relay/sse";
 import { anthropicUsage, messageId, reasoningOf, type StopReason, stopReason } from "./encode";
 import { anthropicError, streamErrorType } from "./errors";
+import { callerToolNames } from "./tool-names";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -31,7 +32,11 @@ export class AnthropicStreamEncoder implements InboundStreamEncoder {
   private stop: StopReason | null = null;
   private usage: unknown = null;
 
-  constructor(private readonly info: InboundInfo) {}
+  private readonly toolName: (name: string) => string;
+
+  constructor(private readonly info: InboundInfo) {
+    this.toolName = callerToolNames(info.request);
+  }
 
   chunk(chunk: Obj): string {
     if (this.ended) return "";
@@ -123,7 +128,7 @@ export class AnthropicStreamEncoder implements InboundStreamEncoder {
       out += this.openBlock("tool", {
         type: "tool_use",
         id: typeof call.id === "string" && call.id !== "" ? call.id : `toolu_${this.info.requestId}_${callIndex}`,
-        name: typeof fn.name === "string" ? fn.name : "",
+        name: this.toolName(typeof fn.name === "string" ? fn.name : ""),
         input: {},
       });
       blockIndex = this.nextIndex;
