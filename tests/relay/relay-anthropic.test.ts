@@ -162,6 +162,26 @@ for (const entry of ENTRIES) {
       expect(log!.prompt_tokens).toBe(120);
     });
 
+    it("reports the usage it bills when the upstream reports none, whole and streamed", async () => {
+      mock.setBehaviour({ omitUsage: true, content: "one two three four" });
+      const whole = await client.messages.create({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+      const streamed = await client.messages
+        .stream({ model: MODEL, max_tokens: 50, messages: [{ role: "user", content: "hi" }] })
+        .finalMessage();
+      await settleAll();
+      const logs = await consumeLogs();
+      expect(logs).toHaveLength(2);
+      for (const [msg, log] of [
+        [whole, logs[0]!],
+        [streamed, logs[1]!],
+      ] as const) {
+        expect(msg.usage.output_tokens).toBe(4);
+        expect(log.completion_tokens).toBe(4);
+        expect(msg.usage.input_tokens).toBeGreaterThan(0);
+        expect(msg.usage.input_tokens).toBe(log.prompt_tokens);
+      }
+    });
+
     it("streams text with messages.stream in Anthropic's event order", async () => {
       const stream = client.messages.stream({ model: MODEL, max_tokens: 64, messages: [{ role: "user", content: "hi" }] });
       let text = "";
