@@ -315,6 +315,17 @@ for (const entry of ENTRIES) {
       await settleAll();
       expect(await consumeLogs()).toHaveLength(0);
       expect(await user.quota()).toBe(before);
+      // A bad body is refused in Anthropic's shape; max_tokens is not required here.
+      const bad = await fetch(`${relay.url}/v1/messages/count_tokens`, {
+        method: "POST",
+        headers: { "x-api-key": user.key, "anthropic-version": "2023-06-01", "content-type": "application/json" },
+        body: JSON.stringify({ model: MODEL, messages: { role: "user" } }),
+      });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({
+        type: "error",
+        error: { type: "invalid_request_error", message: expect.stringMatching(/^messages/) },
+      });
       // A bad key is refused here too.
       const stranger = new Anthropic({ apiKey: "sk-nope", baseURL: relay.url, maxRetries: 0 });
       await expect(stranger.messages.countTokens(body)).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
