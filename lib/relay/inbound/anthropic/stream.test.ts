@@ -121,6 +121,22 @@ describe("AnthropicStreamEncoder", () => {
     expect(events[5]!.data).toMatchObject({ delta: { stop_reason: "max_tokens" }, usage: { input_tokens: 9, output_tokens: 1 } });
   });
 
+  it("does not take a chunk without choices or usage (Azure's first) for the end", () => {
+    const azureFirst = `data: ${JSON.stringify({ choices: [], prompt_filter_results: [{ prompt_index: 0, content_filter_results: {} }] })}\n\n`;
+    const events = run(
+      azureFirst + chunk({ content: "Hi" }, null, { usage: { prompt_tokens: 3, completion_tokens: 1 } }) + chunk({}, "stop") + DONE,
+    );
+    expect(events.map((e) => e.event)).toEqual([
+      "message_start",
+      "ping",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+  });
+
   it("reports the input in message_start when the upstream sends usage on every chunk", () => {
     const events = run(chunk({ content: "Hi" }, null, { usage: { prompt_tokens: 30, completion_tokens: 1 } }) + DONE);
     expect((events[0]!.data.message as Obj).usage).toMatchObject({ input_tokens: 30, output_tokens: 0 });

@@ -54,8 +54,9 @@ export class AnthropicStreamEncoder implements InboundStreamEncoder {
       if (isObj(choice.usage)) this.usage = choice.usage; // Moonshot and clones put it here
       if (typeof choice.finish_reason === "string") this.stop = stopReason(choice.finish_reason);
     }
-    // The usage chunk is the last before the end: the message can be finished now.
-    if (choices.length === 0 && this.usage !== null) out += this.finish();
+    // The usage chunk is the last before the end: the message can be finished now. (A chunk
+    // without choices or usage, like Azure's prompt_filter_results first chunk, is not it.)
+    if (choices.length === 0 && isObj(chunk.usage)) out += this.finish();
     return out;
   }
 
