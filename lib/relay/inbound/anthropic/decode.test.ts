@@ -121,6 +121,23 @@ describe("decodeMessagesRequest", () => {
     ]);
   });
 
+  it("drops a server tool's call and result from an earlier assistant turn", () => {
+    const out = decode({
+      ...base,
+      messages: [
+        {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
+            { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+            { type: "text", text: "Found it." },
+          ],
+        },
+      ],
+    });
+    expect(out.messages).toEqual([{ role: "assistant", content: "Found it." }]);
+  });
+
   it("reads a document given as content blocks as text", () => {
     const out = decode({
       ...base,

@@ -12,7 +12,9 @@
 // - A `document` becomes a `file` part (base64 PDF), or text (a plain-text or content source);
 //   a document by URL is refused: OpenAI's chat API takes no file URL.
 // - Server tools (web search, code execution…, any `type` but "custom") are refused: no
-//   OpenAI-protocol upstream can run them.
+//   OpenAI-protocol upstream can run them. Their calls and results in an earlier assistant turn
+//   (a conversation begun on Anthropic) are dropped: a tool call OpenAI sees must have its
+//   `tool` message, and these had none.
 // - Tool names over OpenAI's 64 characters are shortened on the way up (./tool-names.ts).
 // - `metadata.user_id` becomes `user` when it fits OpenAI's 64 characters; Claude Code's (about
 //   150: user, account and session ids) is left out rather than refused upstream.
@@ -121,7 +123,6 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
         texts.push(textOf(b, at));
         break;
       case "tool_use":
-      case "server_tool_use":
         if (typeof b.id !== "string" || typeof b.name !== "string") throw invalid(`${at}: tool_use needs an id and a name`);
         toolCalls.push({
           id: b.id,
@@ -131,8 +132,11 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
         break;
       case "thinking":
       case "redacted_thinking":
+      case "server_tool_use":
         break;
       default:
+        // A server tool's result (web_search_tool_result, code_execution_tool_result…).
+        if (typeof b.type === "string" && b.type.endsWith("_tool_result")) break;
         throw invalid(`${at}.type: '${String(b.type)}' is not valid in an assistant message`);
     }
   });
