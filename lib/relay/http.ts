@@ -55,8 +55,14 @@ export interface RelayResponse {
 /** Largest request body the relay reads (audio uploads are the big ones). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/** The answer to a body over MAX_BODY_BYTES, from either entry. */
-export const bodyTooLarge = () => openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
+/**
+ * The answer body to a body over MAX_BODY_BYTES, from either entry: OpenAI's shape, or the
+ * caller's protocol's when the path names another one (lib/relay/inbound).
+ */
+export function bodyTooLarge(protocol?: InboundProtocol): unknown {
+  const { body } = openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
+  return protocol ? protocol.errorBody(413, body.error.message, body.error.type, null) : body;
+}
 
 const JSON_HEADERS = { "content-type": "application/json" };
 

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleRelay } from "@/lib/relay/pipeline";
 import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { protocolFor } from "@/lib/relay/inbound";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { declaredLength } from "@/lib/net/body";
 import { LARGE_BODY_BYTES, type BodySummaryResult } from "@/lib/relay/request-body";
@@ -107,7 +108,11 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
   const body = await readBody(req);
   let out: RelayResponse;
   if (body === null) {
-    out = { status: 413, headers: { "content-type": "application/json" }, body: JSON.stringify(bodyTooLarge().body) };
+    out = {
+      status: 413,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(bodyTooLarge(protocolFor(req.method ?? "GET", path))),
+    };
   } else {
     out = await handleRelay(
       new NodeRelayRequest(req.method ?? "GET", path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), body, clientIp, res),

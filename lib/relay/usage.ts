@@ -60,3 +60,18 @@ export function normalizeUsage(raw: unknown): Usage | null {
 export function hasTokens(u: Usage | null | undefined): u is Usage {
   return !!u && (u.prompt_tokens > 0 || u.completion_tokens > 0);
 }
+
+/** A normalised Usage as OpenAI's chat `usage` object (what normalizeUsage reads back the same). */
+export function openAIUsage(u: Usage): Record<string, unknown> {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+    prompt_tokens_details: {
+      cached_tokens: u.cached_tokens,
+      cache_creation_tokens: u.cache_write_tokens,
+      audio_tokens: u.audio_input_tokens,
+    },
+    completion_tokens_details: { reasoning_tokens: u.reasoning_tokens, audio_tokens: u.audio_output_tokens },
+  };
+}

@@ -1,6 +1,7 @@
 // Serves the relay core through web Request/Response, for Next route handlers.
 import { handleRelay } from "@/lib/relay/pipeline";
 import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest } from "@/lib/relay/http";
+import { protocolFor } from "@/lib/relay/inbound";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
 import { readBodyWithin } from "@/lib/net/body";
@@ -40,7 +41,8 @@ class WebRelayRequest implements RelayRequest {
 export async function relayWebRequest(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const body = await readBodyWithin(request, MAX_BODY_BYTES);
-  if (body === null) return Response.json(bodyTooLarge().body, { status: 413, headers: { [NOSNIFF_HEADER]: NOSNIFF } });
+  if (body === null)
+    return Response.json(bodyTooLarge(protocolFor(request.method, url.pathname)), { status: 413, headers: { [NOSNIFF_HEADER]: NOSNIFF } });
   const out = await handleRelay(new WebRelayRequest(request, url, body));
   // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
   out.headers[NOSNIFF_HEADER] = NOSNIFF;

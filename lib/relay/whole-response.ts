@@ -10,6 +10,7 @@ import type { RouteChannel } from "@/lib/relay/state";
 import type { Exchange } from "@/lib/relay/upstream";
 import { answerContentType, JSON_TYPE, looksLikeJson } from "@/lib/relay/answer-type";
 import { extractResponseUsage } from "@/lib/relay/openai-response";
+import { openAIUsage } from "@/lib/relay/usage";
 import { imageParams } from "@/lib/relay/pricing";
 import { settle, settleFailure } from "@/lib/relay/settle";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/upstream-failure";
@@ -66,17 +67,6 @@ export async function wholeResponse(
     // A vendor's 200 that is an error in its own shape, which its converter wrote as OpenAI's.
     if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
   }
-  if (ctx.inbound && upstream.passthrough) {
-    // The channel speaks the caller's protocol: its answer goes as it came (read only for usage).
-    body = raw;
-    outType = JSON_TYPE;
-  } else if (ctx.inbound) {
-    // Another caller protocol: the canonical answer, encoded back into the caller's.
-    const answer = isObj(extracted.json) ? extracted.json : parseOrNull(typeof body === "string" ? Buffer.from(body) : body);
-    if (!isObj(answer)) return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
-    body = ctx.inbound.encodeWhole(answer);
-    outType = JSON_TYPE;
-  }
   let quota: QuotaResult;
   let usage = extracted.usage;
   if (ctx.mode === "images") {
@@ -88,6 +78,18 @@ export async function wholeResponse(
   } else {
     usage = clampUsage(usage, { fallback: new PromptFallback(ctx) }).usage;
     quota = quotaForTokens(ctx.pricing, usage);
+  }
+  if (ctx.inbound && upstream.passthrough) {
+    // The channel speaks the caller's protocol: its answer goes as it came (read only for usage).
+    body = raw;
+    outType = JSON_TYPE;
+  } else if (ctx.inbound) {
+    // Another caller protocol: the canonical answer, encoded back into the caller's, with the
+    // usage billed (such protocols report usage in every answer, a local count included).
+    const answer = isObj(extracted.json) ? extracted.json : parseOrNull(typeof body === "string" ? Buffer.from(body) : body);
+    if (!isObj(answer)) return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
+    body = ctx.inbound.encodeWhole(usage ? { ...answer, usage: openAIUsage(usage) } : answer);
+    outType = JSON_TYPE;
   }
   // Settled right after the answer is written, not before: the client does not wait for the
   // bookkeeping. The reservation already covers the request, so nothing rides on the order.

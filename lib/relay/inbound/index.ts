@@ -4,12 +4,13 @@
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
+import { anthropicProtocol } from "./anthropic";
 import { gemini } from "./gemini";
 import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
-export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [gemini, responsesProtocol];
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [anthropicProtocol, gemini, responsesProtocol];
 
 /** The protocol that claims `method path` (no trailing slash), and how; null for none. */
 export function matchInbound(
@@ -22,6 +23,12 @@ export function matchInbound(
     if (match) return { protocol, match };
   }
   return null;
+}
+
+/** The protocol whose shape errors on `method path` take (a trailing slash allowed); undefined for OpenAI's. */
+export function protocolFor(method: string, path: string, query = new URLSearchParams()): InboundProtocol | undefined {
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  return matchInbound(method, trimmed, query)?.protocol;
 }
 
 /** One call in another protocol: the protocol, and the call as its encoders see it. */
