@@ -40,7 +40,7 @@ describe("channel registry", () => {
     expect(relayRefusal(1)).toBeNull();
     expect(relayRefusal(14)).toBeNull();
     expect(relayRefusal(33)).toBeNull();
-    expect(relayRefusal(24)).toContain(CHANNEL_CATALOG[24].name);
+    expect(relayRefusal(36)).toContain(CHANNEL_CATALOG[36].name);
     for (const t of [0, 7, 999, -1, 1.5, Number.NaN]) {
       expect(getProvider(t)).toBeUndefined();
       expect(relayRefusal(t)).toBe("未知的渠道类型");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../errors";
-import { anthropicMessages, defaultMaxTokens, remoteImageUrls } from "./convert-request";
+import { remoteImageUrls } from "../../images";
+import { anthropicMessages, defaultMaxTokens } from "./convert-request";
 
 const M = "claude-3-5-sonnet-20241022";
 const PNG = "iVBORw0KGgo=";

@@ -6,6 +6,7 @@
 // every Claude channel.
 import type { UserImage } from "@/lib/net/fetch-url";
 import { RelayError } from "../../errors";
+import { imageUrlOf } from "../../images";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -39,26 +40,6 @@ function badRequest(message: string, param: string | null = null): RelayError {
 }
 
 const DATA_URL = /^data:([^;,]+)?((?:;[^;,]+)*?);base64,(.*)$/s;
-
-/** The http(s) image URLs of a canonical request's messages, each once, in order. */
-export function remoteImageUrls(canonical: Obj): string[] {
-  const out = new Set<string>();
-  const messages = Array.isArray(canonical.messages) ? canonical.messages : [];
-  for (const m of messages) {
-    if (!isObj(m) || !Array.isArray(m.content)) continue;
-    for (const part of m.content) {
-      const url = isObj(part) && part.type === "image_url" ? imageUrlOf(part) : null;
-      if (url && /^https?:\/\//i.test(url)) out.add(url);
-    }
-  }
-  return [...out];
-}
-
-function imageUrlOf(part: Obj): string | null {
-  const iu = part.image_url;
-  if (typeof iu === "string") return iu;
-  return isObj(iu) && typeof iu.url === "string" ? iu.url : null;
-}
 
 function imageBlock(part: Obj, images: ReadonlyMap<string, UserImage> | undefined): AnthropicBlock {
   const url = imageUrlOf(part);

@@ -8,7 +8,8 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { anthropicMessages, anthropicResponseConverter, withPromptImages } from "../anthropic";
+import { withPromptImages } from "../../images";
+import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
 import { unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { bedrockEventStreamFraming } from "./eventstream";
