@@ -71,8 +71,10 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
   });
   const started = Date.now();
   try {
+    const dispatcher = agentForChannel(ch, options);
     const built = adapter.buildRequest({
       channel: config,
+      dispatcher,
       mode,
       upstreamModel,
       clientPath: path,
@@ -83,7 +85,7 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
     });
     const up = built instanceof Promise ? await built : built;
     // The relay's own upstream client (its transports, its dispatcher), not a second one.
-    const exchange = openExchange(agentForChannel(ch, options), up);
+    const exchange = openExchange(dispatcher, up);
     const timer = setTimeout(() => exchange.abort(new Error(`测试超时（${TEST_TIMEOUT_MS / 1000} 秒）`)), TEST_TIMEOUT_MS);
     let text: string;
     try {

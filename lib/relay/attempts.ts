@@ -58,6 +58,7 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
   const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
   const input: BuildRequestInput = {
     channel: channel.config,
+    dispatcher: agentForChannel(channel.row, ctx.options),
     mode: ctx.mode,
     upstreamModel,
     requestModel: ctx.body.model,

@@ -31,6 +31,11 @@ export interface BuildRequestInput {
    * and is no vendor's parameter (OpenAI refuses unknown ones), so it is not sent upstream.
    */
   playground?: boolean;
+  /**
+   * The channel's connection pool (its proxy and address rules): an adapter that must fetch
+   * something before the call (an access token) fetches it through this, never around it.
+   */
+  dispatcher?: Dispatcher;
   /** The caller's headers (a native protocol's builder forwards `anthropic-version`, `anthropic-beta`). */
   callerHeaders?: { get(name: string): string | null };
 }

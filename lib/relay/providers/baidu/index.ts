@@ -75,7 +75,7 @@ export const baidu: ProviderAdapter = {
     const key = input.channel.key.trim();
     const body = wenxinBody(input);
     if (!key.includes("|")) return wenxin(input, base, body, key, null);
-    const token = baiduAccessToken(base, key);
+    const token = baiduAccessToken(base, key, input.dispatcher);
     return typeof token === "string" ? wenxin(input, base, body, token, key) : token.then((t) => wenxin(input, base, body, t, key));
   },
 };

@@ -4,6 +4,7 @@
 // before `expires_in` runs out (30 days as issued), concurrent fetches for one key share one
 // request, and a token Baidu calls invalid (error 110/111) is dropped so the next call fetches
 // a new one. A failed fetch is the channel's fault: the next channel is tried.
+import { type Dispatcher, request } from "undici";
 import { RelayError } from "../../errors";
 
 /** The token is replaced this long before Baidu says it expires. */
@@ -32,31 +33,32 @@ export function splitBaiduKey(key: string): { clientId: string; clientSecret: st
   return { clientId: parts[0]!.trim(), clientSecret: parts[1]!.trim() };
 }
 
-async function fetchToken(base: string, clientId: string, clientSecret: string): Promise<Entry> {
+async function fetchToken(base: string, clientId: string, clientSecret: string, dispatcher: Dispatcher | undefined): Promise<Entry> {
   const query = new URLSearchParams({ grant_type: "client_credentials", client_id: clientId, client_secret: clientSecret });
-  let res: Response;
+  let status: number;
+  let text: string;
   try {
-    res = await fetch(`${base}/oauth/2.0/token?${query}`, {
+    // Through the channel's own connection pool: its proxy and address rules hold here too.
+    const res = await request(`${base}/oauth/2.0/token?${query}`, {
       method: "POST",
       headers: { Accept: "application/json" },
+      dispatcher,
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });
+    status = res.statusCode;
+    text = await res.body.text();
   } catch (error) {
     throw new RelayError(502, `获取百度 access token 失败：${(error as Error).message}`, { code: "access_token_failed", local: false });
   }
   let json: Record<string, unknown> = {};
   try {
-    json = (await res.json()) as Record<string, unknown>;
+    json = JSON.parse(text) as Record<string, unknown>;
   } catch {
     /* not JSON: reported below */
   }
   if (typeof json.access_token !== "string" || json.access_token === "") {
     const reason =
-      typeof json.error_description === "string"
-        ? json.error_description
-        : typeof json.error === "string"
-          ? json.error
-          : `HTTP ${res.status}`;
+      typeof json.error_description === "string" ? json.error_description : typeof json.error === "string" ? json.error : `HTTP ${status}`;
     throw new RelayError(502, `获取百度 access token 失败：${reason}`, { code: "access_token_failed", local: false });
   }
   const expiresIn = typeof json.expires_in === "number" && json.expires_in > 0 ? json.expires_in : 30 * 24 * 3600;
@@ -64,14 +66,14 @@ async function fetchToken(base: string, clientId: string, clientSecret: string):
 }
 
 /** The cached token for this channel key, else one fetched now (shared with concurrent callers). */
-export function baiduAccessToken(base: string, key: string): string | Promise<string> {
+export function baiduAccessToken(base: string, key: string, dispatcher?: Dispatcher): string | Promise<string> {
   const { clientId, clientSecret } = splitBaiduKey(key);
   const id = cacheKey(base, key);
   const hit = cache.get(id);
   if (hit && hit.expiresAt - RENEW_BEFORE_MS > Date.now()) return hit.token;
   let wait = pending.get(id);
   if (!wait) {
-    wait = fetchToken(base, clientId, clientSecret)
+    wait = fetchToken(base, clientId, clientSecret, dispatcher)
       .then((entry) => {
         if (cache.size > 1000) cache.clear();
         cache.set(id, entry);
