@@ -141,8 +141,8 @@ describe("channel types the relay does not serve", () => {
     const before = await counts();
     for (const [type, name] of [
       [14, "Anthropic Claude"],
-      [24, "Google Gemini"],
-      [41, "Vertex AI"],
+      [2, "Midjourney Proxy"],
+      [5, "Midjourney Proxy Plus"],
     ] as const) {
       for (const mode of ["single", "batch"]) {
         const res = await create({ ...base, type, mode, key: "k1\nk2" });
@@ -163,10 +163,10 @@ describe("channel types the relay does not serve", () => {
     expect(refused.json).toEqual({ success: false, message: relayRefusal(14) });
     expect((await db.channel.findUniqueOrThrow({ where: { id } })).type).toBe(1);
 
-    await db.channel.update({ where: { id }, data: { type: 24 } });
-    const renamed = await call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, type: 24, name: "old-gemini", status: 2 } });
+    await db.channel.update({ where: { id }, data: { type: 5 } });
+    const renamed = await call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, type: 5, name: "old-mj", status: 2 } });
     expect(renamed.json.success).toBe(true);
-    expect(renamed.json.data).toMatchObject({ type: 24, name: "old-gemini", status: 2 });
+    expect(renamed.json.data).toMatchObject({ type: 5, name: "old-mj", status: 2 });
     const back = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 1, key: "sk-back" } });
     expect(back.json.data).toMatchObject({ type: 1 });
   });

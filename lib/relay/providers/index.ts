@@ -7,8 +7,11 @@ import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelTy
 import { azure } from "./azure";
 import { cloudflare } from "./cloudflare";
 import { custom } from "./custom";
+import { gemini } from "./gemini";
+import { palm } from "./palm";
 import type { ProviderAdapter } from "./types";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
+import { vertex } from "./vertex";
 
 /** A channel type the relay does not serve yet: channels of it cannot be created, tested or routed to. */
 export type NotRelayed = { readonly notRelayed: string };
@@ -23,7 +26,7 @@ export const CHANNEL_REGISTRY = {
   [T.Ollama]: ollama,
   [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
   [T.Custom]: custom,
-  [T.PaLM]: notRelayed("PaLM2 接口的适配器尚未实现"),
+  [T.PaLM]: palm,
   [T.Anthropic]: notRelayed("Anthropic Messages 接口的适配器尚未实现"),
   [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
   [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
@@ -33,7 +36,7 @@ export const CHANNEL_REGISTRY = {
   [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
   [T.FastGPT]: fastgpt,
   [T.Tencent]: notRelayed("混元接口（TC3-HMAC-SHA256 签名）的适配器尚未实现"),
-  [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
+  [T.Gemini]: gemini,
   [T.Moonshot]: moonshot,
   [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
   [T.Yi]: yi,
@@ -45,7 +48,7 @@ export const CHANNEL_REGISTRY = {
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
   [T.SiliconFlow]: siliconflow,
-  [T.VertexAI]: notRelayed("Vertex AI 接口（服务账号换取令牌）的适配器尚未实现"),
+  [T.VertexAI]: vertex,
   [T.Mistral]: mistral,
   [T.DeepSeek]: deepseek,
   [T.XAI]: xai,

@@ -1,0 +1,125 @@
+// Vertex AI (type 41). The key is a service-account JSON key (token.ts turns it into an access
+// token); the region is the channel's `other`: a plain region ("us-central1", "global"), or a
+// JSON map `{"default": "us-central1", "<model>": "<region>"}` as new-api reads it, with
+// us-central1 when empty or when the map names neither the model nor a default. The host is
+// `{region}-aiplatform.googleapis.com` (`aiplatform.googleapis.com` for "global"), or the
+// channel's base URL when one is set (a private endpoint, a proxy, a test server).
+//
+// The publisher follows the model name, as in new-api:
+// - "claude…" → Anthropic's `:rawPredict` / `:streamRawPredict` (see anthropicPublisher: not
+//   wired yet, refused with a 400);
+// - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
+// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { RelayError } from "../../errors";
+import type { RelayMode } from "../../types";
+import { geminiChatRequest, modelSegment } from "../gemini";
+import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { cachedAccessToken, fetchAccessToken, parseServiceAccount, type ServiceAccount } from "./token";
+
+const { name, other } = CHANNEL_CATALOG[CHANNEL_TYPES.VertexAI];
+const DEFAULT_REGION = other.default;
+const MODES: readonly RelayMode[] = ["chat"];
+const supportedModes = new Set(MODES);
+
+export type VertexPublisher = "google" | "anthropic" | "meta";
+
+export function publisherOf(model: string): VertexPublisher {
+  if (model.startsWith("claude")) return "anthropic";
+  if (model.startsWith("meta/") || model.toLowerCase().includes("llama")) return "meta";
+  return "google";
+}
+
+/** The region for a model from the channel's `other` (plain or a JSON map). */
+export function regionFor(other: string, model: string, channelId: number): string {
+  const text = other.trim();
+  if (text === "") return DEFAULT_REGION;
+  if (!text.startsWith("{")) return text;
+  let map: unknown;
+  try {
+    map = JSON.parse(text);
+  } catch {
+    throw new RelayError(500, `channel #${channelId} (${name}): the region map in "other" is not valid JSON`, {
+      code: "channel_misconfigured",
+      local: false,
+    });
+  }
+  const m = (map && typeof map === "object" ? map : {}) as Record<string, unknown>;
+  const r = m[model] ?? m.default;
+  return typeof r === "string" && r.trim() !== "" ? r.trim() : DEFAULT_REGION;
+}
+
+/** Where a model's calls go: the host, and the project/location path under it. */
+export interface VertexTarget {
+  host: string;
+  region: string;
+  project: string;
+}
+
+export function targetOf(input: BuildRequestInput, sa: ServiceAccount): VertexTarget {
+  const region = regionFor(input.channel.other, input.upstreamModel, input.channel.id);
+  const custom = input.channel.base_url.trim().replace(/\/+$/, "");
+  const host = custom || (region === "global" ? "https://aiplatform.googleapis.com" : `https://${region}-aiplatform.googleapis.com`);
+  return { host, region, project: sa.project_id };
+}
+
+const locationPath = (t: VertexTarget) => `projects/${encodeURIComponent(t.project)}/locations/${encodeURIComponent(t.region)}`;
+
+/** A Claude model's rawPredict URL (the Anthropic publisher). */
+export function claudeModelUrl(t: VertexTarget, model: string, stream: boolean): string {
+  return `${t.host}/v1/${locationPath(t)}/publishers/anthropic/models/${encodeModelForPath(model)}:${stream ? "streamRawPredict" : "rawPredict"}`;
+}
+
+/**
+ * Claude on Vertex: `claudeModelUrl` with the Anthropic Messages body (no `model`, with
+ * `anthropic_version: "vertex-2023-10-16"`) and Anthropic's answers and events. The Messages
+ * converters live in providers/anthropic/ (written in parallel); until they are wired here,
+ * Claude models are refused before anything is sent.
+ */
+function anthropicPublisher(_input: BuildRequestInput, _target: VertexTarget, _token: string): UpstreamRequest {
+  throw new RelayError(400, "Vertex 的 Claude 模型尚未接入", { type: "invalid_request_error", code: "model_not_supported" });
+}
+
+function metaPublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest {
+  const { body, forcedIncludeUsage } = buildBody(input, { policy: "passthrough" });
+  const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+  if (input.stream) headers.Accept = "text/event-stream";
+  return {
+    method: "POST",
+    url: `${t.host}/v1beta1/${locationPath(t)}/endpoints/openapi/chat/completions`,
+    headers,
+    body,
+    forcedIncludeUsage,
+  };
+}
+
+function googlePublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  const modelUrl = `${t.host}/v1/${locationPath(t)}/publishers/google/models/${modelSegment(input.upstreamModel)}`;
+  return geminiChatRequest(input, modelUrl, { Authorization: `Bearer ${token}` });
+}
+
+function requestWith(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  switch (publisherOf(input.upstreamModel)) {
+    case "anthropic":
+      return anthropicPublisher(input, t, token);
+    case "meta":
+      return metaPublisher(input, t, token);
+    default:
+      return googlePublisher(input, t, token);
+  }
+}
+
+export const vertex: ProviderAdapter = {
+  supportedModes,
+  buildRequest(input) {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const sa = parseServiceAccount(input.channel.key, input.channel.id);
+    const target = targetOf(input, sa);
+    // Refused before a token is fetched for it.
+    if (publisherOf(input.upstreamModel) === "anthropic") return anthropicPublisher(input, target, "");
+    const token = cachedAccessToken(input.channel.id, input.channel.key);
+    if (token) return requestWith(input, target, token);
+    return fetchAccessToken(input.channel.id, input.channel.key, sa).then((t) => requestWith(input, target, t));
+  },
+};
