@@ -27,7 +27,7 @@ export interface AnswerContext {
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
 
 export function finishReason(reason: unknown, sawToolCall: boolean): string | null {
-  if (typeof reason !== "string" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return sawToolCall ? "tool_calls" : null;
+  if (typeof reason !== "string" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return null;
   if (FILTERED.has(reason)) return "content_filter";
   if (reason === "MAX_TOKENS") return "length";
   return sawToolCall ? "tool_calls" : "stop";
@@ -104,7 +104,7 @@ export function toChatCompletion(upstream: unknown, ctx: AnswerContext): Obj {
       index: typeof c.index === "number" ? c.index : i,
       message,
       logprobs: null,
-      finish_reason: finishReason(c.finishReason, calls.length > 0) ?? "stop",
+      finish_reason: finishReason(c.finishReason, calls.length > 0) ?? (calls.length > 0 ? "tool_calls" : "stop"),
     };
   });
   if (choices.length === 0) {
