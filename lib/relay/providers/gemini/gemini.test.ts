@@ -100,7 +100,10 @@ describe("OpenAI chat → generateContent", () => {
       stop: "END",
       n: 2,
       seed: 5,
-      response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } } },
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false } },
+      },
       reasoning_effort: "low",
     });
     expect(body.generationConfig).toEqual({
@@ -115,7 +118,11 @@ describe("OpenAI chat → generateContent", () => {
       responseSchema: { type: "object", properties: { a: { type: "string" } } },
       thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
     });
-    const off = toGenerateContent({ messages: [{ role: "user", content: "hi" }], reasoning_effort: "minimal", response_format: { type: "json_object" } });
+    const off = toGenerateContent({
+      messages: [{ role: "user", content: "hi" }],
+      reasoning_effort: "minimal",
+      response_format: { type: "json_object" },
+    });
     expect(off.generationConfig).toEqual({ responseMimeType: "application/json", thinkingConfig: { thinkingBudget: 0 } });
   });
 
@@ -172,7 +179,11 @@ describe("OpenAI chat → generateContent", () => {
       ["none", "NONE"],
       ["required", "ANY"],
     ]) {
-      const b = toGenerateContent({ messages: [{ role: "user", content: "hi" }], tools: body.tools && [{ type: "function", function: { name: "f" } }], tool_choice: choice });
+      const b = toGenerateContent({
+        messages: [{ role: "user", content: "hi" }],
+        tools: body.tools && [{ type: "function", function: { name: "f" } }],
+        tool_choice: choice,
+      });
       expect(b.toolConfig).toEqual({ functionCallingConfig: { mode } });
     }
   });
@@ -190,7 +201,9 @@ describe("OpenAI chat → generateContent", () => {
     ];
     expect(imageUrlsOf({ messages })).toEqual([url]);
     const body = toGenerateContent({ messages }, new Map([[url, { mediaType: "image/png", base64: "iVBORw0KGgo=" }]]));
-    expect(body.contents).toEqual([{ role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] }]);
+    expect(body.contents).toEqual([
+      { role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },
+    ]);
   });
 
   it("refuses what it cannot send, as the caller's fault", () => {
@@ -209,7 +222,9 @@ describe("OpenAI chat → generateContent", () => {
     expect(refuse({ messages: [{ role: "system", content: "only system" }] })).toMatch(/no user or assistant/);
     expect(refuse({ messages: [{ role: "tool", tool_call_id: "nope", content: "x" }] })).toMatch(/nope/);
     expect(
-      refuse({ messages: [{ role: "assistant", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{bad" } }] }] }),
+      refuse({
+        messages: [{ role: "assistant", tool_calls: [{ id: "a", type: "function", function: { name: "f", arguments: "{bad" } }] }],
+      }),
     ).toMatch(/not valid JSON/);
   });
 
@@ -262,7 +277,9 @@ describe("generateContent answers → chat.completion", () => {
   });
 
   it("turns functionCall parts into tool calls", () => {
-    const answer = toChatCompletion(json("generate-content-tool-call.json"), ctx) as { choices: { message: Record<string, unknown>; finish_reason: string }[] };
+    const answer = toChatCompletion(json("generate-content-tool-call.json"), ctx) as {
+      choices: { message: Record<string, unknown>; finish_reason: string }[];
+    };
     const [choice] = answer.choices;
     expect(choice!.finish_reason).toBe("tool_calls");
     expect(choice!.message.content).toBeNull();
@@ -290,7 +307,9 @@ describe("generateContent answers → chat.completion", () => {
       ],
       usage: { prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 },
     });
-    expect(["RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"].map((r) => finishReason(r, false))).toEqual(Array(4).fill("content_filter"));
+    expect(["RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"].map((r) => finishReason(r, false))).toEqual(
+      Array(4).fill("content_filter"),
+    );
     expect(finishReason("OTHER", false)).toBe("stop");
     expect(finishReason(undefined, false)).toBeNull();
     expect(usageOf(undefined)).toBeUndefined();
@@ -298,7 +317,12 @@ describe("generateContent answers → chat.completion", () => {
 
   it("turns an error body into OpenAI's error object", () => {
     expect(toChatCompletion(json("error-invalid-argument.json"), ctx)).toEqual({
-      error: { message: "* GenerateContentRequest.contents: contents is not specified\n", type: "INVALID_ARGUMENT", param: null, code: 400 },
+      error: {
+        message: "* GenerateContentRequest.contents: contents is not specified\n",
+        type: "INVALID_ARGUMENT",
+        param: null,
+        code: 400,
+      },
     });
   });
 });
@@ -318,8 +342,16 @@ describe("streamGenerateContent events → chunks", () => {
 
   it("numbers streamed tool calls and ends with tool_calls", () => {
     const stream = new GeminiStream(ctx);
-    const chunks = events(fixture("stream-tool-call.sse")).map((e) => stream.event(e) as { choices: { delta: { tool_calls: { index: number; function: { name: string } }[] }; finish_reason: string | null }[] });
-    expect(chunks.map((c) => c.choices[0]!.delta.tool_calls.map((t) => [t.index, t.function.name]))).toEqual([[[0, "get_weather"]], [[1, "get_time"]]]);
+    const chunks = events(fixture("stream-tool-call.sse")).map(
+      (e) =>
+        stream.event(e) as {
+          choices: { delta: { tool_calls: { index: number; function: { name: string } }[] }; finish_reason: string | null }[];
+        },
+    );
+    expect(chunks.map((c) => c.choices[0]!.delta.tool_calls.map((t) => [t.index, t.function.name]))).toEqual([
+      [[0, "get_weather"]],
+      [[1, "get_time"]],
+    ]);
     expect(chunks.map((c) => c.choices[0]!.finish_reason)).toEqual([null, "tool_calls"]);
   });
 
@@ -335,7 +367,10 @@ describe("streamGenerateContent events → chunks", () => {
 
 describe("batchEmbedContents answers → embeddings list", () => {
   it("lists the vectors, as floats or base64 float32", () => {
-    const list = toEmbeddingList(json("batch-embed.json"), "text-embedding-004", 2, false) as { data: { index: number; embedding: number[] }[]; usage: unknown };
+    const list = toEmbeddingList(json("batch-embed.json"), "text-embedding-004", 2, false) as {
+      data: { index: number; embedding: number[] }[];
+      usage: unknown;
+    };
     expect(list.data.map((d) => d.index)).toEqual([0, 1]);
     expect(list.data[0]!.embedding).toEqual([0.013168523, -0.008711934, -0.046782676, 0.00069968984]);
     expect(list.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
@@ -352,14 +387,19 @@ describe("the Gemini adapter", () => {
     expect(whole.headers["x-goog-api-key"]).toBe("AIza-test");
     expect(whole.url).not.toContain("key=");
     const streamed = gemini.buildRequest(
-      input({ messages: [{ role: "user", content: "hi" }], stream: true }, { channel: { ...channel, base_url: "http://127.0.0.1:1/", other: "v1" } }),
+      input(
+        { messages: [{ role: "user", content: "hi" }], stream: true },
+        { channel: { ...channel, base_url: "http://127.0.0.1:1/", other: "v1" } },
+      ),
     ) as UpstreamRequest;
     expect(streamed.url).toBe("http://127.0.0.1:1/v1/models/gemini-2.0-flash:streamGenerateContent?alt=sse");
     expect(streamed.forcedIncludeUsage).toBe(true);
   });
 
   it("fetches prompt images first (async only then)", async () => {
-    const body = { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] }] };
+    const body = {
+      messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } }] }],
+    };
     const built = gemini.buildRequest(input(body));
     expect(built).toBeInstanceOf(Promise);
     const up = await built;
@@ -370,10 +410,15 @@ describe("the Gemini adapter", () => {
 
   it("sends embeddings to batchEmbedContents and refuses other modes", () => {
     const up = gemini.buildRequest(
-      input({ model: "text-embedding-004", input: "hello" }, { mode: "embeddings", upstreamModel: "text-embedding-004", clientPath: "/v1/embeddings" }),
+      input(
+        { model: "text-embedding-004", input: "hello" },
+        { mode: "embeddings", upstreamModel: "text-embedding-004", clientPath: "/v1/embeddings" },
+      ),
     ) as UpstreamRequest;
     expect(up.url).toBe("https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:batchEmbedContents");
-    expect(JSON.parse(up.body as string)).toEqual({ requests: [{ model: "models/text-embedding-004", content: { parts: [{ text: "hello" }] } }] });
+    expect(JSON.parse(up.body as string)).toEqual({
+      requests: [{ model: "models/text-embedding-004", content: { parts: [{ text: "hello" }] } }],
+    });
     expect(() => gemini.buildRequest(input({}, { mode: "images" }))).toThrow(/not supported/);
   });
 });
