@@ -38,7 +38,10 @@ describe("Google channel types through the relay", () => {
     mock = await startGoogleMock({ apiKey: KEY });
     relay = await startRelay("node");
     await updateOption("RetryTimes", "0");
-    await updateOption("ModelRatio", JSON.stringify({ [GEMINI]: 2, [EMBED]: 1, [VERTEX_GEMINI]: 2, [LLAMA]: 1, [CLAUDE]: 1, "PaLM-2": 1 }));
+    await updateOption(
+      "ModelRatio",
+      JSON.stringify({ [GEMINI]: 2, [EMBED]: 1, [VERTEX_GEMINI]: 2, [LLAMA]: 1, [CLAUDE]: 1, "gemini-pro": 1, "PaLM-2": 1 }),
+    );
     await updateOption("CompletionRatio", JSON.stringify({ [GEMINI]: 3, [VERTEX_GEMINI]: 3, [LLAMA]: 1, "PaLM-2": 1 }));
     await updateOption("CacheRatio", JSON.stringify({ [GEMINI]: 0.5 }));
   });
@@ -281,6 +284,21 @@ describe("Google channel types through the relay", () => {
       expect(mock.requests).toHaveLength(0);
       const tested = await testChannel(ch.id, { id: user.id, username: user.username });
       expect(tested).toMatchObject({ success: false, message: expect.stringContaining("access token refused") });
+
+      // The key's token_uri is an admin's address: internal ones only while root allows them.
+      await updateOption("ChannelPrivateAddressAllowed", "false");
+      const calls = mock.tokenCalls;
+      try {
+        await seedChannel({ type: 41, base_url: mock.url, models: "gemini-pro", key: mock.serviceAccount() });
+        const blocked = await client.chat.completions
+          .create({ model: "gemini-pro", messages: [{ role: "user", content: "hi" }] })
+          .catch((e) => e);
+        expect(blocked.status).toBe(500);
+        expect(blocked.error.message).toContain("the token endpoint could not be reached");
+        expect(mock.tokenCalls).toBe(calls);
+      } finally {
+        await updateOption("ChannelPrivateAddressAllowed", "true");
+      }
 
       const claude = await client.chat.completions.create({ model: CLAUDE, messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
       expect(claude.status).toBe(400);

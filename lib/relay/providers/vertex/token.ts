@@ -3,9 +3,15 @@
 // grant. Google's tokens live an hour; one is reused per channel and key until 5 minutes before
 // it expires, and concurrent requests needing a new one share a single exchange. The cache is
 // process-local (each instance fetches its own tokens, which Google allows).
+//
+// token_uri comes from the key, which any admin may paste: it is reached under the same address
+// rule as an address an admin (not root) set, internal addresses only with
+// ChannelPrivateAddressAllowed on.
 import { createHash } from "node:crypto";
 import { importPKCS8, SignJWT } from "jose";
-import { request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
+import { publicOnlyConnector } from "@/lib/net/public-connect";
+import { getOptions } from "@/lib/options";
 import { RelayError } from "../../errors";
 
 export interface ServiceAccount {
@@ -48,6 +54,16 @@ export function parseServiceAccount(key: string, channelId: number): ServiceAcco
   };
 }
 
+type G = { __qiaoVertexTokenAgent?: Agent };
+
+/** Public addresses only, unless root allows channels to reach internal ones. */
+async function tokenDispatcher(): Promise<Dispatcher | undefined> {
+  if ((await getOptions()).ChannelPrivateAddressAllowed) return undefined;
+  const g = globalThis as G;
+  g.__qiaoVertexTokenAgent ??= new Agent({ connect: publicOnlyConnector({}), keepAliveTimeout: 10_000 });
+  return g.__qiaoVertexTokenAgent;
+}
+
 type Cached = { token: string; renewAt: number };
 
 const cache = new Map<string, Cached>();
@@ -81,6 +97,7 @@ async function exchange(sa: ServiceAccount, channelId: number): Promise<Cached> 
   let text: string;
   try {
     const res = await request(sa.token_uri, {
+      dispatcher: await tokenDispatcher(),
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: jwt }).toString(),
