@@ -13,6 +13,11 @@
 //   JSON-schema type union with "null" (["string","null"]) becomes `type` + `nullable: true`.
 // - reasoning_effort → thinkingConfig: none/minimal → thinkingBudget 0, low 1024, medium 8192,
 //   high 24576, with includeThoughts so the thoughts come back as reasoning_content.
+// - Thought signatures: an answer's functionCall `thoughtSignature` travels in the tool call as
+//   `extra_content.google.thought_signature` (the shape of Google's own OpenAI-compatible
+//   endpoint) and goes back on the functionCall part when the client replays the call. Gemini 3
+//   refuses a replayed call without one (400), so for gemini-3 models a model turn's first call
+//   without a signature gets Google's documented "skip_thought_signature_validator" sentinel.
 import { RelayError } from "../../errors";
 import type { UserImage } from "@/lib/net/fetch-url";
 
@@ -140,8 +145,22 @@ function parseArgs(raw: unknown): Obj {
   }
 }
 
+export const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+/** Models that refuse replayed function calls without a thought signature. */
+export const needsThoughtSignature = (model: string) => /^(models\/)?gemini-3/.test(model);
+
+function signatureOf(call: Obj): string | undefined {
+  const google = isObj(call.extra_content) && isObj(call.extra_content.google) ? call.extra_content.google : null;
+  return google && typeof google.thought_signature === "string" && google.thought_signature !== "" ? google.thought_signature : undefined;
+}
+
 /** OpenAI messages → Gemini `contents` and `systemInstruction`. */
-export function toContents(messages: unknown, images: ReadonlyMap<string, UserImage>): { contents: Obj[]; systemInstruction?: Obj } {
+export function toContents(
+  messages: unknown,
+  images: ReadonlyMap<string, UserImage>,
+  sentinel = false,
+): { contents: Obj[]; systemInstruction?: Obj } {
   if (!Array.isArray(messages) || messages.length === 0) throw badRequest("messages must be a non-empty array", "messages");
   const system: Obj[] = [];
   const contents: Obj[] = [];
@@ -157,10 +176,15 @@ export function toContents(messages: unknown, images: ReadonlyMap<string, UserIm
       const text = textOf(m.content);
       if (text !== "") parts.push({ text });
       if (Array.isArray(m.tool_calls)) {
+        let first = true;
         for (const call of m.tool_calls) {
           if (!isObj(call) || !isObj(call.function) || typeof call.function.name !== "string") continue;
           if (typeof call.id === "string") callNames.set(call.id, call.function.name);
-          parts.push({ functionCall: { name: call.function.name, args: parseArgs(call.function.arguments) } });
+          const part: Obj = { functionCall: { name: call.function.name, args: parseArgs(call.function.arguments) } };
+          const signature = signatureOf(call) ?? (first && sentinel ? SKIP_SIGNATURE : undefined);
+          if (signature) part.thoughtSignature = signature;
+          parts.push(part);
+          first = false;
         }
       }
       if (parts.length > 0) contents.push({ role: "model", parts });
@@ -236,8 +260,8 @@ function generationConfig(json: Obj): Obj {
 }
 
 /** An OpenAI chat body → a Gemini `GenerateContentRequest` (the model goes in the URL). */
-export function toGenerateContent(json: Obj, images: ReadonlyMap<string, UserImage> = new Map()): Obj {
-  const { contents, systemInstruction } = toContents(json.messages, images);
+export function toGenerateContent(json: Obj, images: ReadonlyMap<string, UserImage> = new Map(), model = ""): Obj {
+  const { contents, systemInstruction } = toContents(json.messages, images, needsThoughtSignature(model));
   const body: Obj = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
   const t = tools(json.tools);

@@ -48,10 +48,16 @@ export function usageOf(meta: unknown): Obj | undefined {
   return usage;
 }
 
+interface Call {
+  name: string;
+  args: unknown;
+  signature?: string;
+}
+
 interface Parts {
   text: string;
   reasoning: string;
-  calls: { name: string; args: unknown }[];
+  calls: Call[];
 }
 
 function readParts(content: unknown): Parts {
@@ -60,7 +66,8 @@ function readParts(content: unknown): Parts {
   for (const p of parts) {
     if (!isObj(p)) continue;
     if (isObj(p.functionCall) && typeof p.functionCall.name === "string") {
-      out.calls.push({ name: p.functionCall.name, args: p.functionCall.args ?? {} });
+      const signature = typeof p.thoughtSignature === "string" && p.thoughtSignature !== "" ? p.thoughtSignature : undefined;
+      out.calls.push({ name: p.functionCall.name, args: p.functionCall.args ?? {}, ...(signature ? { signature } : {}) });
     } else if (typeof p.text === "string") {
       if (p.thought === true) out.reasoning += p.text;
       else out.text += p.text;
@@ -69,11 +76,12 @@ function readParts(content: unknown): Parts {
   return out;
 }
 
-const toolCall = (c: { name: string; args: unknown }) => ({
-  id: newToolCallId(),
-  type: "function",
-  function: { name: c.name, arguments: JSON.stringify(c.args) },
-});
+/** An OpenAI tool call; Gemini's thought signature rides along as Google's compatible endpoint sends it. */
+function toolCall(c: Call): Obj {
+  const call: Obj = { id: newToolCallId(), type: "function", function: { name: c.name, arguments: JSON.stringify(c.args) } };
+  if (c.signature) call.extra_content = { google: { thought_signature: c.signature } };
+  return call;
+}
 
 /** Gemini's `{"error": {code, message, status}}` → OpenAI's error object. */
 export function errorOf(upstream: unknown): Obj | null {

@@ -327,6 +327,37 @@ describe("generateContent answers → chat.completion", () => {
   });
 });
 
+describe("thought signatures", () => {
+  it("carry a call's signature out in extra_content and back on the replayed call", () => {
+    const answer = toChatCompletion(json("generate-content-signature.json"), ctx) as {
+      choices: { message: { tool_calls: { id: string; type: string; function: unknown; extra_content?: unknown }[] } }[];
+    };
+    const calls = answer.choices[0]!.message.tool_calls;
+    expect(calls[0]!.extra_content).toEqual({
+      google: { thought_signature: "CiQBcsjafJ0nV9tqXOo1mo2hrIt0Ca3VBeKPaLwDcmRUAdW0kssKbQFyyNp8r4Y=" },
+    });
+    expect(calls[1]).not.toHaveProperty("extra_content");
+    const replay = (model: string, toolCalls: unknown[]) =>
+      (
+        toGenerateContent(
+          {
+            messages: [
+              { role: "user", content: "Weather and time?" },
+              { role: "assistant", content: null, tool_calls: toolCalls },
+            ],
+          },
+          new Map(),
+          model,
+        ).contents as { parts: Record<string, unknown>[] }[]
+      )[1]!.parts.map((p) => p.thoughtSignature);
+    expect(replay("gemini-3-pro-preview", calls)).toEqual(["CiQBcsjafJ0nV9tqXOo1mo2hrIt0Ca3VBeKPaLwDcmRUAdW0kssKbQFyyNp8r4Y=", undefined]);
+    const bare = calls.map(({ id, type, function: f }) => ({ id, type, function: f }));
+    // Gemini 3 refuses a replayed call without a signature: the first call gets Google's sentinel.
+    expect(replay("gemini-3-pro-preview", bare)).toEqual(["skip_thought_signature_validator", undefined]);
+    expect(replay("gemini-2.5-flash", bare)).toEqual([undefined, undefined]);
+  });
+});
+
 describe("streamGenerateContent events → chunks", () => {
   it("streams text with the role first and the usage on the finishing chunk", () => {
     const stream = new GeminiStream(ctx);

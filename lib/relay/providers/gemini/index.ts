@@ -51,7 +51,7 @@ export function geminiChatRequest(
       method: "POST",
       url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
       headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
-      body: JSON.stringify(toGenerateContent(json, images)),
+      body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
       // Gemini always reports usage on its last event: the relay drops it unless the client asked.
       forcedIncludeUsage: input.stream,
       response: {
