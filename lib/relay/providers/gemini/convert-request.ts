@@ -126,6 +126,11 @@ function userParts(content: unknown, images: ReadonlyMap<string, UserImage>): Ob
       const image = typeof url === "string" ? images.get(url) : undefined;
       if (!image) throw badRequest("image_url part without a usable url", "messages");
       parts.push({ inlineData: { mimeType: image.mediaType, data: image.base64 } });
+    } else if (p.type === "file" && isObj(p.file) && typeof p.file.file_data === "string") {
+      // A document sent inline (PDF, text…): `data:<type>;base64,<bytes>`.
+      const data = /^data:([^;,]+);base64,(.*)$/s.exec(p.file.file_data);
+      if (!data) throw badRequest("file parts must carry file_data as a base64 data: URL", "messages");
+      parts.push({ inlineData: { mimeType: data[1], data: data[2] } });
     } else if (p.type === "input_audio" && isObj(p.input_audio) && typeof p.input_audio.data === "string") {
       const format = typeof p.input_audio.format === "string" ? p.input_audio.format : "wav";
       parts.push({ inlineData: { mimeType: `audio/${format}`, data: p.input_audio.data } });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createParser } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
-import { RelayError } from "../../errors";
+import { parseUpstreamError, RelayError } from "../../errors";
 import type { ChannelConfig } from "../../types";
 import type { BuildRequestInput, UpstreamRequest } from "../types";
 import { cleanSchema, imageUrlsOf, toBatchEmbed, toGenerateContent } from "./convert-request";
@@ -204,6 +204,21 @@ describe("OpenAI chat → generateContent", () => {
     expect(body.contents).toEqual([
       { role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },
     ]);
+    const doc = toGenerateContent({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "file", file: { filename: "a.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } },
+            { type: "input_audio", input_audio: { data: "UklGRg==", format: "mp3" } },
+          ],
+        },
+      ],
+    });
+    expect((doc.contents as { parts: unknown[] }[])[0]!.parts).toEqual([
+      { inlineData: { mimeType: "application/pdf", data: "JVBERi0=" } },
+      { inlineData: { mimeType: "audio/mp3", data: "UklGRg==" } },
+    ]);
   });
 
   it("refuses what it cannot send, as the caller's fault", () => {
@@ -313,6 +328,15 @@ describe("generateContent answers → chat.completion", () => {
     expect(finishReason("OTHER", false)).toBe("stop");
     expect(finishReason(undefined, false)).toBeNull();
     expect(usageOf(undefined)).toBeUndefined();
+  });
+
+  it("reads Gemini's error bodies of failed calls (the relay's parseUpstreamError)", () => {
+    expect(parseUpstreamError(400, fixture("error-api-key.json"))).toMatchObject({
+      status: 400,
+      message: "API key not valid. Please pass a valid API key.",
+      code: 400,
+    });
+    expect(parseUpstreamError(429, fixture("error-quota.json")).message).toBe("Resource has been exhausted (e.g. check quota).");
   });
 
   it("turns an error body into OpenAI's error object", () => {

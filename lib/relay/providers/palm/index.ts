@@ -136,7 +136,12 @@ function wholeBodyAsOneEvent(): StreamFraming {
     },
     end() {
       const text = Buffer.concat(chunks).toString("utf8").trim();
-      return text === "" ? "" : `data: ${JSON.stringify(JSON.parse(text))}\n\n`;
+      if (text === "") return "";
+      try {
+        return `data: ${JSON.stringify(JSON.parse(text))}\n\n`;
+      } catch {
+        return `data: ${JSON.stringify({ error: { message: "PaLM answered something that is not JSON", status: "upstream_error" } })}\n\n`;
+      }
     },
   };
 }

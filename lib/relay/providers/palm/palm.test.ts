@@ -96,5 +96,20 @@ describe("PaLM2 generateMessage", () => {
     const event = up.framing!.end();
     expect(event).toMatch(/^data: \{.*\}\n\n$/);
     expect(up.response!.streamEvent!(JSON.parse(event.slice(6)))).toMatchObject({ choices: [{ finish_reason: "stop" }] });
+    const other = palm.buildRequest({
+      channel,
+      mode: "chat",
+      upstreamModel: "chat-bison-001",
+      clientPath: "/v1/chat/completions",
+      body: JSON.stringify(body),
+      contentType: "application/json",
+      stream: true,
+      json: body,
+    }) as UpstreamRequest;
+    other.framing!.push(Buffer.from("<html>proxy</html>"));
+    const bad = other.framing!.end();
+    expect(other.response!.streamEvent!(JSON.parse(bad.slice(6)))).toMatchObject({
+      error: { message: "PaLM answered something that is not JSON" },
+    });
   });
 });
