@@ -115,13 +115,15 @@ function textOf(content: unknown): string {
 }
 
 function userParts(content: unknown, images: ReadonlyMap<string, UserImage>): Obj[] {
-  if (typeof content === "string") return [{ text: content }];
+  // Gemini refuses empty text parts ("empty text parameter"): they are left out.
+  if (typeof content === "string") return content === "" ? [] : [{ text: content }];
   if (!Array.isArray(content)) return [];
   const parts: Obj[] = [];
   for (const p of content) {
     if (!isObj(p)) continue;
-    if (p.type === "text" && typeof p.text === "string") parts.push({ text: p.text });
-    else if (p.type === "image_url") {
+    if (p.type === "text" && typeof p.text === "string") {
+      if (p.text !== "") parts.push({ text: p.text });
+    } else if (p.type === "image_url") {
       const url = isObj(p.image_url) ? p.image_url.url : p.image_url;
       const image = typeof url === "string" ? images.get(url) : undefined;
       if (!image) throw badRequest("image_url part without a usable url", "messages");

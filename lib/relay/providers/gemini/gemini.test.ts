@@ -66,7 +66,14 @@ describe("OpenAI chat → generateContent", () => {
         { role: "tool", tool_call_id: "call_a", content: "18°C" },
         { role: "tool", tool_call_id: "call_b", content: [{ type: "text", text: "14:00" }] },
         { role: "assistant", content: "18°C at 14:00." },
-        { role: "user", content: "Thanks" },
+        { role: "user", content: "" },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "" },
+            { type: "text", text: "Thanks" },
+          ],
+        },
       ],
     });
     expect(body.systemInstruction).toEqual({ parts: [{ text: "Be brief." }, { text: "Answer in English." }] });
