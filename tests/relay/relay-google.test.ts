@@ -197,6 +197,40 @@ describe("Google channel types through the relay", () => {
       expect(await user.quota()).toBe(before);
     });
 
+    it("sends prompt images as inline data, and refuses an image it may not fetch", async () => {
+      const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+      await client.chat.completions.create({
+        model: GEMINI,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "What is this?" },
+              { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+            ],
+          },
+        ],
+      });
+      expect((mock.requests.at(-1)!.json as { contents: unknown[] }).contents).toEqual([
+        { role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: png } }] },
+      ]);
+      await settleAll();
+      const before = await user.quota();
+      const sent = mock.requests.length;
+      // A user's image URL is fetched through the SSRF guard: a loopback address is refused.
+      const err = await client.chat.completions
+        .create({
+          model: GEMINI,
+          messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${mock.url}/cat.png` } }] }],
+        })
+        .catch((e) => e);
+      expect(err.status).toBe(400);
+      expect(err.error.code).toBe("invalid_image_url");
+      expect(mock.requests).toHaveLength(sent);
+      await settleAll();
+      expect(await user.quota()).toBe(before);
+    });
+
     it("refuses a bad request before anything is sent", async () => {
       const err = await client.chat.completions
         .create({ model: GEMINI, messages: [{ role: "tool", tool_call_id: "call_x", content: "orphan" }] })
