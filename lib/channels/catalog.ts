@@ -281,7 +281,8 @@ export const CHANNEL_CATALOG = {
   },
   18: {
     name: "讯飞星火认知",
-    baseUrl: "",
+    // The WebSocket API's host (wss://…/{version}/chat); an http(s) base URL is used as ws(s).
+    baseUrl: "https://spark-api.xf-yun.com",
     models: ["SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1", "SparkDesk-v3.5", "SparkDesk-v4.0"],
     other: apiVersion("v2.1"),
     keyFormat: "APPID|APISecret|APIKey",
@@ -301,7 +302,7 @@ export const CHANNEL_CATALOG = {
     ],
     other: null,
   },
-  21: { name: "知识库：AI Proxy", baseUrl: "https://api.aiproxy.io", models: [], other: null },
+  21: { name: "知识库：AI Proxy", baseUrl: "https://api.aiproxy.io", models: [], other: { label: "知识库 ID", default: "" } },
   22: { name: "知识库：FastGPT", baseUrl: "https://fastgpt.run/api/openapi", models: OPENAI_MODELS, other: null },
   23: {
     name: "腾讯混元",

@@ -84,7 +84,9 @@ describe("without a worker", () => {
   it("never connects to an internal address, however it is written", async () => {
     for (const host of ["127.0.0.1", "[::ffff:127.0.0.1]", "2130706433", "0x7f000001", "0177.0.0.1", "0.0.0.0", "localhost", "[::1]"]) {
       const error = await fetchUserUrl(`http://${host}:${port}/secret`).catch((e: unknown) => e);
-      expect(error, host).toBeInstanceOf(InternalAddressError);
+      expect(error, host).toBeInstanceOf(UserUrlError);
+      expect((error as Error).message, host).toBe(FETCH_URL_MSG.internalAddress);
+      expect((error as Error).cause, host).toBeInstanceOf(InternalAddressError);
     }
     expect(seen).toHaveLength(0);
   });
@@ -93,7 +95,7 @@ describe("without a worker", () => {
     await updateOption("WorkerUrl", `http://127.0.0.1:${port}`);
     expect((await fetchUserUrl("https://images.example.com/a.png")).via).toBe("worker");
     await updateOption("WorkerUrl", "");
-    await expect(fetchUserUrl(`http://127.0.0.1:${port}/a.png`)).rejects.toBeInstanceOf(InternalAddressError);
+    await expect(fetchUserUrl(`http://127.0.0.1:${port}/a.png`)).rejects.toThrow(FETCH_URL_MSG.internalAddress);
     expect(seen).toHaveLength(1);
   });
 });

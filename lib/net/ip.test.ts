@@ -73,9 +73,26 @@ describe("isInternalAddress", () => {
       "fd00:ec2::254",
       "fe80::1",
       "fe80::1%eth0",
+      "fec0::1",
+      "64:ff9b:1::a00:1",
     ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
+  });
+  it("covers multicast, reserved and broadcast", () => {
+    for (const ip of [
+      "224.0.0.1",
+      "239.255.255.250",
+      "240.0.0.1",
+      "255.255.255.254",
+      "255.255.255.255",
+      "ff02::1",
+      "ff05::1:3",
+      "::ffff:224.0.0.1",
+    ]) {
+      expect(isInternalAddress(ip), ip).toBe(true);
+    }
+    expect(isInternalAddress("223.255.255.255")).toBe(false);
   });
   it("sees IPv4 inside IPv6: mapped in either notation, IPv4-compatible and NAT64", () => {
     for (const ip of [
@@ -86,11 +103,24 @@ describe("isInternalAddress", () => {
       "::127.0.0.1",
       "64:ff9b::7f00:1",
       "64:ff9b::10.0.0.1",
+      "::ffff:0:127.0.0.1",
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::1",
+      "2002:c0a8:101:1::1",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
     ]) {
       expect(isInternalAddress(ip), ip).toBe(true);
     }
-    expect(isInternalAddress("::ffff:8.8.8.8")).toBe(false);
-    expect(isInternalAddress("64:ff9b::8.8.8.8")).toBe(false);
+    // The same forms carrying a public IPv4 address stay public.
+    for (const ip of [
+      "::ffff:8.8.8.8",
+      "64:ff9b::8.8.8.8",
+      "::ffff:0:8.8.8.8",
+      "2002:808:808::1",
+      "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+    ]) {
+      expect(isInternalAddress(ip), ip).toBe(false);
+    }
   });
   it("leaves public addresses and non-addresses alone", () => {
     for (const ip of [
@@ -101,7 +131,9 @@ describe("isInternalAddress", () => {
       "100.128.0.1",
       "192.169.0.1",
       "2606:4700::1111",
-      "fec0::1",
+      "2001:4860:4860::8888",
+      // Fake-IP DNS proxies answer every name from 198.18.0.0/15: left public on purpose.
+      "198.18.0.1",
       "localhost",
       "",
     ]) {

@@ -115,25 +115,45 @@ export function normalizeIp(ip: string): string {
 const PLAIN_IPV4 = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /**
- * Addresses that lead into the host or its network rather than to the Internet: unspecified and
+ * Addresses that lead into the host or its network, or nowhere on the Internet: unspecified and
  * "this network" (0.0.0.0/8, ::), loopback, RFC 1918 private, CGNAT (cloud metadata services
- * such as 100.100.100.200 live there), link-local (169.254.169.254 metadata), IPv6 unique-local
- * and link-local, and the deprecated IPv4-compatible ::/96. IPv4-mapped IPv6 (::ffff:a.b.c.d, in
+ * such as 100.100.100.200 live there), link-local (169.254.169.254 metadata), multicast
+ * (224.0.0.0/4, ff00::/8), reserved and broadcast (240.0.0.0/4 up to 255.255.255.255), IPv6
+ * unique-local, link-local and the old site-local (fec0::/10), the deprecated IPv4-compatible
+ * ::/96, and the local-use NAT64 prefix 64:ff9b:1::/48. IPv4-mapped IPv6 (::ffff:a.b.c.d, in
  * either notation) falls under the IPv4 ranges because addresses compare in one 128-bit space.
+ * Left public on purpose: 198.18.0.0/15 (fake-IP DNS proxies answer every name from it, so
+ * refusing it would refuse every name on such a host) and documentation ranges (not routed).
  */
 const INTERNAL_RANGES = parseCidrList(
-  "0.0.0.0/8 127.0.0.0/8 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 100.64.0.0/10 169.254.0.0/16 ::/96 fc00::/7 fe80::/10",
+  "0.0.0.0/8 127.0.0.0/8 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 100.64.0.0/10 169.254.0.0/16 224.0.0.0/4 240.0.0.0/4 " +
+    "::/96 fc00::/7 fe80::/10 fec0::/10 ff00::/8 64:ff9b:1::/48",
 ).cidrs;
-/** NAT64 (RFC 6052) carries an IPv4 address in its low 32 bits; a gateway would reach it. */
-const NAT64 = parseCidr("64:ff9b::/96")!;
 const IPV4_MAPPED = 0xffffn << 32n;
+const LOW_32 = 0xffffffffn;
+/**
+ * IPv6 forms that carry an IPv4 address which a gateway on the path would deliver to: such an
+ * address is internal when the IPv4 address it carries is. 6to4 and Teredo with a public IPv4
+ * address stay public.
+ */
+const EMBEDDED_V4: { prefix: Cidr; v4: (n: bigint) => bigint }[] = [
+  // NAT64, well-known prefix (RFC 6052): the low 32 bits.
+  { prefix: parseCidr("64:ff9b::/96")!, v4: (n) => n & LOW_32 },
+  // SIIT IPv4-translated ::ffff:0:a.b.c.d (RFC 2765): the low 32 bits.
+  { prefix: parseCidr("::ffff:0:0:0/96")!, v4: (n) => n & LOW_32 },
+  // 6to4 2002:AABB:CCDD::/48 (RFC 3056): bits 16–47.
+  { prefix: parseCidr("2002::/16")!, v4: (n) => (n >> 80n) & LOW_32 },
+  // Teredo 2001:0::/32 (RFC 4380): the client's address, inverted, in the low 32 bits.
+  { prefix: parseCidr("2001::/32")!, v4: (n) => ~n & LOW_32 },
+];
 
 /** Whether an IP address (any notation) is internal in the sense of INTERNAL_RANGES; false for non-IPs. */
 export function isInternalAddress(ip: string): boolean {
-  let n = ipToBigInt(ip);
+  const n = ipToBigInt(ip);
   if (n === null) return false;
-  if (cidrContains(NAT64, n)) n = IPV4_MAPPED | (n & 0xffffffffn);
-  return INTERNAL_RANGES.some((c) => cidrContains(c, n));
+  if (INTERNAL_RANGES.some((c) => cidrContains(c, n))) return true;
+  const carrier = EMBEDDED_V4.find((e) => cidrContains(e.prefix, n));
+  return carrier !== undefined && INTERNAL_RANGES.some((c) => cidrContains(c, IPV4_MAPPED | carrier.v4(n)));
 }
 
 /** The error code of a connection refused for going to an internal address. */

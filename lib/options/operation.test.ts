@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  changedKeys,
-  checkOperationValue,
-  cleanupTimestamp,
-  defaultCleanupTime,
-  OPERATION_KEYS,
-  operationValues,
-} from "@/lib/options/operation";
+import { changedOptions } from "@/lib/client/options";
+import { checkOperationValue, cleanupTimestamp, defaultCleanupTime, OPERATION_KEYS, operationValues } from "@/lib/options/operation";
 import { INVALID_JSON_MESSAGE, isOptionKey, isSecretOption } from "@/lib/options/registry";
 
 describe("the operation tab's options", () => {
@@ -44,8 +38,8 @@ describe("the operation tab's options", () => {
     expect(checkOperationValue("TopUpLink", "")).toBeNull();
   });
 
-  it("finds the changed keys of a section", () => {
-    expect(changedKeys(["A", "B"] as never, { A: "1", B: "2" }, { A: "1", B: "3" })).toEqual(["B"]);
+  it("finds the changed options of a section, in its order", () => {
+    expect(changedOptions({ A: "1", B: "2", C: "" }, { A: "1", B: "3", C: "x" })).toEqual({ B: "2", C: "" });
   });
 
   it("log cleanup: one month ago by default; an empty time is no time", () => {

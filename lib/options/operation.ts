@@ -4,8 +4,6 @@
 import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
 
 export const OPERATION_MSG = {
-  saved: "保存成功",
-  unchanged: "你似乎并没有修改什么",
   /** Spec §5: log cleanup needs a time chosen (the text of DELETE /api/log/'s own check). */
   cleanupTimeRequired: "请选择清理日志的截止时间",
   cleaned: (count: number) => `${count} 条日志已清理！`,
@@ -111,10 +109,6 @@ export function checkOperationValue(key: OperationKey, value: string): string | 
   if (key === "ChannelDisableThreshold") return /^\d+(\.\d+)?$/.test(v) ? null : "请输入不小于 0 的数字";
   return null;
 }
-
-/** The keys of a section whose value differs from the saved one. */
-export const changedKeys = (keys: readonly OperationKey[], values: Record<string, string>, saved: Record<string, string>) =>
-  keys.filter((k) => values[k] !== saved[k]);
 
 /** The default of the log cleanup time (spec §9): one month before `now`, as a datetime-local value. */
 export function defaultCleanupTime(now = new Date()): string {

@@ -6,7 +6,7 @@ import type { CallContext } from "@/lib/relay/call-context";
 import { describeUpstreamNetworkError, parseUpstreamError, RelayError, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
 import { errorResponse, type RelayResponse } from "@/lib/relay/http";
 import { PLAYGROUND_PATH, OPENAI_PATHS } from "@/lib/relay/endpoints";
-import { getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
+import { type BuildRequestInput, getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
 import { resolveUpstreamModel } from "@/lib/relay/channel";
 import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/runtime";
@@ -56,7 +56,7 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
   const adapter = getProvider(channel.row.type);
   if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
   const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
-  const upstream = adapter.buildRequest({
+  const input: BuildRequestInput = {
     channel: channel.config,
     mode: ctx.mode,
     upstreamModel,
@@ -69,7 +69,12 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
     stream: ctx.body.stream,
     json: ctx.body.json ?? undefined,
     playground: ctx.req.path === PLAYGROUND_PATH,
-  });
+  };
+  // A channel that speaks the caller's own protocol gets the caller's request as it came.
+  const native = ctx.inbound ? adapter.native?.[ctx.inbound.protocol.name] : undefined;
+  const upstream = native
+    ? native({ ...input, body: ctx.inbound!.rawBody, json: ctx.inbound!.info.request, callerHeaders: ctx.req.headers })
+    : adapter.buildRequest(input);
   // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.
   return upstream instanceof Promise ? upstream.then((u) => ({ upstream: u, upstreamModel })) : { upstream, upstreamModel };
 }

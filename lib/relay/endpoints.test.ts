@@ -17,6 +17,11 @@ const RELAY_PATHS = [
   "/dashboard/billing/subscription",
   "/dashboard/billing/usage",
   "/v1/dashboard/billing/usage",
+  // Gemini's protocol (lib/relay/inbound/gemini): the method follows a colon in the last segment.
+  "/v1beta/models",
+  "/v1beta/models/gemini-2.0-flash",
+  "/v1beta/models/gemini-2.0-flash:generateContent",
+  "/v1beta/models/gemini-2.0-flash:streamGenerateContent",
 ];
 
 /** The app/ route file that answers `urlPath` (exact folders first, then `[x]`, then `[...x]`). */

@@ -49,9 +49,13 @@ export const MODEL_PREFIX = "/v1/models/";
 /** OpenAI's billing dashboard some clients show (info.ts). */
 export const BILLING_PATH = /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$/;
 
-/** OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. */
+/**
+ * OpenAI endpoints Qiao does not serve: a clean 501 rather than a confusing 404. `POST /v1/responses`
+ * is served (inbound/responses); what reads a stored response (`/v1/responses/{id}`…) is not, as
+ * Qiao stores none.
+ */
 export const NOT_IMPLEMENTED =
-  /^\/v1\/(files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime|responses)(\/|$)/;
+  /^\/v1\/((files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime)(\/|$)|responses\/)/;
 
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {

@@ -1,7 +1,7 @@
 // Read-only relay endpoints: the model list in OpenAI's shape, filtered by what the key may use,
 // and the OpenAI-style billing dashboard some clients show (subscription and usage).
 import { getOptions } from "@/lib/options";
-import { authenticateKey } from "@/lib/relay/auth";
+import { authenticateKey, type RelayCaller } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { MODEL_PREFIX, MODELS_PATH } from "@/lib/relay/endpoints";
 import { openAIError } from "@/lib/relay/errors";
@@ -27,10 +27,14 @@ function ownerOf(model: string): string {
   return "custom";
 }
 
+/** The models a key may call: its model limits, else every model its group's channels serve. */
+export async function callerModels(caller: RelayCaller): Promise<readonly string[]> {
+  if (caller.key?.modelLimits) return [...caller.key.modelLimits].sort();
+  return (await routingTable()).modelsByGroup.get(caller.group) ?? [];
+}
+
 export async function serveModels(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {
-  const caller = await authenticateKey(req);
-  const table = await routingTable();
-  const models = caller.key?.modelLimits ? [...caller.key.modelLimits].sort() : (table.modelsByGroup.get(caller.group) ?? []);
+  const models = await callerModels(await authenticateKey(req));
   const item = (id: string) => ({ id, object: "model", created: MODEL_CREATED, owned_by: ownerOf(id) });
   if (path === MODELS_PATH) return json(200, { object: "list", data: models.map(item) }, requestId);
   const id = decodePathSegment(path.slice(MODEL_PREFIX.length));

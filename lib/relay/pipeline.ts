@@ -71,7 +71,7 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     // The served routes first: one lookup, no pattern, for nearly every request.
     const served = req.method === "POST" ? ROUTES[path] : undefined;
     if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
-    inbound = matchInbound(req.method, path);
+    inbound = matchInbound(req.method, path, req.query);
     if (inbound) {
       const { protocol, match } = inbound;
       if ("serve" in match) return await match.serve(req, requestId);

@@ -23,15 +23,11 @@ export function streamResponse(
   exchange: Exchange,
 ): RelayResponse {
   const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream));
-  const body = new RelayedStream(
-    ctx,
-    channel,
-    upstreamModel,
-    exchange,
-    relay,
-    upstream.framing ?? null,
-    ctx.inbound?.streamWriter() ?? null,
-  );
+  // A passed-through stream (the channel speaks the caller's protocol) is read by the relay for
+  // usage and timing, but the caller gets the upstream's own events.
+  const passthrough = upstream.passthrough === true && ctx.inbound !== null;
+  const encoder = ctx.inbound && !passthrough ? ctx.inbound.streamWriter() : null;
+  const body = new RelayedStream(ctx, channel, upstreamModel, exchange, relay, upstream.framing ?? null, encoder, passthrough);
   return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
 }
 
@@ -124,6 +120,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   private clientGone = false;
   private upstreamOpen = true;
   private drainUntil = 0;
+  private tailWritten = false;
   private lastData = 0;
   private lastSent = 0;
   private readonly sweeper = (sweeper ??= new StreamSweeper());
@@ -138,6 +135,8 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     private readonly framing: StreamFraming | null,
     /** Re-encodes the relay's OpenAI events for a caller of another protocol (inbound/). */
     private readonly encoder: InboundStreamWriter | null,
+    /** The caller gets the upstream's bytes as they came; the relay's own output is only read. */
+    private readonly passthrough: boolean,
   ) {}
 
   start(sink: RelaySink): void {
@@ -188,6 +187,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     this.lastData = Date.now();
     let out = this.relay.transform(this.framing ? this.framing.push(chunk) : chunk);
     if (this.encoder) out = this.encoder.write(out);
+    else if (this.passthrough) out = chunk;
     let more = true;
     if (out) {
       this.lastSent = this.lastData;
@@ -225,9 +225,25 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     if (this.finished) this.sweeper.delete(this);
   }
 
+  /** Writes the relay's own output (a stream's end, an abort's error event) to the client. */
   private write(bytes: Uint8Array | null): void {
     if (this.encoder) bytes = this.encoder.write(bytes);
+    else if (this.passthrough) bytes = this.passthroughTail();
     if (bytes && !this.clientGone) this.sink!.write(bytes);
+  }
+
+  /**
+   * A passed-through stream's end: the upstream's own events said everything, unless the relay
+   * cut it (the connection broke, a timeout, shutdown), which the caller hears as its protocol's
+   * error event.
+   */
+  private passthroughTail(): Uint8Array | null {
+    const reason = this.relay.endReason;
+    const error = this.relay.error;
+    if (!error || (reason !== "interrupted" && reason !== "timeout" && reason !== "shutdown")) return null;
+    if (this.tailWritten) return null;
+    this.tailWritten = true;
+    return this.ctx.inbound!.streamError(error);
   }
 
   /** Ends the client's stream (unless it is gone), settles the upstream side, bills. */

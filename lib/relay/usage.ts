@@ -16,7 +16,8 @@ function num(v: unknown): number {
  *   prompt_tokens_details.{cached_tokens,audio_tokens}, completion_tokens_details.{reasoning_tokens,audio_tokens};
  * - OpenAI responses/audio style: input_tokens, output_tokens, input_tokens_details…;
  * - DeepSeek: prompt_cache_hit_tokens; Moonshot and others: top-level cached_tokens;
- * - Anthropic-style cache_read_input_tokens / cache_creation_input_tokens (added to prompt).
+ * - Anthropic-style cache_read_input_tokens / cache_creation_input_tokens (added to prompt);
+ * - cache writes in prompt_tokens_details.cache_write_tokens (the Claude adapters' OpenAI shape).
  * Returns null when there is no usage object or it carries no token counts at all.
  */
 export function normalizeUsage(raw: unknown): Usage | null {
@@ -47,7 +48,7 @@ export function normalizeUsage(raw: unknown): Usage | null {
       ? raw.output_tokens_details
       : null;
   u.cached_tokens = num(pd?.cached_tokens) || num(raw.prompt_cache_hit_tokens) || num(raw.cached_tokens) || cacheRead;
-  u.cache_write_tokens = cacheWrite || num(pd?.cache_creation_tokens) || num(pd?.cached_creation_tokens);
+  u.cache_write_tokens = cacheWrite || num(pd?.cache_write_tokens) || num(pd?.cache_creation_tokens) || num(pd?.cached_creation_tokens);
   u.audio_input_tokens = num(pd?.audio_tokens);
   u.reasoning_tokens = num(cd?.reasoning_tokens);
   u.audio_output_tokens = num(cd?.audio_tokens);

@@ -66,7 +66,11 @@ export async function wholeResponse(
     // A vendor's 200 that is an error in its own shape, which its converter wrote as OpenAI's.
     if (extracted.error) return { failure: failureOf(ctx, channel, 500, extracted.error) };
   }
-  if (ctx.inbound) {
+  if (ctx.inbound && upstream.passthrough) {
+    // The channel speaks the caller's protocol: its answer goes as it came (read only for usage).
+    body = raw;
+    outType = JSON_TYPE;
+  } else if (ctx.inbound) {
     // Another caller protocol: the canonical answer, encoded back into the caller's.
     const answer = isObj(extracted.json) ? extracted.json : parseOrNull(typeof body === "string" ? Buffer.from(body) : body);
     if (!isObj(answer)) return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };

@@ -140,9 +140,9 @@ describe("channel types the relay does not serve", () => {
   it("refuses creating one, in single and batch mode, with the reason, and writes nothing", async () => {
     const before = await counts();
     for (const [type, name] of [
-      [14, "Anthropic Claude"],
       [2, "Midjourney Proxy"],
       [5, "Midjourney Proxy Plus"],
+      [36, "Suno API"],
     ] as const) {
       for (const mode of ["single", "batch"]) {
         const res = await create({ ...base, type, mode, key: "k1\nk2" });
@@ -158,9 +158,9 @@ describe("channel types the relay does not serve", () => {
     const db = await getDb();
     const made = await create({ ...base, name: "to-claude" });
     const id = made.json.data[0].id as number;
-    const refused = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 14, key: "sk-new" } });
+    const refused = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 36, key: "sk-new" } });
     expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ success: false, message: relayRefusal(14) });
+    expect(refused.json).toEqual({ success: false, message: relayRefusal(36) });
     expect((await db.channel.findUniqueOrThrow({ where: { id } })).type).toBe(1);
 
     await db.channel.update({ where: { id }, data: { type: 5 } });

@@ -97,11 +97,10 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await expect(page.getByRole("textbox", { name: "Account ID", exact: true })).toHaveValue("");
   // Types the relay does not serve yet are listed, greyed out, with the reason, and cannot be picked.
   await type.click();
-  await type.fill("Claude");
-  const claude = page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ });
+  await type.fill("AI Proxy");
+  const claude = page.getByRole("option", { name: /^知识库：AI Proxy（暂不可用）/ });
   await expect(claude).toBeDisabled();
-  await expect(claude).toContainText("Anthropic Messages 接口的适配器尚未实现");
-  await expect(page.getByRole("option", { name: /^AWS Claude（暂不可用） Bedrock/ })).toBeDisabled();
+  await expect(claude).toContainText("AI Proxy 知识库接口的适配器尚未实现");
   await shot(page, "channel-editor-types");
   await claude.click({ force: true });
   await page.getByRole("heading", { name: "创建新的渠道" }).click();
@@ -345,7 +344,7 @@ test.describe("looks", () => {
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
     await shot(page, "channel-editor-dark");
     await page.getByRole("combobox", { name: "类型" }).fill("Claude");
-    await expect(page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ })).toBeVisible();
+    await expect(page.getByRole("option", { name: /^Anthropic Claude/ })).toBeVisible();
     await shot(page, "channel-editor-types-dark");
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/channel");
@@ -357,7 +356,7 @@ test.describe("looks", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "channel-editor-narrow");
     await page.getByRole("combobox", { name: "类型" }).fill("Claude");
-    await expect(page.getByRole("option", { name: /^Anthropic Claude（暂不可用）/ })).toBeVisible();
+    await expect(page.getByRole("option", { name: /^Anthropic Claude/ })).toBeVisible();
     await shot(page, "channel-editor-types-narrow");
   });
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, sideMenu, test, toast } from "./support";
+import { expect, type Page, shot, sideMenu, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 // Long flows on a shared two-core machine.

@@ -1,12 +1,13 @@
 // Starts the relay the two ways Qiao serves it, on loopback: the Node entry `npm start` uses
-// (serveRelayNode, exactly as server.ts calls it) and the Next route handler (app/v1/[...path]),
-// driven with the web Request Next would build. Tests run the same cases against both.
+// (serveRelayNode, exactly as server.ts calls it) and the Next route handlers (app/v1/[...path],
+// app/v1beta/[...path]), driven with the web Request Next would build. Tests run the same cases against both.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getDb } from "@/lib/db";
 import { serveRelayNode } from "@/lib/relay/node";
 import { clientIpHeaders } from "@/lib/net/client-ip";
 import * as v1Route from "@/app/v1/[...path]/route";
+import * as v1betaRoute from "@/app/v1beta/[...path]/route";
 import * as pgRoute from "@/app/pg/chat/completions/route";
 import { createChannels } from "@/lib/channels/manage";
 import { ROLE } from "@/lib/auth/roles";
@@ -61,8 +62,9 @@ async function viaRouteHandler(req: http.IncomingMessage, res: http.ServerRespon
     signal: controller.signal,
   } as RequestInit);
   const path = (req.url ?? "").split("?")[0];
+  const routeModule = path.startsWith("/v1beta/") ? v1betaRoute : v1Route;
   const handler =
-    path === "/pg/chat/completions" ? pgRoute.POST : (v1Route as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
+    path === "/pg/chat/completions" ? pgRoute.POST : (routeModule as unknown as Record<string, (r: Request) => Promise<Response>>)[method];
   const response = await handler!(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return void res.end();

@@ -5,10 +5,10 @@
 import { Button, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
-import { api } from "@/lib/client/api";
 import { showSuccess, showWarning } from "@/lib/client/notify";
 import { refreshStatus } from "@/lib/client/session";
-import { changedKeys, checkOperationValue, OPERATION_MSG, type OperationKey } from "@/lib/options/operation";
+import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
+import { checkOperationValue, type OperationKey } from "@/lib/options/operation";
 
 export type OptionField = {
   key: OperationKey;
@@ -43,27 +43,21 @@ export function OptionsCard({ title, description, fields, initial, children }: P
   };
 
   const save = async () => {
-    const changed = changedKeys(keys, values, saved);
-    if (changed.length === 0) return showWarning(OPERATION_MSG.unchanged);
-    const found = Object.fromEntries(changed.map((k) => [k, checkOperationValue(k, values[k] ?? "")]));
+    const changed = changedOptions(values, saved) as Partial<Record<OperationKey, string>>;
+    const changedKeys = Object.keys(changed) as OperationKey[];
+    if (changedKeys.length === 0) return showWarning(OPTION_MSG.unchanged);
+    const found = Object.fromEntries(changedKeys.map((k) => [k, checkOperationValue(k, values[k] ?? "")]));
     setErrors(found);
     if (Object.values(found).some(Boolean)) return;
+    if (changed.Chats !== undefined) changed.Chats = changed.Chats.trim();
     setSaving(true);
-    const done: Record<string, string> = {};
-    try {
-      for (const key of changed) {
-        const value = key === "Chats" ? (values[key] ?? "").trim() : (values[key] ?? "");
-        const res = await api("PUT", "/api/option/", { key, value });
-        if (!res.success) return;
-        done[key] = values[key] ?? "";
-      }
-      showSuccess(OPERATION_MSG.saved);
-      // Menu entries, links and display settings come from the status object: read it again.
-      await refreshStatus();
-    } finally {
-      setSaved((s) => ({ ...s, ...done }));
-      setSaving(false);
-    }
+    const { ok, saved: done } = await saveOptions(changed as Record<string, string>);
+    setSaved((s) => ({ ...s, ...Object.fromEntries(done.map((k) => [k, values[k] ?? ""])) }));
+    setSaving(false);
+    if (!ok) return;
+    showSuccess(OPTION_MSG.saved);
+    // Menu entries, links and display settings come from the status object: read it again.
+    await refreshStatus();
   };
 
   const inputs = fields.filter((f) => f.kind === "text" || f.kind === "number" || f.kind === "select");

@@ -23,7 +23,7 @@ import { confirmAction } from "@/components/data/confirm";
 import { Icon } from "@/components/icons";
 import { RATIO_KEYS } from "@/lib/options/operation";
 import { SettingCard } from "@/components/settings/setting-card";
-import { changedOptions, saveOptions } from "@/components/settings/operation/save-options";
+import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
 import { api } from "@/lib/client/api";
 import { showError, showInfo, showSuccess } from "@/lib/client/notify";
 import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
@@ -106,12 +106,13 @@ export function RatioSettings({ values: initial }: { values: RatioValues }) {
       return;
     }
     const changed = changedOptions(values, saved);
-    if (Object.keys(changed).length === 0) return showInfo("没有需要保存的修改");
+    if (Object.keys(changed).length === 0) return showInfo(OPTION_MSG.unchanged);
     setSaving(true);
-    const ok = await saveOptions(changed);
+    const { ok, saved: done } = await saveOptions(changed);
     setSaving(false);
+    // What was saved before a refusal stays saved.
+    setSaved((s) => ({ ...s, ...Object.fromEntries(done.map((k) => [k, values[k as keyof typeof values]])) }));
     if (!ok) return;
-    setSaved(values);
     showSuccess("倍率设置已保存");
   };
 

@@ -4,7 +4,7 @@
 import { Button, Group, Stack, Switch, Textarea } from "@mantine/core";
 import { useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
-import { changedOptions, saveOptions } from "@/components/settings/operation/save-options";
+import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
 import { showInfo, showSuccess } from "@/lib/client/notify";
 
 export type SensitiveValues = {
@@ -21,12 +21,13 @@ export function SensitiveSettings({ values: initial }: { values: SensitiveValues
 
   const save = async () => {
     const changed = changedOptions(values, saved);
-    if (Object.keys(changed).length === 0) return showInfo("没有需要保存的修改");
+    if (Object.keys(changed).length === 0) return showInfo(OPTION_MSG.unchanged);
     setSaving(true);
-    const ok = await saveOptions(changed);
+    const { ok, saved: done } = await saveOptions(changed);
     setSaving(false);
+    // What was saved before a refusal stays saved.
+    setSaved((s) => ({ ...s, ...Object.fromEntries(done.map((k) => [k, values[k as keyof typeof values]])) }));
     if (!ok) return;
-    setSaved(values);
     showSuccess("屏蔽词过滤设置已保存");
   };
 

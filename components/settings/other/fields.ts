@@ -87,4 +87,4 @@ export function otherTabValues(options: Array<{ key: OptionKey; value: string }>
   return values;
 }
 
-export const OTHER_MSG = { saved: "保存成功", preview: "预览", edit: "编辑", empty: "（空）" } as const;
+export const OTHER_MSG = { preview: "预览", edit: "编辑", empty: "（空）" } as const;

@@ -8,7 +8,7 @@ import { AdminContent } from "@/components/content/admin-content";
 import { AdminHtml } from "@/components/content/admin-html";
 import { type OtherField, OTHER_MSG } from "@/components/settings/other/fields";
 import { SettingCard } from "@/components/settings/setting-card";
-import { api } from "@/lib/client/api";
+import { OPTION_MSG, saveOption } from "@/lib/client/options";
 import { showSuccess } from "@/lib/client/notify";
 import { refreshStatus } from "@/lib/client/session";
 
@@ -31,11 +31,11 @@ export function OtherFieldCard({ field, initial }: { field: OtherField; initial:
 
   const submit = async ({ value }: { value: string }) => {
     setSaving(true);
-    const res = await api("PUT", "/api/option/", { key: field.key, value });
+    const ok = await saveOption(field.key, value);
     setSaving(false);
-    if (!res.success) return;
+    if (!ok) return;
     form.resetDirty({ value });
-    showSuccess(OTHER_MSG.saved);
+    showSuccess(OPTION_MSG.saved);
     if (field.inStatus) await refreshStatus();
   };
 

@@ -6,7 +6,8 @@ import { SimpleGrid, Switch } from "@mantine/core";
 import { useState } from "react";
 import { confirmAction } from "@/components/data/confirm";
 import { SettingCard } from "@/components/settings/setting-card";
-import { type SavedOptions, saveOption } from "@/components/settings/system/option-form";
+import type { SavedOptions } from "@/components/settings/system/option-form";
+import { saveOption } from "@/lib/client/options";
 
 export const LOGIN_TOGGLES = [
   { key: "PasswordLoginEnabled", label: "允许通过密码进行登录" },

@@ -6,7 +6,7 @@
 import { Anchor, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
-import { api } from "@/lib/client/api";
+import { OPTION_MSG, saveOption } from "@/lib/client/options";
 import { showError, showInfo, showSuccess } from "@/lib/client/notify";
 
 export type OptionValues = Readonly<Record<string, string>>;
@@ -29,16 +29,9 @@ export type FieldDef =
   /** `forcedOn`: the switch is on and locked while the form's values say so (SSL on port 465). */
   | (Base & { kind: "switch"; forcedOn?: (values: OptionValues) => string | null });
 
-export const UNCHANGED_MESSAGE = "你似乎并没有修改什么";
-export const SAVED_MESSAGE = "保存成功";
 /** The placeholder of a secret field whose value is stored. */
 export const SECRET_SET = "已设置";
 export const SECRET_UNSET = "未设置";
-
-/** Saves `key = value`; false when the server refused it (its message is shown). */
-export async function saveOption(key: string, value: string): Promise<boolean> {
-  return (await api("PUT", "/api/option/", { key, value })).success;
-}
 
 type Props = {
   title: string;
@@ -69,7 +62,7 @@ export function OptionForm({ title, description, fields, saveLabel, saved, check
     const refusal = check?.(saved);
     if (refusal) return showError(refusal);
     const changes = fields.filter((f) => (f.kind === "secret" ? values[f.key]!.trim() !== "" : effective(f) !== saved.values[f.key]));
-    if (changes.length === 0) return showInfo(UNCHANGED_MESSAGE);
+    if (changes.length === 0) return showInfo(OPTION_MSG.unchanged);
     setSaving(true);
     let failed = false;
     const done: string[] = [];
@@ -88,7 +81,7 @@ export function OptionForm({ title, description, fields, saveLabel, saved, check
       for (const key of done) next[key] = fields.find((f) => f.key === key)?.kind === "secret" ? "" : (fresh?.values[key] ?? next[key]!);
       return next;
     });
-    if (!failed) showSuccess(SAVED_MESSAGE);
+    if (!failed) showSuccess(OPTION_MSG.saved);
   };
 
   return (

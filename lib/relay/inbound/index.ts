@@ -4,15 +4,21 @@
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
+import { gemini } from "./gemini";
+import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
-export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [];
+export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [gemini, responsesProtocol];
 
 /** The protocol that claims `method path` (no trailing slash), and how; null for none. */
-export function matchInbound(method: string, path: string): { protocol: InboundProtocol; match: InboundMatch } | null {
+export function matchInbound(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+): { protocol: InboundProtocol; match: InboundMatch } | null {
   for (const protocol of INBOUND_PROTOCOLS) {
-    const match = protocol.match(method, path);
+    const match = protocol.match(method, path, query);
     if (match) return { protocol, match };
   }
   return null;
@@ -23,7 +29,14 @@ export class InboundCall {
   constructor(
     readonly protocol: InboundProtocol,
     readonly info: InboundInfo,
+    /** The caller's body as it came (a channel that speaks the protocol gets it as is). */
+    readonly rawBody: Uint8Array = new Uint8Array(0),
   ) {}
+
+  /** An error event in the caller's protocol, for a passed-through stream that broke. */
+  streamError(error: { message: string; type: string; code: string | number | null }): Uint8Array {
+    return encodeSse(this.protocol.streamEncoder(this.info).error(error));
+  }
 
   /** The canonical whole answer (an OpenAI chat.completion) → the caller's body. */
   encodeWhole(answer: Record<string, unknown>): string {
@@ -65,6 +78,7 @@ export function canonicalRequest(
     model: typeof canonical.model === "string" ? canonical.model : "",
     created: Math.floor(Date.now() / 1000),
     request: body,
+    route,
   };
   // The same request in every other respect. summariseJsonBody reads `this.body`, so a large
   // canonical body is still summarised off the event loop; onGone stays bound to the original,
@@ -73,7 +87,7 @@ export function canonicalRequest(
     body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
     onGone: { value: req.onGone.bind(req) },
   });
-  return { req: derived, call: new InboundCall(protocol, info) };
+  return { req: derived, call: new InboundCall(protocol, info, req.body) };
 }
 
 /**

@@ -12,6 +12,11 @@ import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 export interface InboundRoute {
   model?: string;
   stream?: boolean;
+  /**
+   * Anything else the path or query says that only the protocol's encoders read (Gemini's
+   * streamGenerateContent without `alt=sse` answers one JSON array).
+   */
+  variant?: string;
 }
 
 /** One call as the protocol's encoders see it. */
@@ -23,6 +28,8 @@ export interface InboundInfo {
   created: number;
   /** The caller's own body as it sent it (Responses echoes parts of it in its answer). */
   request: Record<string, unknown>;
+  /** What the path said (the route `match` gave). */
+  route?: InboundRoute;
 }
 
 /**
@@ -47,8 +54,11 @@ export type InboundMatch =
 
 export interface InboundProtocol {
   readonly name: string;
-  /** Whether `method path` is this protocol's, and how it is served. Path without trailing slash. */
-  match(method: string, path: string): InboundMatch | null;
+  /**
+   * Whether `method path` is this protocol's, and how it is served. Path without trailing slash;
+   * `query` for the protocols whose query string says how to answer (Gemini's `alt=sse`).
+   */
+  match(method: string, path: string, query: URLSearchParams): InboundMatch | null;
   /**
    * The caller's JSON body → the canonical OpenAI chat completions body. Throws a RelayError
    * (400, in words the caller understands) for a body that cannot be valid; unknown members are

@@ -4,12 +4,21 @@
 // such a channel is created, tested or routed to. `satisfies Record<ChannelType, …>` makes a type
 // without an entry a compile error.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES as T, type ChannelType } from "@/lib/channels/catalog";
+import { aiproxyLibrary } from "./aiproxy-library";
+import { anthropic } from "./anthropic";
 import { azure } from "./azure";
+import { baidu } from "./baidu";
+import { bedrock } from "./bedrock";
 import { cloudflare } from "./cloudflare";
+import { cohere } from "./cohere";
 import { custom } from "./custom";
+import { dify } from "./dify";
 import { gemini } from "./gemini";
 import { palm } from "./palm";
+import { spark } from "./spark";
+import { hunyuan } from "./tencent";
 import type { ProviderAdapter } from "./types";
+import { zhipuV3, zhipuV4 } from "./zhipu";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
 import { vertex } from "./vertex";
 
@@ -27,24 +36,24 @@ export const CHANNEL_REGISTRY = {
   [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
   [T.Custom]: custom,
   [T.PaLM]: palm,
-  [T.Anthropic]: notRelayed("Anthropic Messages 接口的适配器尚未实现"),
-  [T.Baidu]: notRelayed("千帆接口（API Key|Secret Key 换取 access token）的适配器尚未实现"),
-  [T.Zhipu]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.Anthropic]: anthropic,
+  [T.Baidu]: baidu,
+  [T.Zhipu]: zhipuV3,
   [T.Ali]: qwen,
-  [T.Xunfei]: notRelayed("星火 WebSocket 接口的适配器尚未实现"),
+  [T.Xunfei]: spark,
   [T.AI360]: ai360,
-  [T.AIProxyLibrary]: notRelayed("AI Proxy 知识库接口的适配器尚未实现"),
+  [T.AIProxyLibrary]: aiproxyLibrary,
   [T.FastGPT]: fastgpt,
-  [T.Tencent]: notRelayed("混元接口（TC3-HMAC-SHA256 签名）的适配器尚未实现"),
+  [T.Tencent]: hunyuan,
   [T.Gemini]: gemini,
   [T.Moonshot]: moonshot,
-  [T.ZhipuV4]: notRelayed("智谱接口（id.secret 签发 JWT）的适配器尚未实现"),
+  [T.ZhipuV4]: zhipuV4,
   [T.Yi]: yi,
-  [T.AWS]: notRelayed("Bedrock 接口（SigV4 签名）的适配器尚未实现"),
-  [T.Cohere]: notRelayed("Cohere 接口的适配器尚未实现"),
+  [T.AWS]: bedrock,
+  [T.Cohere]: cohere,
   [T.MiniMax]: minimax,
   [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
-  [T.Dify]: notRelayed("Dify 接口的适配器尚未实现"),
+  [T.Dify]: dify,
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
   [T.SiliconFlow]: siliconflow,

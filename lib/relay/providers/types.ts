@@ -31,6 +31,8 @@ export interface BuildRequestInput {
    * and is no vendor's parameter (OpenAI refuses unknown ones), so it is not sent upstream.
    */
   playground?: boolean;
+  /** The caller's headers (a native protocol's builder forwards `anthropic-version`, `anthropic-beta`). */
+  callerHeaders?: { get(name: string): string | null };
 }
 
 /**
@@ -85,6 +87,12 @@ export interface UpstreamRequest {
    * headers, and a body: JSON for a whole answer, SSE for a stream).
    */
   open?(dispatcher: Dispatcher): Exchange;
+  /**
+   * The upstream speaks the caller's own protocol (a native builder, ProviderAdapter.native):
+   * its answer goes to the caller as it came, and `response` only reads it (usage, errors).
+   * Only for bodies framed as the caller expects (SSE, JSON): never with `framing`.
+   */
+  passthrough?: boolean;
 }
 
 /** How an adapter treats `stream_options` on streamed chat/completions requests. */
@@ -109,4 +117,10 @@ export interface ProviderAdapter {
    * the OpenAI-protocol adapters answer synchronously, which the hot path relies on.
    */
   buildRequest(input: BuildRequestInput): UpstreamRequest | Promise<UpstreamRequest>;
+  /**
+   * Builders for callers that speak the vendor's own protocol (an inbound protocol's name →
+   * builder): `body` and `json` are then the caller's own request, sent on with the model mapped,
+   * and the answer passes through (UpstreamRequest.passthrough) instead of being converted twice.
+   */
+  readonly native?: Readonly<Record<string, (input: BuildRequestInput) => UpstreamRequest | Promise<UpstreamRequest>>>;
 }

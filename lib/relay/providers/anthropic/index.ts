@@ -1,0 +1,116 @@
+// Anthropic Claude (type 14): `POST {base}/v1/messages` with `x-api-key` and
+// `anthropic-version: 2023-06-01`. Chat only. The converters are exported for every channel that
+// serves Claude in Anthropic's Messages shape (Bedrock, Vertex): they know no URL or credential.
+// Callers of Anthropic's own API are served natively (`native.anthropic`): their request goes up
+// as sent, with their `anthropic-version` and `anthropic-beta`, and the answer passes through.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { FETCH_URL_MSG, fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
+import { RelayError } from "../../errors";
+import { parseJsonObject, patchJsonBody } from "../../json-body";
+import type { RelayMode } from "../../types";
+import { baseUrlOf, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { anthropicMessages, remoteImageUrls } from "./convert-request";
+import { anthropicResponseConverter } from "./convert-response";
+
+export {
+  type AnthropicMessagesOptions,
+  anthropicMessages,
+  convertMessages,
+  defaultMaxTokens,
+  remoteImageUrls,
+  THINKING_BUDGET,
+} from "./convert-request";
+export { AnthropicStreamConverter, anthropicResponseConverter, anthropicToOpenAI, finishReason, openAIUsage } from "./convert-response";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Anthropic];
+const supportedModes: ReadonlySet<RelayMode> = new Set<RelayMode>(["chat"]);
+
+/**
+ * The canonical body (parsed) and its prompt images fetched: synchronously when there are no
+ * http(s) image URLs, else a promise. An image that cannot be fetched (not public, not an image,
+ * too large, unreachable) is the request's fault: 400 `invalid_image_url`.
+ */
+export function withPromptImages<T>(
+  input: BuildRequestInput,
+  build: (canonical: Record<string, unknown>, images?: ReadonlyMap<string, UserImage>) => T,
+): T | Promise<T> {
+  const canonical = input.json ?? parseJsonObject(input.body);
+  const urls = remoteImageUrls(canonical);
+  if (urls.length === 0) return build(canonical);
+  return Promise.all(urls.map((u) => fetchUserImage(u).then((img) => [u, img] as const))).then(
+    (pairs) => build(canonical, new Map(pairs)),
+    (error: unknown) => {
+      throw new RelayError(400, imageFailure(error), { type: "invalid_request_error", code: "invalid_image_url", param: "messages" });
+    },
+  );
+}
+
+/**
+ * Why a prompt image could not be had, safe to show its sender: the fetcher's own message, else
+ * "图片下载失败" with the network error's code (a refused internal address, a timeout, DNS).
+ */
+function imageFailure(error: unknown): string {
+  if (error instanceof UserUrlError) return error.message;
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return `${FETCH_URL_MSG.fetchFailed}（${code}）`;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return FETCH_URL_MSG.fetchFailed;
+}
+
+export const anthropic: ProviderAdapter = {
+  supportedModes,
+  buildRequest(input: BuildRequestInput): UpstreamRequest | Promise<UpstreamRequest> {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const url = `${baseUrlOf(input, defaultBaseUrl, name)}/v1/messages`;
+    return withPromptImages(input, (canonical, images) => {
+      const body = anthropicMessages({ ...canonical, stream: input.stream }, input.upstreamModel, { images });
+      const headers: Record<string, string> = {
+        "Content-Type": "application/json",
+        "x-api-key": input.channel.key,
+        "anthropic-version": ANTHROPIC_VERSION,
+      };
+      if (input.stream) headers.Accept = "text/event-stream";
+      return {
+        method: "POST",
+        url,
+        headers,
+        body: JSON.stringify(body),
+        forcedIncludeUsage: input.stream,
+        response: anthropicResponseConverter(input.upstreamModel),
+      } satisfies UpstreamRequest;
+    });
+  },
+  native: {
+    /**
+     * A caller of Anthropic's own Messages API (lib/relay/inbound/anthropic): its body goes up as
+     * it sent it, with only the model mapped, and its `anthropic-version` and `anthropic-beta`
+     * headers; the answer passes through, read by the same converter for usage and errors.
+     */
+    anthropic(input: BuildRequestInput): UpstreamRequest {
+      const url = `${baseUrlOf(input, defaultBaseUrl, name)}/v1/messages`;
+      const { body } = patchJsonBody(input.body, { model: input.upstreamModel }, { parsed: input.json });
+      const headers: Record<string, string> = {
+        "Content-Type": "application/json",
+        "x-api-key": input.channel.key,
+        "anthropic-version": input.callerHeaders?.get("anthropic-version") || ANTHROPIC_VERSION,
+      };
+      const beta = input.callerHeaders?.get("anthropic-beta");
+      if (beta) headers["anthropic-beta"] = beta;
+      if (input.stream) headers.Accept = "text/event-stream";
+      return {
+        method: "POST",
+        url,
+        headers,
+        body,
+        forcedIncludeUsage: input.stream,
+        response: anthropicResponseConverter(input.upstreamModel),
+        passthrough: true,
+      };
+    },
+  },
+};

@@ -1,0 +1,66 @@
+// Baidu Wenxin answers → OpenAI's. Chat: `{id, result, is_truncated, need_clear_history,
+// finish_reason, usage}`; stream events the same with `is_end`; embeddings `{data:[{embedding,
+// index}], usage}`; errors come as a 200 with `{error_code, error_msg}`. Pure.
+import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage, str } from "../convert-shared";
+
+/** Error codes that mean the access token is invalid or expired: drop the cached one. */
+export const BAIDU_TOKEN_ERRORS: ReadonlySet<number> = new Set([110, 111]);
+
+/** `{error_code, error_msg}` → OpenAI's error body, or null when it is no error. */
+export function baiduError(upstream: Obj): Obj | null {
+  const code = num(upstream.error_code);
+  if (code === undefined || code === 0) return null;
+  return openAIErrorBody(str(upstream.error_msg) || `百度返回错误 ${code}`, code);
+}
+
+function usageOf(u: unknown): Obj | undefined {
+  if (!isObj(u)) return undefined;
+  return openAIUsage(num(u.prompt_tokens) ?? 0, num(u.completion_tokens) ?? 0, num(u.total_tokens));
+}
+
+function finishReason(a: Obj): string {
+  if (a.need_clear_history === true || a.finish_reason === "content_filter") return "content_filter";
+  if (a.is_truncated === true || a.finish_reason === "length") return "length";
+  return "stop";
+}
+
+export function baiduChatToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
+  if (!isObj(upstream)) return openAIErrorBody("百度返回了无法识别的应答", null);
+  const error = baiduError(upstream);
+  if (error) return error;
+  return chatCompletion(
+    { ...ctx, id: str(upstream.id) || ctx.id },
+    str(upstream.result) ?? "",
+    finishReason(upstream),
+    usageOf(upstream.usage),
+  );
+}
+
+/** One stream event → a chunk; the last one (`is_end`) carries the finish reason and the usage. */
+export function baiduEventToOpenAI(event: unknown, ctx: AnswerContext): Obj | null {
+  if (!isObj(event)) return null;
+  const error = baiduError(event);
+  if (error) return error;
+  const text = str(event.result) ?? "";
+  if (event.is_end === true) return chatChunk(ctx, text === "" ? {} : { content: text }, finishReason(event), usageOf(event.usage));
+  return chatChunk(ctx, { role: "assistant", content: text }, null);
+}
+
+export function baiduEmbeddingsToOpenAI(upstream: unknown, model: string): Obj {
+  if (!isObj(upstream)) return openAIErrorBody("百度返回了无法识别的应答", null);
+  const error = baiduError(upstream);
+  if (error) return error;
+  const data = Array.isArray(upstream.data) ? upstream.data : [];
+  const u = isObj(upstream.usage) ? upstream.usage : {};
+  const prompt = num(u.prompt_tokens) ?? 0;
+  return {
+    object: "list",
+    data: data.map((d, i) => ({
+      object: "embedding",
+      embedding: isObj(d) && Array.isArray(d.embedding) ? d.embedding : [],
+      index: isObj(d) ? (num(d.index) ?? i) : i,
+    })),
+    model,
+    usage: { prompt_tokens: prompt, total_tokens: num(u.total_tokens) ?? prompt },
+  };
+}

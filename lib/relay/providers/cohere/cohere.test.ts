@@ -1,0 +1,161 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { ChannelConfig } from "../../types";
+import { cohere } from ".";
+
+const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
+const events = (sse: string) =>
+  sse
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => JSON.parse(l.slice(6)));
+
+const channel: ChannelConfig = {
+  id: 7,
+  type: 34,
+  name: "co",
+  key: "co-key",
+  base_url: "",
+  other: "",
+  openai_organization: "",
+  model_mapping: {},
+  status_code_mapping: {},
+  auto_ban: true,
+};
+
+function build(json: Record<string, unknown>, mode: "chat" | "rerank" = "chat") {
+  const body = JSON.stringify(json);
+  return cohere.buildRequest({
+    channel,
+    mode,
+    upstreamModel: String(json.model),
+    clientPath: mode === "chat" ? "/v1/chat/completions" : "/v1/rerank",
+    body,
+    contentType: "application/json",
+    stream: json.stream === true,
+    json,
+  }) as Exclude<ReturnType<typeof cohere.buildRequest>, Promise<unknown>>;
+}
+
+describe("Cohere adapter", () => {
+  it("sends an OpenAI chat as a v2 chat: roles, tools and sampling renamed", () => {
+    const req = build({
+      model: "command-r",
+      messages: [
+        { role: "system", content: "Be brief." },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Weather?" },
+            { type: "image_url", image_url: { url: "https://x.test/a.png" } },
+          ],
+        },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "w", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "sunny" },
+      ],
+      temperature: 0.3,
+      top_p: 0.9,
+      top_k: 5,
+      max_tokens: 50,
+      stop: "END",
+      tools: [{ type: "function", function: { name: "w", parameters: { type: "object" } } }],
+      tool_choice: "required",
+    });
+    expect(req.url).toBe("https://api.cohere.ai/v2/chat");
+    expect(req.headers.Authorization).toBe("Bearer co-key");
+    expect(JSON.parse(String(req.body))).toEqual({
+      model: "command-r",
+      stream: false,
+      messages: [
+        { role: "system", content: "Be brief." },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Weather?" },
+            { type: "image_url", image_url: { url: "https://x.test/a.png" } },
+          ],
+        },
+        { role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: "w", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "c1", content: "sunny" },
+      ],
+      temperature: 0.3,
+      p: 0.9,
+      k: 5,
+      max_tokens: 50,
+      stop_sequences: ["END"],
+      tools: [{ type: "function", function: { name: "w", parameters: { type: "object" } } }],
+      tool_choice: "REQUIRED",
+    });
+  });
+
+  it("converts a whole answer with the billed units as usage", () => {
+    const req = build({ model: "command-r", messages: [{ role: "user", content: "What is an LLM?" }] });
+    const out = JSON.parse(req.response!.json(JSON.parse(fixture("chat.json"))).body);
+    expect(out).toMatchObject({
+      object: "chat.completion",
+      model: "command-r",
+      choices: [
+        { message: { role: "assistant", content: "LLMs are neural networks trained on large amounts of text." }, finish_reason: "stop" },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 12, total_tokens: 17 },
+    });
+  });
+
+  it("converts the stream: text deltas, then the finish with usage", () => {
+    const req = build({ model: "command-r", messages: [{ role: "user", content: "hi" }], stream: true });
+    const chunks = events(fixture("chat.sse.txt"))
+      .map((e) => req.response!.streamEvent!(e))
+      .filter((c) => c !== null) as Record<string, any>[];
+    expect(chunks.map((c) => c.choices[0].delta.content ?? null)).toEqual([
+      "",
+      "LLMs are neural networks",
+      " trained on large amounts of text.",
+      null,
+    ]);
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 12 } });
+  });
+
+  it("converts streamed tool calls into OpenAI's tool_call deltas", () => {
+    const req = build({ model: "command-r", messages: [{ role: "user", content: "weather in Toronto" }], stream: true });
+    const chunks = events(fixture("tool-call.sse.txt"))
+      .map((e) => req.response!.streamEvent!(e))
+      .filter((c) => c !== null) as Record<string, any>[];
+    const calls = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+    expect(calls[0]).toEqual({
+      index: 0,
+      id: "get_weather_nsz5zm3w56q3",
+      type: "function",
+      function: { name: "get_weather", arguments: "" },
+    });
+    expect(calls.map((c: any) => c.function.arguments).join("")).toBe('{"location":"Toronto"}');
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [{ finish_reason: "tool_calls" }],
+      usage: { prompt_tokens: 37, completion_tokens: 19 },
+    });
+  });
+
+  it("sends rerank to /v1/rerank and answers in the relay's rerank shape", () => {
+    const req = build({ model: "rerank-english-v3.0", query: "q", documents: ["a", "b"], top_n: 2, return_documents: false }, "rerank");
+    expect(req.url).toBe("https://api.cohere.ai/v1/rerank");
+    expect(JSON.parse(String(req.body))).toEqual({
+      model: "rerank-english-v3.0",
+      query: "q",
+      documents: ["a", "b"],
+      top_n: 2,
+      return_documents: false,
+    });
+    const out = JSON.parse(req.response!.json(JSON.parse(fixture("rerank.json"))).body);
+    expect(out).toMatchObject({
+      model: "rerank-english-v3.0",
+      results: [
+        { index: 1, relevance_score: 0.999071 },
+        { index: 0, relevance_score: 0.32713068 },
+      ],
+      meta: { billed_units: { search_units: 1 } },
+    });
+  });
+
+  it("refuses modes Cohere does not serve", () => {
+    expect(() => build({ model: "embed-english-v3.0", input: "x" }, "embeddings" as "chat")).toThrow(/not supported/);
+  });
+});

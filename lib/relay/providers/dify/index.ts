@@ -1,0 +1,113 @@
+// Dify: a chat app's `POST {base}/v1/chat-messages` with the app's key as Bearer. Dify keeps its
+// own conversations; a stateless OpenAI request becomes one `query` (the earlier turns folded in
+// as "ROLE: text" lines), prompt images become `files` by remote URL. Stream events (`message`,
+// `agent_message`, `message_end`, `error`…) → chunks, `message_end.metadata.usage` → usage.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { RelayError } from "../../errors";
+import type { RelayMode } from "../../types";
+import { AnswerIds, chatRequest, chunk, completion, errorAnswer, isObj, jsonAnswer, type Obj, transcript } from "../flat-chat";
+import { baseUrlOf, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Dify];
+const supportedModes = new Set<RelayMode>(["chat"]);
+
+/** Canonical request → Dify chat-messages body. */
+export function toDifyRequest(input: BuildRequestInput): Obj {
+  const { json, messages } = chatRequest(input);
+  const files: Obj[] = [];
+  for (const m of messages) {
+    for (const url of m.images) {
+      if (!/^https?:\/\//i.test(url)) {
+        throw new RelayError(400, "Dify channels take prompt images by http(s) URL only", {
+          type: "invalid_request_error",
+          code: "invalid_image_url",
+          param: "messages",
+        });
+      }
+      files.push({ type: "image", transfer_method: "remote_url", url });
+    }
+  }
+  const body: Obj = {
+    inputs: {},
+    query: transcript(messages),
+    response_mode: input.stream ? "streaming" : "blocking",
+    user: typeof json.user === "string" && json.user !== "" ? json.user : "api-user",
+  };
+  if (files.length > 0) body.files = files;
+  return body;
+}
+
+/** A blocking answer `{answer, metadata: {usage}}` → `chat.completion`. */
+export function difyToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
+  const r = isObj(upstream) ? upstream : {};
+  if (r.event === "error" || (typeof r.code === "string" && typeof r.message === "string" && r.answer === undefined)) {
+    return errorAnswer(String(r.message ?? "Dify returned an error"), typeof r.code === "string" ? r.code : null);
+  }
+  const usage = isObj(r.metadata) && isObj(r.metadata.usage) ? r.metadata.usage : null;
+  return completion(ids, { content: typeof r.answer === "string" ? r.answer : "" }, "stop", usage);
+}
+
+/** Per call: streaming events → chunks. */
+export class DifyStream {
+  private started = false;
+  private agent = false;
+  constructor(private readonly ids: AnswerIds) {}
+
+  event(data: unknown): Obj | null {
+    if (!isObj(data)) return null;
+    switch (data.event) {
+      case "agent_message":
+        this.agent = true;
+        return this.text(data.answer);
+      case "message":
+        // Agent apps close with one `message` that repeats the whole answer: not appended again.
+        return this.agent ? null : this.text(data.answer);
+      case "message_file":
+        return data.type === "image" && typeof data.url === "string" ? this.text(`\n![image](${data.url})\n`) : null;
+      case "message_end": {
+        const usage = isObj(data.metadata) && isObj(data.metadata.usage) ? data.metadata.usage : null;
+        return chunk(this.ids, {}, "stop", usage);
+      }
+      case "error":
+        return errorAnswer(String(data.message ?? "Dify stream error"), typeof data.code === "string" ? data.code : null);
+      default:
+        // ping, agent_thought, workflow_started, node_started, node_finished, workflow_finished,
+        // message_replace, tts_message…
+        return null;
+    }
+  }
+
+  private text(answer: unknown): Obj | null {
+    if (typeof answer !== "string" || answer === "") return null;
+    const delta: Obj = this.started ? { content: answer } : { role: "assistant", content: answer };
+    this.started = true;
+    return chunk(this.ids, delta);
+  }
+}
+
+export const dify: ProviderAdapter = {
+  supportedModes,
+  buildRequest(input: BuildRequestInput): UpstreamRequest {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const base = baseUrlOf(input, defaultBaseUrl, name);
+    const ids = new AnswerIds(input.upstreamModel);
+    const stream = new DifyStream(ids);
+    return {
+      method: "POST",
+      // The API's base is `…/v1`; a channel may give it with or without that suffix.
+      url: `${base.replace(/\/v1$/, "")}/v1/chat-messages`,
+      headers: {
+        "Content-Type": "application/json",
+        Accept: input.stream ? "text/event-stream" : "application/json",
+        Authorization: `Bearer ${input.channel.key}`,
+      },
+      body: JSON.stringify(toDifyRequest(input)),
+      forcedIncludeUsage: false,
+      response: {
+        json: (upstream) => jsonAnswer(difyToOpenAI(upstream, ids)),
+        streamEvent: (data) => stream.event(data),
+      },
+    };
+  },
+};
