@@ -107,7 +107,12 @@ export async function getUpstreamJson(target: UpstreamTarget, url: string, heade
     });
     status = res.statusCode;
     text = await readCapped(res.body);
-    if (text === null) res.body.destroy();
+    if (text === null) {
+      // Destroying undici's body makes it emit "Request aborted": without a listener that would be
+      // an uncaught error taking the process down.
+      res.body.on("error", () => undefined);
+      res.body.destroy();
+    }
   } catch (error) {
     throw new UpstreamCallError(hideKey(describeConnectError(error), target.key));
   }

@@ -93,14 +93,14 @@ describe("channel tests", () => {
     });
     await updateOption("AutomaticDisableChannelEnabled", "true");
     // A type the relay does not serve is not sent anywhere: the test gives the registry's reason.
-    const claude = await seedNotRelayedChannel(21, { base_url: mock.url, models: "claude-3-haiku-20240307" });
+    const claude = await seedNotRelayedChannel(36, { base_url: mock.url, models: "claude-3-haiku-20240307" });
     const refused = await testOf(claude.id);
-    expect(refused.json).toMatchObject({ success: false, message: relayRefusal(21) });
+    expect(refused.json).toMatchObject({ success: false, message: relayRefusal(36) });
     expect(refused.json.message).toBe("渠道类型「知识库：AI Proxy」暂不可用：AI Proxy 知识库接口的适配器尚未实现");
     expect((await rowOf(claude.id)).status).toBe(1);
     expect(mock.requests).toHaveLength(1);
     const log = await (await getDb()).log.findFirstOrThrow({ where: { channel_id: claude.id } });
-    expect(log).toMatchObject({ type: 5, quota: 0n, content: `渠道 #${claude.id} 测试失败：${relayRefusal(21)}` });
+    expect(log).toMatchObject({ type: 5, quota: 0n, content: `渠道 #${claude.id} 测试失败：${relayRefusal(36)}` });
   });
 
   it("records the response time and test time, and answers 404 for a missing channel", async () => {

@@ -43,7 +43,7 @@ for (const entry of ENTRIES) {
     beforeEach(async () => {
       mock.reset();
       await clearRelayData();
-      claude = await seedNotRelayedChannel(21, { base_url: mock.url, models: `${MODEL},${CLAUDE}`, priority: 10 });
+      claude = await seedNotRelayedChannel(36, { base_url: mock.url, models: `${MODEL},${CLAUDE}`, priority: 10 });
       openai = await seedChannel({ base_url: mock.url, models: MODEL, priority: 0 });
       user = await seedUser();
       client = new OpenAI({ apiKey: user.key, baseURL: `${relay.url}/v1`, maxRetries: 0 });
@@ -104,7 +104,7 @@ for (const entry of ENTRIES) {
       });
       expect(res.status).toBe(400);
       const body = (await res.json()) as { error: { message: string; code: string } };
-      expect(body.error).toMatchObject({ code: "invalid_api_type", message: expect.stringContaining(relayRefusal(21)!) });
+      expect(body.error).toMatchObject({ code: "invalid_api_type", message: expect.stringContaining(relayRefusal(36)!) });
       expect(mock.requests).toHaveLength(0);
       await settleAll();
       expect(await (await getDb()).log.count({ where: { user_id: admin.id } })).toBe(0);

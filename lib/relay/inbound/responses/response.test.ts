@@ -184,9 +184,10 @@ describe("chatToResponse", () => {
 
 describe("the protocol", () => {
   it("claims POST /v1/responses only", () => {
-    expect(responsesProtocol.match("POST", "/v1/responses")).toEqual({ call: {} });
-    expect(responsesProtocol.match("GET", "/v1/responses")).toBeNull();
-    expect(responsesProtocol.match("POST", "/v1/responses/resp_1/cancel")).toBeNull();
+    const q = new URLSearchParams();
+    expect(responsesProtocol.match("POST", "/v1/responses", q)).toEqual({ call: {} });
+    expect(responsesProtocol.match("GET", "/v1/responses", q)).toBeNull();
+    expect(responsesProtocol.match("POST", "/v1/responses/resp_1/cancel", q)).toBeNull();
   });
 
   it("answers errors in OpenAI's shape", () => {
