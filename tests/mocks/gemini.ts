@@ -2,7 +2,8 @@
 // fixtures in lib/relay/providers/{gemini,palm}/__fixtures__):
 // - Gemini API: POST /{v1beta|v1}/models/{model}:generateContent | :streamGenerateContent?alt=sse |
 //   :batchEmbedContents, key in `x-goog-api-key` (a wrong one gets Google's API_KEY_INVALID 400);
-// - Vertex AI: POST /v1/projects/{p}/locations/{r}/publishers/google/models/{model}:… and
+// - Vertex AI: POST /v1/projects/{p}/locations/{r}/publishers/google/models/{model}:…,
+//   …/publishers/anthropic/models/{model}:rawPredict | :streamRawPredict (Anthropic's fixtures) and
 //   /v1beta1/projects/{p}/locations/{r}/endpoints/openapi/chat/completions, with
 //   `Authorization: Bearer <a token this mock issued>` (401 UNAUTHENTICATED otherwise);
 // - the OAuth token endpoint POST /token: verifies the RS256 JWT assertion with the service
@@ -17,9 +18,11 @@ import path from "node:path";
 import { importSPKI, jwtVerify } from "jose";
 
 const GEMINI_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/gemini/__fixtures__");
+const ANTHROPIC_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/anthropic/__fixtures__");
 const PALM_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/palm/__fixtures__");
 const geminiFixture = (name: string) => readFileSync(path.join(GEMINI_FIXTURES, name), "utf8");
 const palmFixture = (name: string) => readFileSync(path.join(PALM_FIXTURES, name), "utf8");
+const anthropicFixture = (name: string) => readFileSync(path.join(ANTHROPIC_FIXTURES, name), "utf8");
 
 export interface GoogleRequest {
   path: string;
@@ -155,6 +158,19 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
         }
         const google = /\/publishers\/google\/models\/([^/:]+):(\w+)$/.exec(url.pathname);
         if (google) return void chat(res, google[2]!, obj);
+        const claude = /\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/.exec(url.pathname);
+        if (claude) {
+          // Vertex's Claude takes the Messages body with its own anthropic_version and no model.
+          if (obj.anthropic_version !== "vertex-2023-10-16" || "model" in obj) {
+            const error = {
+              type: "error",
+              error: { type: "invalid_request_error", message: "anthropic_version: vertex-2023-10-16 required, model not allowed" },
+            };
+            return send(res, 400, JSON.stringify(error));
+          }
+          if (claude[2] === "streamRawPredict") return void streamOut(res, anthropicFixture("stream-text.sse"));
+          return send(res, 200, anthropicFixture("message-text.json"));
+        }
         if (url.pathname.endsWith("/endpoints/openapi/chat/completions")) {
           const answer = {
             id: "chatcmpl-llama",

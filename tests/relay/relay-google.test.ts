@@ -302,13 +302,42 @@ describe("Google channel types through the relay", () => {
       expect(mock.tokenCalls).toBe(1);
     });
 
-    it("fails cleanly when the token endpoint refuses the key, and refuses Claude for now", async () => {
-      const ch = await seedChannel({
-        type: 41,
-        base_url: mock.url,
-        models: `${VERTEX_GEMINI},${CLAUDE}`,
-        key: mock.serviceAccount({ untrusted: true }),
+    it("serves Claude through rawPredict, whole and streamed, with Anthropic's usage", async () => {
+      await seedChannel({ type: 41, base_url: mock.url, models: CLAUDE, key: mock.serviceAccount() });
+      const whole = await client.chat.completions.create({
+        model: CLAUDE,
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "hi" },
+        ],
       });
+      expect(whole.choices[0]!.message.content).toBe("Hello! How can I help you today?");
+      expect(whole.usage).toMatchObject({ prompt_tokens: 1212, completion_tokens: 9 });
+      const seen = mock.requests.at(-1)!;
+      expect(seen.path).toBe(
+        "/v1/projects/qiao-test/locations/us-central1/publishers/anthropic/models/claude-3-5-sonnet@20240620:rawPredict",
+      );
+      expect(seen.json).toMatchObject({ anthropic_version: "vertex-2023-10-16", system: "Be brief.", messages: [{ role: "user" }] });
+
+      let text = "";
+      for await (const chunk of await client.chat.completions.create({
+        model: CLAUDE,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      })) {
+        text += chunk.choices[0]?.delta?.content ?? "";
+      }
+      expect(text).toBe("Hello! How can I help you today?");
+      expect(mock.requests.at(-1)!.path).toMatch(/claude-3-5-sonnet@20240620:streamRawPredict$/);
+      expect(mock.requests.at(-1)!.json).toMatchObject({ stream: true });
+      await settleAll();
+      const log = await lastLog(user.id);
+      expect(log).toMatchObject({ is_stream: true, prompt_tokens: 1212, completion_tokens: 9 });
+      expect(mock.tokenCalls).toBe(1);
+    });
+
+    it("fails cleanly when the token endpoint refuses the key", async () => {
+      const ch = await seedChannel({ type: 41, base_url: mock.url, models: VERTEX_GEMINI, key: mock.serviceAccount({ untrusted: true }) });
       const before = await user.quota();
       const err = await client.chat.completions
         .create({ model: VERTEX_GEMINI, messages: [{ role: "user", content: "hi" }] })
@@ -334,9 +363,6 @@ describe("Google channel types through the relay", () => {
         await updateOption("ChannelPrivateAddressAllowed", "true");
       }
 
-      const claude = await client.chat.completions.create({ model: CLAUDE, messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
-      expect(claude.status).toBe(400);
-      expect(claude.error.message).toContain("Vertex 的 Claude 模型尚未接入");
       await settleAll();
       expect(await user.quota()).toBe(before);
     });

@@ -3,8 +3,9 @@
 // `x-goog-api-key` header, never in the query (where access logs would keep it). The API version
 // is the channel's `other`, v1beta when empty. Vertex AI's Gemini models reuse `geminiChatRequest`.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
+import { FETCH_URL_MSG, type UserImage } from "@/lib/net/fetch-url";
 import { newRequestId, RelayError } from "../../errors";
+import { INVALID_IMAGE_URL, relayImage } from "../../images";
 import { parseJsonObject } from "../../json-body";
 import { countInputTokens } from "../../tokens";
 import type { RelayMode } from "../../types";
@@ -22,15 +23,17 @@ const JSON_TYPE = "application/json";
 /** The model as a path segment: "models/gemini-x" and "gemini-x" name the same model. */
 export const modelSegment = (model: string): string => encodeModelForPath(model.replace(/^models\//, ""));
 
-/** Fetches the prompt's images (http(s) through the SSRF guard, data: decoded), keyed by URL. */
+/**
+ * Fetches the prompt's images (http(s) through the SSRF guard, data: decoded), keyed by URL. One
+ * that cannot be had is the request's 400 `invalid_image_url` (relayImage), a network failure too.
+ */
 async function loadImages(urls: string[]): Promise<Map<string, UserImage>> {
   try {
-    const images = await Promise.all(urls.map((u) => fetchUserImage(u)));
+    const images = await Promise.all(urls.map(relayImage));
     return new Map(urls.map((u, i) => [u, images[i]!]));
   } catch (error) {
-    if (error instanceof UserUrlError)
-      throw new RelayError(400, error.message, { type: "invalid_request_error", code: "invalid_image_url" });
-    throw new RelayError(400, "图片下载失败", { type: "invalid_request_error", code: "invalid_image_url" });
+    if (error instanceof RelayError) throw error;
+    throw new RelayError(400, FETCH_URL_MSG.fetchFailed, { code: INVALID_IMAGE_URL });
   }
 }
 

@@ -6,13 +6,16 @@
 // channel's base URL when one is set (a private endpoint, a proxy, a test server).
 //
 // The publisher follows the model name, as in new-api:
-// - "claude…" → Anthropic's `:rawPredict` / `:streamRawPredict` (see anthropicPublisher: not
-//   wired yet, refused with a 400);
+// - "claude…" → Anthropic's `:rawPredict` / `:streamRawPredict`: the Messages body of
+//   providers/anthropic without `model` (it is in the URL, where Vertex spells the version
+//   "claude-3-5-sonnet@20240620") and with `anthropic_version: "vertex-2023-10-16"`; Anthropic's
+//   answers and events come back;
 // - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
 // - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
+import { anthropicMessages, anthropicResponseConverter, withPromptImages } from "../anthropic";
 import { geminiChatRequest, modelSegment } from "../gemini";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
@@ -66,19 +69,44 @@ export function targetOf(input: BuildRequestInput, sa: ServiceAccount): VertexTa
 
 const locationPath = (t: VertexTarget) => `projects/${encodeURIComponent(t.project)}/locations/${encodeURIComponent(t.region)}`;
 
-/** A Claude model's rawPredict URL (the Anthropic publisher). */
-export function claudeModelUrl(t: VertexTarget, model: string, stream: boolean): string {
-  return `${t.host}/v1/${locationPath(t)}/publishers/anthropic/models/${encodeModelForPath(model)}:${stream ? "streamRawPredict" : "rawPredict"}`;
-}
+export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
 
 /**
- * Claude on Vertex: `claudeModelUrl` with the Anthropic Messages body (no `model`, with
- * `anthropic_version: "vertex-2023-10-16"`) and Anthropic's answers and events. The Messages
- * converters live in providers/anthropic/ (written in parallel); until they are wired here,
- * Claude models are refused before anything is sent.
+ * Vertex's name of a Claude model: the date after "@" (claude-3-5-sonnet-20240620 →
+ * claude-3-5-sonnet@20240620); the October 2024 Sonnet is "claude-3-5-sonnet-v2@20241022" there.
+ * A name already holding "@" is Vertex's own.
  */
-function anthropicPublisher(_input: BuildRequestInput, _target: VertexTarget, _token: string): UpstreamRequest {
-  throw new RelayError(400, "Vertex 的 Claude 模型尚未接入", { type: "invalid_request_error", code: "model_not_supported" });
+export function vertexClaudeModel(model: string): string {
+  if (model.includes("@")) return model;
+  if (model === "claude-3-5-sonnet-20241022") return "claude-3-5-sonnet-v2@20241022";
+  return model.replace(/-(\d{8})$/, "@$1");
+}
+
+/** A Claude model's rawPredict URL (the Anthropic publisher). */
+export function claudeModelUrl(t: VertexTarget, model: string, stream: boolean): string {
+  return `${t.host}/v1/${locationPath(t)}/publishers/anthropic/models/${encodeModelForPath(vertexClaudeModel(model))}:${stream ? "streamRawPredict" : "rawPredict"}`;
+}
+
+function anthropicPublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  const url = claudeModelUrl(t, input.upstreamModel, input.stream);
+  return withPromptImages(input, (canonical, images) => {
+    // `model` goes in the URL; `metadata` is left out as on Bedrock (Vertex documents no such field).
+    const {
+      model: _model,
+      metadata: _metadata,
+      ...rest
+    } = anthropicMessages({ ...canonical, stream: input.stream }, input.upstreamModel, { images });
+    const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+    if (input.stream) headers.Accept = "text/event-stream";
+    return {
+      method: "POST",
+      url,
+      headers,
+      body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
+      forcedIncludeUsage: input.stream,
+      response: anthropicResponseConverter(input.upstreamModel),
+    } satisfies UpstreamRequest;
+  });
 }
 
 function metaPublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest {
@@ -116,8 +144,6 @@ export const vertex: ProviderAdapter = {
     if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const sa = parseServiceAccount(input.channel.key, input.channel.id);
     const target = targetOf(input, sa);
-    // Refused before a token is fetched for it.
-    if (publisherOf(input.upstreamModel) === "anthropic") return anthropicPublisher(input, target, "");
     const token = cachedAccessToken(input.channel.id, input.channel.key);
     if (token) return requestWith(input, target, token);
     return fetchAccessToken(input.channel.id, input.channel.key, sa).then((t) => requestWith(input, target, t));

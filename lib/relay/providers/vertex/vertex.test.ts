@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { RelayError } from "../../errors";
 import type { ChannelConfig } from "../../types";
 import type { BuildRequestInput } from "../types";
-import { claudeModelUrl, publisherOf, regionFor, targetOf, vertex } from "./index";
+import { claudeModelUrl, publisherOf, regionFor, targetOf, vertex, vertexClaudeModel } from "./index";
 import { cachedAccessToken, parseServiceAccount } from "./token";
 
 const { privateKey } = generateKeyPairSync("rsa", {
@@ -94,8 +94,13 @@ describe("Vertex AI channel settings", () => {
     expect(parseServiceAccount(KEY, 1).token_uri).toBe("https://oauth2.googleapis.com/token");
   });
 
-  it("refuses Claude models and other modes before fetching a token", () => {
-    expect(() => vertex.buildRequest(input("claude-3-haiku-20240307"))).toThrow("Vertex 的 Claude 模型尚未接入");
+  it("names Claude models as Vertex does", () => {
+    expect(
+      ["claude-3-haiku-20240307", "claude-3-5-sonnet-20241022", "claude-sonnet-4@20250514", "claude-x"].map(vertexClaudeModel),
+    ).toEqual(["claude-3-haiku@20240307", "claude-3-5-sonnet-v2@20241022", "claude-sonnet-4@20250514", "claude-x"]);
+  });
+
+  it("refuses other modes before fetching a token", () => {
     expect(() => vertex.buildRequest(input("text-embedding-004", {}, "embeddings"))).toThrow(/not supported/);
     expect(cachedAccessToken(41, KEY)).toBeNull();
   });
