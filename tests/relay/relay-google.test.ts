@@ -2,6 +2,7 @@
 // `openai` client, against a mock Google (tests/mocks/gemini.ts) answering with the vendors'
 // recorded shapes. Usage is Gemini's, billed exactly; Vertex authenticates with a JWT the mock
 // verifies with the service account's public key.
+import { GoogleGenAI, Type } from "@google/genai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testChannel } from "@/lib/channels/test";
@@ -238,6 +239,34 @@ describe("Google channel types through the relay", () => {
       expect(err.status).toBe(400);
       expect(err.error.message).toContain("call_x");
       expect(mock.requests).toHaveLength(0);
+    });
+
+    it("serves Gemini's own callers (@google/genai) through the canonical request, tool calls included", async () => {
+      const ai = new GoogleGenAI({ apiKey: user.key, httpOptions: { baseUrl: relay.url } });
+      const res = await ai.models.generateContent({ model: GEMINI, contents: "hi", config: { systemInstruction: "Be brief." } });
+      expect(res.text).toBe("Hello! How can I help you today?");
+      expect(res.usageMetadata).toMatchObject({ promptTokenCount: 11, candidatesTokenCount: 9, thoughtsTokenCount: 21 });
+      expect(mock.requests.at(-1)!.json).toMatchObject({ systemInstruction: { parts: [{ text: "Be brief." }] } });
+      let text = "";
+      for await (const chunk of await ai.models.generateContentStream({ model: GEMINI, contents: "hi" })) text += chunk.text ?? "";
+      expect(text).toBe("Hello! How can I help you today?");
+      const called = await ai.models.generateContent({
+        model: GEMINI,
+        contents: "Weather in Paris?",
+        config: {
+          tools: [
+            {
+              functionDeclarations: [
+                { name: "get_weather", parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } } },
+              ],
+            },
+          ],
+        },
+      });
+      expect(called.functionCalls?.map((c) => [c.name, c.args])).toEqual([
+        ["get_weather", { city: "Paris", unit: "celsius" }],
+        ["get_time", { tz: "Europe/Paris" }],
+      ]);
     });
 
     it("passes the channel test, and fails it with a wrong key", async () => {
