@@ -96,7 +96,7 @@ describe("channel tests", () => {
     const claude = await seedNotRelayedChannel(36, { base_url: mock.url, models: "claude-3-haiku-20240307" });
     const refused = await testOf(claude.id);
     expect(refused.json).toMatchObject({ success: false, message: relayRefusal(36) });
-    expect(refused.json.message).toBe("渠道类型「知识库：AI Proxy」暂不可用：AI Proxy 知识库接口的适配器尚未实现");
+    expect(refused.json.message).toBe("渠道类型「Suno API」暂不可用：Suno 任务接口尚未实现");
     expect((await rowOf(claude.id)).status).toBe(1);
     expect(mock.requests).toHaveLength(1);
     const log = await (await getDb()).log.findFirstOrThrow({ where: { channel_id: claude.id } });
