@@ -97,10 +97,10 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await expect(page.getByRole("textbox", { name: "Account ID", exact: true })).toHaveValue("");
   // Types the relay does not serve yet are listed, greyed out, with the reason, and cannot be picked.
   await type.click();
-  await type.fill("AI Proxy");
-  const claude = page.getByRole("option", { name: /^知识库：AI Proxy（暂不可用）/ });
+  await type.fill("Suno");
+  const claude = page.getByRole("option", { name: /^Suno API（暂不可用）/ });
   await expect(claude).toBeDisabled();
-  await expect(claude).toContainText("AI Proxy 知识库接口的适配器尚未实现");
+  await expect(claude).toContainText("Suno 任务接口尚未实现");
   await shot(page, "channel-editor-types");
   await claude.click({ force: true });
   await page.getByRole("heading", { name: "创建新的渠道" }).click();
