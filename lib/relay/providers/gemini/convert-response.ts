@@ -140,7 +140,7 @@ export function toChatCompletion(upstream: unknown, ctx: AnswerContext): Obj {
  * The stream's events → chat.completion.chunk objects. Every SSE event of
  * `streamGenerateContent?alt=sse` is a whole GenerateContentResponse holding the next piece; its
  * usageMetadata is cumulative, so it is passed on with the chunk that carries the finishReason
- * (or with a blocked prompt's only event).
+ * (or with a blocked prompt's only event, or an event that holds nothing but usage).
  */
 export class GeminiStream {
   private roleSent = new Set<number>();
@@ -178,7 +178,8 @@ export class GeminiStream {
       finished = true;
       choices.push({ index: 0, delta: { role: "assistant", content: "" }, logprobs: null, finish_reason: "content_filter" });
     }
-    const usage = finished ? usageOf(data.usageMetadata) : undefined;
+    // An event without candidates that reports usage (a trailing usage-only event) is passed on too.
+    const usage = finished || candidates.length === 0 ? usageOf(data.usageMetadata) : undefined;
     if (choices.length === 0 && !usage) return null;
     const chunk: Obj = {
       id: this.ctx.id,

@@ -424,6 +424,10 @@ describe("streamGenerateContent events → chunks", () => {
     });
     expect(new GeminiStream(ctx).event(json("error-quota.json"))).toMatchObject({ error: { type: "RESOURCE_EXHAUSTED", code: 429 } });
     expect(new GeminiStream(ctx).event({})).toBeNull();
+    expect(new GeminiStream(ctx).event({ usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 4 } })).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
   });
 });
 

@@ -55,7 +55,7 @@ export function geminiChatRequest(
       url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
       headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
       body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
-      // Gemini always reports usage on its last event: the relay drops it unless the client asked.
+      // Gemini reports its usage on the last event, which the relay bills (it rides on the last chunk).
       forcedIncludeUsage: input.stream,
       response: {
         json: (upstream) => ({ body: JSON.stringify(toChatCompletion(upstream, ctx)), contentType: JSON_TYPE }),
