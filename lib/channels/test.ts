@@ -15,7 +15,7 @@ import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@
 import { OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/channel";
-import { errorFromJson, parseUpstreamError, shouldDisableChannel, type UpstreamError } from "@/lib/relay/errors";
+import { errorFromJson, parseUpstreamError, RelayError, shouldDisableChannel, type UpstreamError } from "@/lib/relay/errors";
 import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { LOG_TYPE } from "@/lib/logs/write";
@@ -112,8 +112,10 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
     }
     return failed(parseUpstreamError(status, text), status, time);
   } catch (error) {
-    // The admin testing the channel is told which address was refused and why.
-    return { ...none, success: false, message: hideKey(describeConnectError(error), ch.key), time: Date.now() - started };
+    // The adapter's own refusal (a malformed key, an access token the vendor refused) says why;
+    // otherwise the admin testing the channel is told which address was refused and why.
+    const message = error instanceof RelayError ? error.message : describeConnectError(error);
+    return { ...none, success: false, message: hideKey(message, ch.key), time: Date.now() - started };
   }
 }
 

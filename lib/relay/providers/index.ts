@@ -13,11 +13,14 @@ import { cloudflare } from "./cloudflare";
 import { cohere } from "./cohere";
 import { custom } from "./custom";
 import { dify } from "./dify";
+import { gemini } from "./gemini";
+import { palm } from "./palm";
 import { spark } from "./spark";
 import { hunyuan } from "./tencent";
 import type { ProviderAdapter } from "./types";
 import { zhipuV3, zhipuV4 } from "./zhipu";
 import { ai360, deepseek, fastgpt, jina, minimax, mistral, moonshot, ollama, openai, qwen, siliconflow, xai, yi } from "./vendors";
+import { vertex } from "./vertex";
 
 /** A channel type the relay does not serve yet: channels of it cannot be created, tested or routed to. */
 export type NotRelayed = { readonly notRelayed: string };
@@ -32,7 +35,7 @@ export const CHANNEL_REGISTRY = {
   [T.Ollama]: ollama,
   [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
   [T.Custom]: custom,
-  [T.PaLM]: notRelayed("PaLM2 接口的适配器尚未实现"),
+  [T.PaLM]: palm,
   [T.Anthropic]: anthropic,
   [T.Baidu]: baidu,
   [T.Zhipu]: zhipuV3,
@@ -42,7 +45,7 @@ export const CHANNEL_REGISTRY = {
   [T.AIProxyLibrary]: aiproxyLibrary,
   [T.FastGPT]: fastgpt,
   [T.Tencent]: hunyuan,
-  [T.Gemini]: notRelayed("Gemini 接口的适配器尚未实现"),
+  [T.Gemini]: gemini,
   [T.Moonshot]: moonshot,
   [T.ZhipuV4]: zhipuV4,
   [T.Yi]: yi,
@@ -54,7 +57,7 @@ export const CHANNEL_REGISTRY = {
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
   [T.SiliconFlow]: siliconflow,
-  [T.VertexAI]: notRelayed("Vertex AI 接口（服务账号换取令牌）的适配器尚未实现"),
+  [T.VertexAI]: vertex,
   [T.Mistral]: mistral,
   [T.DeepSeek]: deepseek,
   [T.XAI]: xai,

@@ -1,0 +1,102 @@
+// Google Gemini (type 24): chat through `{base}/{version}/models/{model}:generateContent` (or
+// `:streamGenerateContent?alt=sse`), embeddings through `:batchEmbedContents`. The key goes in the
+// `x-goog-api-key` header, never in the query (where access logs would keep it). The API version
+// is the channel's `other`, v1beta when empty. Vertex AI's Gemini models reuse `geminiChatRequest`.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { FETCH_URL_MSG, type UserImage } from "@/lib/net/fetch-url";
+import { newRequestId, RelayError } from "../../errors";
+import { INVALID_IMAGE_URL, relayImage } from "../../images";
+import { parseJsonObject } from "../../json-body";
+import { countInputTokens } from "../../tokens";
+import type { RelayMode } from "../../types";
+import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { imageUrlsOf, toBatchEmbed, toGenerateContent } from "./convert-request";
+import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
+
+const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Gemini];
+const MODES: readonly RelayMode[] = ["chat", "embeddings"];
+const supportedModes = new Set(MODES);
+
+const JSON_TYPE = "application/json";
+
+/** The model as a path segment: "models/gemini-x" and "gemini-x" name the same model. */
+export const modelSegment = (model: string): string => encodeModelForPath(model.replace(/^models\//, ""));
+
+/**
+ * Fetches the prompt's images (http(s) through the SSRF guard, data: decoded), keyed by URL. One
+ * that cannot be had is the request's 400 `invalid_image_url` (relayImage), a network failure too.
+ */
+async function loadImages(urls: string[]): Promise<Map<string, UserImage>> {
+  try {
+    const images = await Promise.all(urls.map(relayImage));
+    return new Map(urls.map((u, i) => [u, images[i]!]));
+  } catch (error) {
+    if (error instanceof RelayError) throw error;
+    throw new RelayError(400, FETCH_URL_MSG.fetchFailed, { code: INVALID_IMAGE_URL });
+  }
+}
+
+/**
+ * A chat request to a Gemini `generateContent` endpoint (Google AI or Vertex): `url` is the model's
+ * URL without the method. Async only when the prompt carries images, which are fetched first.
+ */
+export function geminiChatRequest(
+  input: BuildRequestInput,
+  modelUrl: string,
+  headers: Record<string, string>,
+): UpstreamRequest | Promise<UpstreamRequest> {
+  const json = input.json ?? parseJsonObject(input.body);
+  const ctx: AnswerContext = { id: `chatcmpl-${newRequestId()}`, created: Math.floor(Date.now() / 1000), model: input.upstreamModel };
+  const make = (images?: Map<string, UserImage>): UpstreamRequest => {
+    const stream = new GeminiStream(ctx);
+    return {
+      method: "POST",
+      url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
+      headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
+      body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
+      // Gemini reports its usage on the last event, which the relay bills (it rides on the last chunk).
+      forcedIncludeUsage: input.stream,
+      response: {
+        json: (upstream) => ({ body: JSON.stringify(toChatCompletion(upstream, ctx)), contentType: JSON_TYPE }),
+        streamEvent: (data) => stream.event(data),
+      },
+    };
+  };
+  const urls = imageUrlsOf(json);
+  return urls.length > 0 ? loadImages(urls).then(make) : make();
+}
+
+function embeddingsRequest(input: BuildRequestInput, base: string, version: string): UpstreamRequest {
+  const json = input.json ?? parseJsonObject(input.body);
+  const model = modelSegment(input.upstreamModel);
+  const body = toBatchEmbed(json, `models/${input.upstreamModel.replace(/^models\//, "")}`);
+  // batchEmbedContents reports no usage: the answer carries the local count, which is what is billed.
+  const promptTokens = countInputTokens(json.input, input.upstreamModel);
+  const base64 = json.encoding_format === "base64";
+  return {
+    method: "POST",
+    url: `${base}/${version}/models/${model}:batchEmbedContents`,
+    headers: { "Content-Type": JSON_TYPE, "x-goog-api-key": input.channel.key },
+    body: JSON.stringify(body),
+    forcedIncludeUsage: false,
+    response: {
+      json: (upstream) => ({
+        body: JSON.stringify(toEmbeddingList(upstream, input.upstreamModel, promptTokens, base64)),
+        contentType: JSON_TYPE,
+      }),
+    },
+  };
+}
+
+export const gemini: ProviderAdapter = {
+  supportedModes,
+  buildRequest(input) {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const base = baseUrlOf(input, defaultBaseUrl, name);
+    const version = input.channel.other.trim() || "v1beta";
+    if (input.mode === "embeddings") return embeddingsRequest(input, base, version);
+    const modelUrl = `${base}/${version}/models/${modelSegment(input.upstreamModel)}`;
+    return geminiChatRequest(input, modelUrl, { "x-goog-api-key": input.channel.key });
+  },
+};

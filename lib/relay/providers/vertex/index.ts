@@ -1,0 +1,151 @@
+// Vertex AI (type 41). The key is a service-account JSON key (token.ts turns it into an access
+// token); the region is the channel's `other`: a plain region ("us-central1", "global"), or a
+// JSON map `{"default": "us-central1", "<model>": "<region>"}` as new-api reads it, with
+// us-central1 when empty or when the map names neither the model nor a default. The host is
+// `{region}-aiplatform.googleapis.com` (`aiplatform.googleapis.com` for "global"), or the
+// channel's base URL when one is set (a private endpoint, a proxy, a test server).
+//
+// The publisher follows the model name, as in new-api:
+// - "claude…" → Anthropic's `:rawPredict` / `:streamRawPredict`: the Messages body of
+//   providers/anthropic without `model` (it is in the URL, where Vertex spells the version
+//   "claude-3-5-sonnet@20240620") and with `anthropic_version: "vertex-2023-10-16"`; Anthropic's
+//   answers and events come back;
+// - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
+// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
+import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { RelayError } from "../../errors";
+import type { RelayMode } from "../../types";
+import { anthropicMessages, anthropicResponseConverter, withPromptImages } from "../anthropic";
+import { geminiChatRequest, modelSegment } from "../gemini";
+import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { cachedAccessToken, fetchAccessToken, parseServiceAccount, type ServiceAccount } from "./token";
+
+const { name, other } = CHANNEL_CATALOG[CHANNEL_TYPES.VertexAI];
+const DEFAULT_REGION = other.default;
+const MODES: readonly RelayMode[] = ["chat"];
+const supportedModes = new Set(MODES);
+
+export type VertexPublisher = "google" | "anthropic" | "meta";
+
+export function publisherOf(model: string): VertexPublisher {
+  if (model.startsWith("claude")) return "anthropic";
+  if (model.startsWith("meta/") || model.toLowerCase().includes("llama")) return "meta";
+  return "google";
+}
+
+/** The region for a model from the channel's `other` (plain or a JSON map). */
+export function regionFor(other: string, model: string, channelId: number): string {
+  const text = other.trim();
+  if (text === "") return DEFAULT_REGION;
+  if (!text.startsWith("{")) return text;
+  let map: unknown;
+  try {
+    map = JSON.parse(text);
+  } catch {
+    throw new RelayError(500, `channel #${channelId} (${name}): the region map in "other" is not valid JSON`, {
+      code: "channel_misconfigured",
+      local: false,
+    });
+  }
+  const m = (map && typeof map === "object" ? map : {}) as Record<string, unknown>;
+  const r = m[model] ?? m.default;
+  return typeof r === "string" && r.trim() !== "" ? r.trim() : DEFAULT_REGION;
+}
+
+/** Where a model's calls go: the host, and the project/location path under it. */
+export interface VertexTarget {
+  host: string;
+  region: string;
+  project: string;
+}
+
+export function targetOf(input: BuildRequestInput, sa: ServiceAccount): VertexTarget {
+  const region = regionFor(input.channel.other, input.upstreamModel, input.channel.id);
+  const custom = input.channel.base_url.trim().replace(/\/+$/, "");
+  const host = custom || (region === "global" ? "https://aiplatform.googleapis.com" : `https://${region}-aiplatform.googleapis.com`);
+  return { host, region, project: sa.project_id };
+}
+
+const locationPath = (t: VertexTarget) => `projects/${encodeURIComponent(t.project)}/locations/${encodeURIComponent(t.region)}`;
+
+export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
+
+/**
+ * Vertex's name of a Claude model: the date after "@" (claude-3-5-sonnet-20240620 →
+ * claude-3-5-sonnet@20240620); the October 2024 Sonnet is "claude-3-5-sonnet-v2@20241022" there.
+ * A name already holding "@" is Vertex's own.
+ */
+export function vertexClaudeModel(model: string): string {
+  if (model.includes("@")) return model;
+  if (model === "claude-3-5-sonnet-20241022") return "claude-3-5-sonnet-v2@20241022";
+  return model.replace(/-(\d{8})$/, "@$1");
+}
+
+/** A Claude model's rawPredict URL (the Anthropic publisher). */
+export function claudeModelUrl(t: VertexTarget, model: string, stream: boolean): string {
+  return `${t.host}/v1/${locationPath(t)}/publishers/anthropic/models/${encodeModelForPath(vertexClaudeModel(model))}:${stream ? "streamRawPredict" : "rawPredict"}`;
+}
+
+function anthropicPublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  const url = claudeModelUrl(t, input.upstreamModel, input.stream);
+  return withPromptImages(input, (canonical, images) => {
+    // `model` goes in the URL; `metadata` is left out as on Bedrock (Vertex documents no such field).
+    const {
+      model: _model,
+      metadata: _metadata,
+      ...rest
+    } = anthropicMessages({ ...canonical, stream: input.stream }, input.upstreamModel, { images });
+    const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+    if (input.stream) headers.Accept = "text/event-stream";
+    return {
+      method: "POST",
+      url,
+      headers,
+      body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
+      forcedIncludeUsage: input.stream,
+      response: anthropicResponseConverter(input.upstreamModel),
+    } satisfies UpstreamRequest;
+  });
+}
+
+function metaPublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest {
+  const { body, forcedIncludeUsage } = buildBody(input, { policy: "passthrough" });
+  const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
+  if (input.stream) headers.Accept = "text/event-stream";
+  return {
+    method: "POST",
+    url: `${t.host}/v1beta1/${locationPath(t)}/endpoints/openapi/chat/completions`,
+    headers,
+    body,
+    forcedIncludeUsage,
+  };
+}
+
+function googlePublisher(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  const modelUrl = `${t.host}/v1/${locationPath(t)}/publishers/google/models/${modelSegment(input.upstreamModel)}`;
+  return geminiChatRequest(input, modelUrl, { Authorization: `Bearer ${token}` });
+}
+
+function requestWith(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
+  switch (publisherOf(input.upstreamModel)) {
+    case "anthropic":
+      return anthropicPublisher(input, t, token);
+    case "meta":
+      return metaPublisher(input, t, token);
+    default:
+      return googlePublisher(input, t, token);
+  }
+}
+
+export const vertex: ProviderAdapter = {
+  supportedModes,
+  buildRequest(input) {
+    if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
+    const sa = parseServiceAccount(input.channel.key, input.channel.id);
+    const target = targetOf(input, sa);
+    const token = cachedAccessToken(input.channel.id, input.channel.key);
+    if (token) return requestWith(input, target, token);
+    return fetchAccessToken(input.channel.id, input.channel.key, sa).then((t) => requestWith(input, target, t));
+  },
+};
