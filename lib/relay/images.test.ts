@@ -51,8 +51,8 @@ describe("relayImage", () => {
     expect(JSON.parse(answer.body as string)).toEqual({
       error: {
         message: `${FETCH_URL_MSG.fetchFailed}：${FETCH_URL_MSG.internalAddress} (request id: req-1)`,
-        type: "new_api_error",
-        param: null,
+        type: "invalid_request_error",
+        param: "messages",
         code: INVALID_IMAGE_URL,
       },
     });

@@ -30,15 +30,18 @@ export function imageUrlOf(part: Obj): string | null {
   return isObj(iu) && typeof iu.url === "string" ? iu.url : null;
 }
 
-/** The http(s) image URLs of a canonical chat body's messages, each once (data: URLs need no fetch). */
-export function remoteImageUrls(canonical: Obj): string[] {
+/**
+ * The image URLs of a canonical chat body's messages, each once: the http(s) ones, and with
+ * `withData` the data: ones too (for a converter that reads every image from the fetched map).
+ */
+export function remoteImageUrls(canonical: Obj, withData = false): string[] {
   const out = new Set<string>();
   const messages = Array.isArray(canonical.messages) ? canonical.messages : [];
   for (const m of messages) {
     if (!isObj(m) || !Array.isArray(m.content)) continue;
     for (const part of m.content) {
       const url = isObj(part) && part.type === "image_url" ? imageUrlOf(part) : null;
-      if (url && /^https?:\/\//i.test(url)) out.add(url);
+      if (url && (/^https?:\/\//i.test(url) || (withData && /^data:/i.test(url)))) out.add(url);
     }
   }
   return [...out];
@@ -52,9 +55,10 @@ export function remoteImageUrls(canonical: Obj): string[] {
 export function withPromptImages<T>(
   input: BuildRequestInput,
   build: (canonical: Obj, images?: ReadonlyMap<string, UserImage>) => T,
+  opts: { withData?: boolean } = {},
 ): T | Promise<T> {
   const canonical = input.json ?? parseJsonObject(input.body);
-  const urls = remoteImageUrls(canonical);
+  const urls = remoteImageUrls(canonical, opts.withData);
   if (urls.length === 0) return build(canonical);
   return Promise.all(urls.map((u) => relayImage(u).then((img) => [u, img] as const))).then((pairs) => build(canonical, new Map(pairs)));
 }

@@ -89,22 +89,6 @@ export function cleanSchema(schema: unknown): unknown {
   return out;
 }
 
-/** Every prompt image URL (http(s) or data:) in a chat body, in order, without repeats. */
-export function imageUrlsOf(json: Obj): string[] {
-  const urls = new Set<string>();
-  const messages = Array.isArray(json.messages) ? json.messages : [];
-  for (const m of messages) {
-    if (!isObj(m) || !Array.isArray(m.content)) continue;
-    for (const part of m.content) {
-      if (isObj(part) && part.type === "image_url") {
-        const url = isObj(part.image_url) ? part.image_url.url : part.image_url;
-        if (typeof url === "string" && url !== "") urls.add(url);
-      }
-    }
-  }
-  return [...urls];
-}
-
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { parseUpstreamError, RelayError } from "../../errors";
 import type { ChannelConfig } from "../../types";
 import type { BuildRequestInput, UpstreamRequest } from "../types";
-import { cleanSchema, imageUrlsOf, toBatchEmbed, toGenerateContent } from "./convert-request";
+import { remoteImageUrls } from "../../images";
+import { cleanSchema, toBatchEmbed, toGenerateContent } from "./convert-request";
 import { finishReason, GeminiStream, toChatCompletion, toEmbeddingList, usageOf } from "./convert-response";
 import { gemini } from "./index";
 
@@ -206,7 +207,7 @@ describe("OpenAI chat → generateContent", () => {
         ],
       },
     ];
-    expect(imageUrlsOf({ messages })).toEqual([url]);
+    expect(remoteImageUrls({ messages }, true)).toEqual([url]);
     const body = toGenerateContent({ messages }, new Map([[url, { mediaType: "image/png", base64: "iVBORw0KGgo=" }]]));
     expect(body.contents).toEqual([
       { role: "user", parts: [{ text: "What is this?" }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },

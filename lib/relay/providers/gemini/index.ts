@@ -3,15 +3,15 @@
 // `x-goog-api-key` header, never in the query (where access logs would keep it). The API version
 // is the channel's `other`, v1beta when empty. Vertex AI's Gemini models reuse `geminiChatRequest`.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { FETCH_URL_MSG, type UserImage } from "@/lib/net/fetch-url";
-import { newRequestId, RelayError } from "../../errors";
-import { INVALID_IMAGE_URL, relayImage } from "../../images";
+import type { UserImage } from "@/lib/net/fetch-url";
+import { newRequestId } from "../../errors";
+import { withPromptImages } from "../../images";
 import { parseJsonObject } from "../../json-body";
 import { countInputTokens } from "../../tokens";
 import type { RelayMode } from "../../types";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
-import { imageUrlsOf, toBatchEmbed, toGenerateContent } from "./convert-request";
+import { toBatchEmbed, toGenerateContent } from "./convert-request";
 import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Gemini];
@@ -24,20 +24,6 @@ const JSON_TYPE = "application/json";
 export const modelSegment = (model: string): string => encodeModelForPath(model.replace(/^models\//, ""));
 
 /**
- * Fetches the prompt's images (http(s) through the SSRF guard, data: decoded), keyed by URL. One
- * that cannot be had is the request's 400 `invalid_image_url` (relayImage), a network failure too.
- */
-async function loadImages(urls: string[]): Promise<Map<string, UserImage>> {
-  try {
-    const images = await Promise.all(urls.map(relayImage));
-    return new Map(urls.map((u, i) => [u, images[i]!]));
-  } catch (error) {
-    if (error instanceof RelayError) throw error;
-    throw new RelayError(400, FETCH_URL_MSG.fetchFailed, { code: INVALID_IMAGE_URL });
-  }
-}
-
-/**
  * A chat request to a Gemini `generateContent` endpoint (Google AI or Vertex): `url` is the model's
  * URL without the method. Async only when the prompt carries images, which are fetched first.
  */
@@ -46,9 +32,9 @@ export function geminiChatRequest(
   modelUrl: string,
   headers: Record<string, string>,
 ): UpstreamRequest | Promise<UpstreamRequest> {
-  const json = input.json ?? parseJsonObject(input.body);
   const ctx: AnswerContext = { id: `chatcmpl-${newRequestId()}`, created: Math.floor(Date.now() / 1000), model: input.upstreamModel };
-  const make = (images?: Map<string, UserImage>): UpstreamRequest => {
+  // Every image, data: ones included, is read from the fetched map (relayImage decodes those).
+  const make = (json: Record<string, unknown>, images?: ReadonlyMap<string, UserImage>): UpstreamRequest => {
     const stream = new GeminiStream(ctx);
     return {
       method: "POST",
@@ -63,8 +49,7 @@ export function geminiChatRequest(
       },
     };
   };
-  const urls = imageUrlsOf(json);
-  return urls.length > 0 ? loadImages(urls).then(make) : make();
+  return withPromptImages(input, make, { withData: true });
 }
 
 function embeddingsRequest(input: BuildRequestInput, base: string, version: string): UpstreamRequest {

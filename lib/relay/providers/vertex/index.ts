@@ -15,7 +15,8 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { anthropicMessages, anthropicResponseConverter, withPromptImages } from "../anthropic";
+import { withPromptImages } from "../../images";
+import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
 import { geminiChatRequest, modelSegment } from "../gemini";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
