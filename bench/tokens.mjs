@@ -1,7 +1,7 @@
 // Token counting under attack: a chat request whose prompt is 2 MB of one repeated character
 // (BPE is quadratic in a piece's length; it once blocked a worker for minutes), sent again and
 // again, while a second client sends ordinary requests to the same relay worker.
-//   node bench/tokens.mjs [--seconds 10] [--connections 4] [--mb 2] [--entry .next/qiao/server.mjs]
+//   node bench/tokens.mjs [--seconds 10] [--connections 4] [--mb 2] [--gap 0] [--entry .next/qiao/server.mjs]
 //                         [--upstream-usage] [--control] [--tool wrk|autocannon] [--start-timeout 1200]
 // Qiao runs with one relay worker; the mock upstream reports no usage, so the relay counts every
 // prompt and answer itself (the worst case); with --upstream-usage it does, and nothing is
@@ -10,6 +10,9 @@
 // from a process of their own, and the mock upstream does not parse them (bench/mock-upstream.mjs),
 // so what is measured is Qiao's cost. --control runs the same two loads through the bare floor relay
 // (bench/floor.mjs): how much of the second client's p99 the shared cores take whatever the relay.
+// --gap <ms> waits that long after each huge request before the next (default 0, back to back):
+// with a gap, the second client is measured across many single huge requests, each answered while
+// it runs (the issue's "meanwhile"), rather than beside a flood that never stops.
 // Exit 1 on any error.
 import {
   fmt,
@@ -36,6 +39,7 @@ const upstreamUsage = args["upstream-usage"] === true;
 const entry = typeof args.entry === "string" ? args.entry : null;
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 const control = args.control === true;
+const gapMs = Number(args.gap ?? 0);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
 /** A huge request still unanswered after this long counts as a failure (the target is 1 s). */
 const HUGE_TIMEOUT_MS = 30_000;
@@ -68,6 +72,7 @@ async function floodChild(url, key) {
       break;
     }
     if (args.once === true) break;
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
   }
   process.stdout.write(`${JSON.stringify({ times, failures })}\n`);
 }
@@ -82,6 +87,8 @@ function hugeLoop(url, key, { once = false } = {}) {
     key,
     "--mb",
     String(mb),
+    "--gap",
+    String(gapMs),
     ...(once ? ["--once"] : []),
   ]);
   let out = "";
@@ -118,7 +125,9 @@ async function measure(url, key, work) {
 if (typeof args["flood-url"] === "string") await floodChild(args["flood-url"], String(args["flood-key"]));
 else
   runMain(async () => {
-    console.log(`[tokens] ${mb} MB prompt of one character vs a second client at c=${connections}, ${seconds} s each, one relay worker`);
+    console.log(
+      `[tokens] ${mb} MB prompt of one character${gapMs > 0 ? `, one every ${gapMs} ms after the last answer,` : " back to back"} vs a second client at c=${connections}, ${seconds} s each, one relay worker`,
+    );
     const work = tempDir("qiao-tokens-work-");
     const upstream = await startMockUpstream({ usage: upstreamUsage });
     const qiao = await startQiao({ entry, startTimeoutMs, env: { RELAY_WORKERS: "1" } });
