@@ -4,8 +4,7 @@
 // Callers of Anthropic's own API are served natively (`native.anthropic`): their request goes up
 // as sent, with their `anthropic-version` and `anthropic-beta`, and the answer passes through.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { RelayError } from "../../errors";
-import { parseJsonObject, patchJsonBody } from "../../json-body";
+import { patchJsonBody } from "../../json-body";
 import type { RelayMode } from "../../types";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
