@@ -278,9 +278,8 @@ describe("Tencent Hunyuan (23)", () => {
 
   it("relays tools and tool calls, whole and streamed, and image parts as Contents", async () => {
     await seedChannel({ type: 23, base_url: hunyuan.url, key: key(HUNYUAN_KEY.secretKey), models: "hunyuan-pro" });
-    const tools: OpenAI.ChatCompletionTool[] = [
-      { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
-    ];
+    const parameters = { type: "object", properties: { city: { type: "string" } } };
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "get_weather", parameters } }];
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: "user", content: "北京天气？" },
       {
@@ -299,7 +298,7 @@ describe("Tencent Hunyuan (23)", () => {
     expect(hunyuan.requests[0]!.signatureOk).toBe(true);
     expect(hunyuan.requests[0]!.body).toMatchObject({
       ToolChoice: "auto",
-      Tools: [{ Type: "function", Function: { Name: "get_weather", Parameters: JSON.stringify(tools[0]!.function.parameters) } }],
+      Tools: [{ Type: "function", Function: { Name: "get_weather", Parameters: JSON.stringify(parameters) } }],
       Messages: [
         { Role: "user", Content: "北京天气？" },
         { Role: "assistant", ToolCalls: [{ Id: "c1", Type: "function", Function: { Name: "get_weather", Arguments: "{}" } }] },
