@@ -227,6 +227,58 @@ describe("Zhipu ChatGLM v3 (16)", () => {
   });
 });
 
+describe("Baidu Wenxin (15) function calling", () => {
+  const MODEL = "ERNIE-4.0-8K";
+  beforeEach(async () => {
+    await seedChannel({ type: 15, base_url: baidu.url, key: `${BAIDU_CLIENT.id}|${BAIDU_CLIENT.secret}`, models: MODEL });
+  });
+
+  it("relays function calling: tools as functions, function_call back as a tool call, whole and streamed", async () => {
+    const parameters = { type: "object", properties: { location: { type: "string" } } };
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: "function", function: { name: "get_current_weather", description: "天气", parameters } },
+    ];
+    const before = await user.quota();
+    const whole = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "北京天气？" }], tools });
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(whole.choices[0]!.message.tool_calls).toEqual([
+      {
+        id: "call_as-c2ykhmsmsk",
+        type: "function",
+        function: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' },
+      },
+    ]);
+    expect(baidu.requests[0]!.body).toEqual({
+      messages: [{ role: "user", content: "北京天气？" }],
+      functions: [{ name: "get_current_weather", description: "天气", parameters }],
+    });
+    await expectBilled(before, 121, 38, false);
+
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "user", content: "北京天气？" },
+      whole.choices[0]!.message as OpenAI.ChatCompletionAssistantMessageParam,
+      { role: "tool", tool_call_id: whole.choices[0]!.message.tool_calls![0]!.id, content: '{"temperature":25}' },
+    ];
+    let call = { id: "", name: "", args: "" };
+    let finish: string | null | undefined;
+    for await (const chunk of await client.chat.completions.create({ model: MODEL, messages, tools, stream: true })) {
+      for (const t of chunk.choices[0]?.delta?.tool_calls ?? [])
+        call = { id: t.id ?? call.id, name: t.function?.name ?? call.name, args: call.args + (t.function?.arguments ?? "") };
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("tool_calls");
+    expect(call).toEqual({ id: "call_as-6m7tbsqk3b", name: "get_current_weather", args: '{"location":"北京","unit":"摄氏度"}' });
+    expect(baidu.requests[1]!.body).toMatchObject({
+      stream: true,
+      messages: [
+        { role: "user", content: "北京天气？" },
+        { role: "assistant", function_call: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' } },
+        { role: "function", name: "get_current_weather", content: '{"temperature":25}' },
+      ],
+    });
+  });
+});
+
 describe("channel tests (the console's 测试)", () => {
   it("test each type through its adapter, token and signature included", async () => {
     const tester = { id: user.id, username: user.username };
