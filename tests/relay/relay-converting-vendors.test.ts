@@ -173,7 +173,7 @@ describe("converting vendors through the relay", () => {
         type: 34,
         base_url: cohere.url,
         key,
-        models: "command-r,jina-reranker-v2-base-multilingual",
+        models: "command-r,jina-reranker-v2-base-multilingual,embed-english-v3.0",
         model_mapping: JSON.stringify({ "jina-reranker-v2-base-multilingual": "rerank-english-v3.0" }),
       });
 
@@ -250,6 +250,27 @@ describe("converting vendors through the relay", () => {
       const log = await lastLog(user);
       expect(log.prompt_tokens).toBeGreaterThan(0);
       expect(BigInt(before) - BigInt(await user.quota())).toBe(BigInt(log.quota));
+    });
+
+    it("embeds through /v2/embed: the openai client's base64 decoded to Cohere's floats, billed input tokens", async () => {
+      await seed();
+      const before = await user.quota();
+      const res = await client.embeddings.create({ model: "embed-english-v3.0", input: ["hello", "goodbye"] });
+      expect(res.data.map((d) => d.embedding)).toEqual([
+        [0.016296387, -0.008354187, -0.04699707, -0.07104492].map(Math.fround),
+        [-0.032226562, 0.025634766, 0.0058250427, -0.0390625].map(Math.fround),
+      ]);
+      expect(res.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
+      expect(cohere.requests[0]).toMatchObject({
+        path: "/v2/embed",
+        body: { model: "embed-english-v3.0", texts: ["hello", "goodbye"], input_type: "search_document", embedding_types: ["float"] },
+      });
+      const log = await lastLog(user);
+      expect(log.prompt_tokens).toBe(2);
+      expect(BigInt(before) - BigInt(await user.quota())).toBe(BigInt(log.quota));
+
+      const floats = await client.embeddings.create({ model: "embed-english-v3.0", input: "hello", encoding_format: "float" });
+      expect(floats.data[1]!.embedding).toEqual([-0.032226562, 0.025634766, 0.0058250427, -0.0390625]);
     });
 
     it("Cohere's {message} error reaches the client, nothing billed", async () => {

@@ -210,6 +210,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   "rerank-multilingual-v3.0": 1,
   "rerank-english-v2.0": 1,
   "rerank-multilingual-v2.0": 1,
+  "embed-english-v3.0": 0.05, // vendor price: $0.10 / 1M tokens
+  "embed-multilingual-v3.0": 0.05,
+  "embed-english-light-v3.0": 0.05,
+  "embed-multilingual-light-v3.0": 0.05,
 
   // MiniMax (vendor price)
   "abab6.5-chat": 0.03 * RMB,
