@@ -424,6 +424,8 @@ export const CHANNEL_CATALOG = {
       "gemini-pro",
       "gemini-pro-vision",
       "meta/llama3-405b-instruct-maas",
+      "text-embedding-004",
+      "text-multilingual-embedding-002",
     ],
     // A plain region, or JSON {"default": "us-central1", "<model>": "<region>"}.
     other: { label: "部署地区", default: "us-central1" },

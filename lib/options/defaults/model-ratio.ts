@@ -126,6 +126,7 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   "gemini-exp-1114": 1.75, // vendor price: as gemini-1.5-pro
   "gemini-2.0-flash": 0.05,
   "text-embedding-004": 0.001,
+  "text-multilingual-embedding-002": 0.001, // vendor price: as text-embedding-004
 
   // Zhipu
   chatglm_turbo: 0.3572,
