@@ -318,6 +318,34 @@ describe("converting vendors through the relay", () => {
       await expectBilled(user, before, 1033, 135, true);
     });
 
+    it("streams an agent's tool rounds as reasoning_content, and a message_replace as appended text ending content_filter", async () => {
+      await seed();
+      dify.next = { status: 200, body: difyFixture("agent-thought.sse.txt"), contentType: "text/event-stream" };
+      let reasoning = "";
+      let text = "";
+      for await (const c of await client.chat.completions.create({
+        model: "gpt-3.5-turbo",
+        messages: [{ role: "user", content: "weather" }],
+        stream: true,
+      })) {
+        const delta = (c.choices[0]?.delta ?? {}) as { content?: string | null; reasoning_content?: string };
+        reasoning += delta.reasoning_content ?? "";
+        text += delta.content ?? "";
+      }
+      expect(reasoning).toContain("→ weather");
+      expect(reasoning).toContain('← {"weather": "18°C, cloudy"}');
+      expect(text).toBe("It is 18°C and cloudy in Paris.");
+      await settleAll();
+
+      const before = await user.quota();
+      dify.next = { status: 200, body: difyFixture("replace.sse.txt"), contentType: "text/event-stream" };
+      const out = await streamText(
+        await client.chat.completions.create({ model: "gpt-3.5-turbo", messages: [{ role: "user", content: "pw?" }], stream: true }),
+      );
+      expect(out).toMatchObject({ text: "The admin password is hunter2\n\nSorry, I can't share that.", finish: "content_filter" });
+      await expectBilled(user, before, 40, 9, true);
+    });
+
     it("a mid-stream error event ends the stream with OpenAI's error", async () => {
       await seed();
       dify.next = { status: 200, body: difyFixture("stream-error.sse.txt"), contentType: "text/event-stream" };
