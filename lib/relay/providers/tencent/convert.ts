@@ -2,7 +2,7 @@
 // `{Response:{Choices:[{Message, FinishReason}], Usage, Id, Error?, RequestId}}`; stream events
 // `{Choices:[{Delta, FinishReason}], Usage, Id}` (usage running, final with the finish reason).
 // Tools: OpenAI's `tools`/`tool_choice` → `Tools` (Parameters as a JSON string), `ToolChoice`
-// none/auto/custom (+ `CustomTool`); assistant `tool_calls` → `ToolCalls`, `tool` results →
+// none/auto/custom (+ `CustomTool`; OpenAI's "required", which Hunyuan lacks, is sent as auto); assistant `tool_calls` → `ToolCalls`, `tool` results →
 // `Role: "tool"` with `ToolCallId`. Images: `image_url` parts → `Contents` (`ImageUrl.Url`, an
 // http(s) URL or a `data:image/…;base64,` URL, both accepted by Hunyuan). Pure.
 import { RelayError } from "../../errors";
