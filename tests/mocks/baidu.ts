@@ -107,11 +107,12 @@ export async function startBaiduMock(): Promise<BaiduMock> {
         res.writeHead(404, { "content-type": "application/json" });
         return res.end(JSON.stringify({ error_code: 3, error_msg: "Unsupported openapi method" }));
       }
+      const functions = Array.isArray(body?.functions) && body.functions.length > 0;
       if (body?.stream === true) {
         res.writeHead(200, { "content-type": "text/event-stream" });
-        return res.end(fixture("chat.chunks.txt"));
+        return res.end(fixture(functions ? "function-call.chunks.txt" : "chat.chunks.txt"));
       }
-      json(res, fixture("chat.json"));
+      json(res, fixture(functions ? "function-call.json" : "chat.json"));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

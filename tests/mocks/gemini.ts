@@ -1,8 +1,9 @@
 // A mock Google on 127.0.0.1 for integration tests, answering in Google's real shapes (the
-// fixtures in lib/relay/providers/{gemini,palm}/__fixtures__):
+// fixtures in lib/relay/providers/{gemini,palm,vertex}/__fixtures__):
 // - Gemini API: POST /{v1beta|v1}/models/{model}:generateContent | :streamGenerateContent?alt=sse |
 //   :batchEmbedContents, key in `x-goog-api-key` (a wrong one gets Google's API_KEY_INVALID 400);
-// - Vertex AI: POST /v1/projects/{p}/locations/{r}/publishers/google/models/{model}:…,
+// - Vertex AI: POST /v1/projects/{p}/locations/{r}/publishers/google/models/{model}:… (`:predict`
+//   for text embeddings),
 //   …/publishers/anthropic/models/{model}:rawPredict | :streamRawPredict (Anthropic's fixtures) and
 //   /v1beta1/projects/{p}/locations/{r}/endpoints/openapi/chat/completions, with
 //   `Authorization: Bearer <a token this mock issued>` (401 UNAUTHENTICATED otherwise);
@@ -20,8 +21,10 @@ import { importSPKI, jwtVerify } from "jose";
 const GEMINI_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/gemini/__fixtures__");
 const ANTHROPIC_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/anthropic/__fixtures__");
 const PALM_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/palm/__fixtures__");
+const VERTEX_FIXTURES = path.join(import.meta.dirname, "../../lib/relay/providers/vertex/__fixtures__");
 const geminiFixture = (name: string) => readFileSync(path.join(GEMINI_FIXTURES, name), "utf8");
 const palmFixture = (name: string) => readFileSync(path.join(PALM_FIXTURES, name), "utf8");
+const vertexFixture = (name: string) => readFileSync(path.join(VERTEX_FIXTURES, name), "utf8");
 const anthropicFixture = (name: string) => readFileSync(path.join(ANTHROPIC_FIXTURES, name), "utf8");
 
 export interface GoogleRequest {
@@ -157,6 +160,13 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
           return send(res, 401, googleError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."));
         }
         const google = /\/publishers\/google\/models\/([^/:]+):(\w+)$/.exec(url.pathname);
+        if (google?.[2] === "predict") {
+          // Text embeddings: one recorded prediction per instance.
+          const n = Array.isArray(obj.instances) ? obj.instances.length : 0;
+          const recorded = JSON.parse(vertexFixture("predict-embeddings.json")) as { predictions: unknown[]; metadata: unknown };
+          const predictions = Array.from({ length: n }, (_, i) => recorded.predictions[i % recorded.predictions.length]);
+          return send(res, 200, JSON.stringify({ predictions, metadata: recorded.metadata }));
+        }
         if (google) return void chat(res, google[2]!, obj);
         const claude = /\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/.exec(url.pathname);
         if (claude) {

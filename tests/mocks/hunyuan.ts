@@ -1,7 +1,7 @@
 // A loopback stand-in for Tencent Hunyuan's API 3.0 endpoint: it recomputes the TC3-HMAC-SHA256
 // signature from the request it received (its Host, Content-Type, X-TC-Timestamp and body) and
 // answers Tencent's AuthFailure.SignatureFailure when it differs; otherwise the recorded answer,
-// whole or streamed.
+// whole or streamed (the tool-call answers when the request carries `Tools`).
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -57,8 +57,9 @@ export async function startHunyuanMock(): Promise<HunyuanMock> {
         res.end(text);
       };
       if (!signatureOk) return send("application/json", fixture("error-signature.json"));
-      if (body.Stream === true) return send("text/event-stream", fixture("chat.chunks.txt"));
-      send("application/json", fixture("chat.json"));
+      const tools = Array.isArray(body.Tools) && body.Tools.length > 0;
+      if (body.Stream === true) return send("text/event-stream", fixture(tools ? "tool-call.chunks.txt" : "chat.chunks.txt"));
+      send("application/json", fixture(tools ? "tool-call.json" : "chat.json"));
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

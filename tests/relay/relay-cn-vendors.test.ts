@@ -227,6 +227,58 @@ describe("Zhipu ChatGLM v3 (16)", () => {
   });
 });
 
+describe("Baidu Wenxin (15) function calling", () => {
+  const MODEL = "ERNIE-4.0-8K";
+  beforeEach(async () => {
+    await seedChannel({ type: 15, base_url: baidu.url, key: `${BAIDU_CLIENT.id}|${BAIDU_CLIENT.secret}`, models: MODEL });
+  });
+
+  it("relays function calling: tools as functions, function_call back as a tool call, whole and streamed", async () => {
+    const parameters = { type: "object", properties: { location: { type: "string" } } };
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: "function", function: { name: "get_current_weather", description: "天气", parameters } },
+    ];
+    const before = await user.quota();
+    const whole = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "北京天气？" }], tools });
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(whole.choices[0]!.message.tool_calls).toEqual([
+      {
+        id: "call_as-c2ykhmsmsk",
+        type: "function",
+        function: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' },
+      },
+    ]);
+    expect(baidu.requests[0]!.body).toEqual({
+      messages: [{ role: "user", content: "北京天气？" }],
+      functions: [{ name: "get_current_weather", description: "天气", parameters }],
+    });
+    await expectBilled(before, 121, 38, false);
+
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "user", content: "北京天气？" },
+      whole.choices[0]!.message as OpenAI.ChatCompletionAssistantMessageParam,
+      { role: "tool", tool_call_id: whole.choices[0]!.message.tool_calls![0]!.id, content: '{"temperature":25}' },
+    ];
+    let call = { id: "", name: "", args: "" };
+    let finish: string | null | undefined;
+    for await (const chunk of await client.chat.completions.create({ model: MODEL, messages, tools, stream: true })) {
+      for (const t of chunk.choices[0]?.delta?.tool_calls ?? [])
+        call = { id: t.id ?? call.id, name: t.function?.name ?? call.name, args: call.args + (t.function?.arguments ?? "") };
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("tool_calls");
+    expect(call).toEqual({ id: "call_as-6m7tbsqk3b", name: "get_current_weather", args: '{"location":"北京","unit":"摄氏度"}' });
+    expect(baidu.requests[1]!.body).toMatchObject({
+      stream: true,
+      messages: [
+        { role: "user", content: "北京天气？" },
+        { role: "assistant", function_call: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' } },
+        { role: "function", name: "get_current_weather", content: '{"temperature":25}' },
+      ],
+    });
+  });
+});
+
 describe("channel tests (the console's 测试)", () => {
   it("test each type through its adapter, token and signature included", async () => {
     const tester = { id: user.id, username: user.username };
@@ -274,6 +326,75 @@ describe("Tencent Hunyuan (23)", () => {
     expect(s).toMatchObject({ text: "你好！有什么可以帮你？", finish: "stop", usage: { prompt_tokens: 3, completion_tokens: 7 } });
     expect(hunyuan.requests[1]!.signatureOk).toBe(true);
     await expectBilled(mid, 3, 7, true);
+  });
+
+  it("relays tools and tool calls, whole and streamed, and image parts as Contents", async () => {
+    await seedChannel({ type: 23, base_url: hunyuan.url, key: key(HUNYUAN_KEY.secretKey), models: "hunyuan-pro" });
+    const parameters = { type: "object", properties: { city: { type: "string" } } };
+    const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "get_weather", parameters } }];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: "user", content: "北京天气？" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c1", content: "晴" },
+    ];
+    const before = await user.quota();
+    const whole = await client.chat.completions.create({ model: "hunyuan-pro", messages, tools, tool_choice: "auto" });
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(whole.choices[0]!.message.tool_calls).toEqual([
+      { id: "call_cq8lnqhsk5d2lq1hbq8g", type: "function", function: { name: "get_weather", arguments: '{"city":"北京"}' } },
+    ]);
+    expect(hunyuan.requests[0]!.signatureOk).toBe(true);
+    expect(hunyuan.requests[0]!.body).toMatchObject({
+      ToolChoice: "auto",
+      Tools: [{ Type: "function", Function: { Name: "get_weather", Parameters: JSON.stringify(parameters) } }],
+      Messages: [
+        { Role: "user", Content: "北京天气？" },
+        { Role: "assistant", ToolCalls: [{ Id: "c1", Type: "function", Function: { Name: "get_weather", Arguments: "{}" } }] },
+        { Role: "tool", ToolCallId: "c1", Content: "晴" },
+      ],
+    });
+    await expectBilled(before, 112, 21, false);
+
+    const calls: { index: number; id?: string; name?: string; args: string }[] = [];
+    let finish: string | null | undefined;
+    for await (const chunk of await client.chat.completions.create({ model: "hunyuan-pro", messages, tools, stream: true })) {
+      for (const t of chunk.choices[0]?.delta?.tool_calls ?? []) {
+        const c = calls[t.index] ?? { index: t.index, args: "" };
+        calls[t.index] = { ...c, id: t.id ?? c.id, name: t.function?.name ?? c.name, args: c.args + (t.function?.arguments ?? "") };
+      }
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe("tool_calls");
+    expect(calls).toEqual([
+      { index: 0, id: "call_cq8lo2hsk5d2lq1hbqa0", name: "get_weather", args: '{"city":"北京"}' },
+      { index: 1, id: "call_cq8lo2hsk5d2lq1hbqa1", name: "get_time", args: '{"city":"北京"}' },
+    ]);
+
+    await client.chat.completions.create({
+      model: "hunyuan-pro",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "这是什么？" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          ],
+        },
+      ],
+    });
+    expect(hunyuan.requests[2]!.body.Messages).toEqual([
+      {
+        Role: "user",
+        Contents: [
+          { Type: "text", Text: "这是什么？" },
+          { Type: "image_url", ImageUrl: { Url: "data:image/png;base64,iVBORw0KGgo=" } },
+        ],
+      },
+    ]);
   });
 
   it("turns Response.Error (a wrong SecretKey) into an error, charging nothing", async () => {

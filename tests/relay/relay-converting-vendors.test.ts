@@ -173,7 +173,7 @@ describe("converting vendors through the relay", () => {
         type: 34,
         base_url: cohere.url,
         key,
-        models: "command-r,jina-reranker-v2-base-multilingual",
+        models: "command-r,jina-reranker-v2-base-multilingual,embed-english-v3.0",
         model_mapping: JSON.stringify({ "jina-reranker-v2-base-multilingual": "rerank-english-v3.0" }),
       });
 
@@ -252,6 +252,27 @@ describe("converting vendors through the relay", () => {
       expect(BigInt(before) - BigInt(await user.quota())).toBe(BigInt(log.quota));
     });
 
+    it("embeds through /v2/embed: the openai client's base64 decoded to Cohere's floats, billed input tokens", async () => {
+      await seed();
+      const before = await user.quota();
+      const res = await client.embeddings.create({ model: "embed-english-v3.0", input: ["hello", "goodbye"] });
+      expect(res.data.map((d) => d.embedding)).toEqual([
+        [0.016296387, -0.008354187, -0.04699707, -0.07104492].map(Math.fround),
+        [-0.032226562, 0.025634766, 0.0058250427, -0.0390625].map(Math.fround),
+      ]);
+      expect(res.usage).toEqual({ prompt_tokens: 2, total_tokens: 2 });
+      expect(cohere.requests[0]).toMatchObject({
+        path: "/v2/embed",
+        body: { model: "embed-english-v3.0", texts: ["hello", "goodbye"], input_type: "search_document", embedding_types: ["float"] },
+      });
+      const log = await lastLog(user);
+      expect(log.prompt_tokens).toBe(2);
+      expect(BigInt(before) - BigInt(await user.quota())).toBe(BigInt(log.quota));
+
+      const floats = await client.embeddings.create({ model: "embed-english-v3.0", input: "hello", encoding_format: "float" });
+      expect(floats.data[1]!.embedding).toEqual([-0.032226562, 0.025634766, 0.0058250427, -0.0390625]);
+    });
+
     it("Cohere's {message} error reaches the client, nothing billed", async () => {
       await seed("wrong-key");
       const before = await user.quota();
@@ -295,6 +316,34 @@ describe("converting vendors through the relay", () => {
       );
       expect(out).toMatchObject({ text: "Dify apps answer from their own prompt and knowledge.", finish: "stop" });
       await expectBilled(user, before, 1033, 135, true);
+    });
+
+    it("streams an agent's tool rounds as reasoning_content, and a message_replace as appended text ending content_filter", async () => {
+      await seed();
+      dify.next = { status: 200, body: difyFixture("agent-thought.sse.txt"), contentType: "text/event-stream" };
+      let reasoning = "";
+      let text = "";
+      for await (const c of await client.chat.completions.create({
+        model: "gpt-3.5-turbo",
+        messages: [{ role: "user", content: "weather" }],
+        stream: true,
+      })) {
+        const delta = (c.choices[0]?.delta ?? {}) as { content?: string | null; reasoning_content?: string };
+        reasoning += delta.reasoning_content ?? "";
+        text += delta.content ?? "";
+      }
+      expect(reasoning).toContain("→ weather");
+      expect(reasoning).toContain('← {"weather": "18°C, cloudy"}');
+      expect(text).toBe("It is 18°C and cloudy in Paris.");
+      await settleAll();
+
+      const before = await user.quota();
+      dify.next = { status: 200, body: difyFixture("replace.sse.txt"), contentType: "text/event-stream" };
+      const out = await streamText(
+        await client.chat.completions.create({ model: "gpt-3.5-turbo", messages: [{ role: "user", content: "pw?" }], stream: true }),
+      );
+      expect(out).toMatchObject({ text: "The admin password is hunter2\n\nSorry, I can't share that.", finish: "content_filter" });
+      await expectBilled(user, before, 40, 9, true);
     });
 
     it("a mid-stream error event ends the stream with OpenAI's error", async () => {

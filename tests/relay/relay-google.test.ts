@@ -365,6 +365,23 @@ describe("Google channel types through the relay", () => {
       expect(mock.tokenCalls).toBe(1);
     });
 
+    it("embeds text-embedding-004 through :predict, billing the summed token counts", async () => {
+      await seedChannel({ type: 41, base_url: mock.url, models: EMBED, key: mock.serviceAccount(), other: "asia-east1" });
+      const before = await user.quota();
+      const res = await client.embeddings.create({ model: EMBED, input: ["hello", "goodbye"] });
+      expect(res.data.map((d) => d.embedding)).toEqual([
+        [0.0123291, -0.0468749, 0.0289306, 0.0634765].map(Math.fround),
+        [-0.0200195, 0.0517578, -0.0032958, 0.012207].map(Math.fround),
+      ]);
+      expect(res.usage).toEqual({ prompt_tokens: 6, total_tokens: 6 });
+      expect(mock.requests.at(-1)!.path).toBe(`/v1/projects/qiao-test/locations/asia-east1/publishers/google/models/${EMBED}:predict`);
+      expect(mock.requests.at(-1)!.json).toEqual({ instances: [{ content: "hello" }, { content: "goodbye" }] });
+      await settleAll();
+      const log = await lastLog(user.id);
+      expect(log.prompt_tokens).toBe(6);
+      expect(before - (await user.quota())).toBe(6n);
+    });
+
     it("fails cleanly when the token endpoint refuses the key", async () => {
       const ch = await seedChannel({ type: 41, base_url: mock.url, models: VERTEX_GEMINI, key: mock.serviceAccount({ untrusted: true }) });
       const before = await user.quota();

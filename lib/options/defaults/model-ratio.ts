@@ -126,6 +126,7 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   "gemini-exp-1114": 1.75, // vendor price: as gemini-1.5-pro
   "gemini-2.0-flash": 0.05,
   "text-embedding-004": 0.001,
+  "text-multilingual-embedding-002": 0.001, // vendor price: as text-embedding-004
 
   // Zhipu
   chatglm_turbo: 0.3572,
@@ -210,6 +211,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   "rerank-multilingual-v3.0": 1,
   "rerank-english-v2.0": 1,
   "rerank-multilingual-v2.0": 1,
+  "embed-english-v3.0": 0.05, // vendor price: $0.10 / 1M tokens
+  "embed-multilingual-v3.0": 0.05,
+  "embed-english-light-v3.0": 0.05,
+  "embed-multilingual-light-v3.0": 0.05,
 
   // MiniMax (vendor price)
   "abab6.5-chat": 0.03 * RMB,

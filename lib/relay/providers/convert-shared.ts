@@ -145,6 +145,38 @@ export function openAIErrorBody(message: string, code: string | number | null, t
   return { error: { message, type, param: null, code } };
 }
 
+/** Little-endian float32 bytes in base64, what OpenAI sends for `encoding_format: "base64"`. */
+export function floatsToBase64(values: number[]): string {
+  const f = new Float32Array(values);
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString("base64");
+}
+
+/**
+ * An OpenAI embeddings list from the vectors (floats, or base64 float32 when the caller asked
+ * `encoding_format: "base64"`, as the openai client does by default) and the input tokens.
+ */
+export function embeddingList(vectors: number[][], model: string, promptTokens: number, base64: boolean): Obj {
+  return {
+    object: "list",
+    data: vectors.map((values, index) => ({ object: "embedding", index, embedding: base64 ? floatsToBase64(values) : values })),
+    model,
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  };
+}
+
+/** An embeddings request's `input` as a non-empty list of strings (token-id inputs refused), else the caller's 400. */
+export function embeddingTexts(input: unknown): string[] {
+  const list = typeof input === "string" ? [input] : Array.isArray(input) && input.every((s) => typeof s === "string") ? input : null;
+  if (!list || list.length === 0) {
+    throw new RelayError(400, "input must be a string or an array of strings", {
+      type: "invalid_request_error",
+      code: "invalid_input",
+      param: "input",
+    });
+  }
+  return list;
+}
+
 export function jsonAnswer(value: Obj): { body: string; contentType: string } {
   return { body: JSON.stringify(value), contentType: "application/json" };
 }

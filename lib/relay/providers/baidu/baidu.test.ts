@@ -216,3 +216,119 @@ describe("Baidu access token", () => {
     expect(() => baidu.buildRequest(viaMock("a|b|c"))).toThrow(/API Key\|Secret Key/);
   });
 });
+
+const WEATHER = {
+  type: "function",
+  function: {
+    name: "get_current_weather",
+    description: "天气查询",
+    parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
+  },
+};
+
+describe("Baidu function calling", () => {
+  const direct = (json: Record<string, unknown>) =>
+    baidu.buildRequest(input(json, { channel: channel({ key: "24.ready-token" }) })) as UpstreamRequest;
+
+  it("sends tools as functions, a tool call as function_call and its result as a function turn", () => {
+    const body = toBaiduChatBody(
+      {
+        messages: [
+          { role: "system", content: "助手" },
+          { role: "user", content: "北京天气？" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "get_current_weather", arguments: '{"location":"北京"}' } }],
+          },
+          { role: "tool", tool_call_id: "call_1", content: '{"temperature":25}' },
+        ],
+        tools: [WEATHER],
+        tool_choice: { type: "function", function: { name: "get_current_weather" } },
+      },
+      false,
+    );
+    expect(body).toEqual({
+      system: "助手",
+      messages: [
+        { role: "user", content: "北京天气？" },
+        { role: "assistant", content: "", function_call: { name: "get_current_weather", arguments: '{"location":"北京"}' } },
+        { role: "function", name: "get_current_weather", content: '{"temperature":25}' },
+      ],
+      functions: [{ name: "get_current_weather", description: "天气查询", parameters: WEATHER.function.parameters }],
+      tool_choice: { type: "function", function: { name: "get_current_weather" } },
+    });
+    expect(
+      toBaiduChatBody({ messages: [{ role: "user", content: "x" }], tools: [WEATHER], tool_choice: "none" }, false).functions,
+    ).toBeUndefined();
+  });
+
+  it("refuses two calls in one assistant turn and a tool result without a call", () => {
+    const call = (id: string) => ({ id, type: "function", function: { name: "f", arguments: "{}" } });
+    expect(() =>
+      toBaiduChatBody(
+        {
+          messages: [
+            { role: "user", content: "x" },
+            { role: "assistant", tool_calls: [call("a"), call("b")] },
+          ],
+        },
+        false,
+      ),
+    ).toThrow(/one function call per assistant turn/);
+    expect(() =>
+      toBaiduChatBody(
+        {
+          messages: [
+            { role: "user", content: "x" },
+            { role: "tool", tool_call_id: "a", content: "y" },
+          ],
+        },
+        false,
+      ),
+    ).toThrow(/must follow the assistant's function call/);
+  });
+
+  it("converts a whole function_call answer into a tool call", () => {
+    const answer = JSON.parse(direct(HI).response!.json(JSON.parse(fixture("function-call.json"))).body);
+    expect(answer.choices[0]).toMatchObject({
+      finish_reason: "tool_calls",
+      message: {
+        role: "assistant",
+        content: "",
+        reasoning_content: "用户想知道北京今天的天气，我需要调用 get_current_weather 查询。",
+        tool_calls: [
+          {
+            id: "call_as-c2ykhmsmsk",
+            type: "function",
+            function: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' },
+          },
+        ],
+      },
+    });
+    expect(answer.usage).toMatchObject({ prompt_tokens: 121, completion_tokens: 38 });
+  });
+
+  it("replays a streamed function_call as an indexed tool_call delta", () => {
+    const r = replayStream(direct({ ...HI, stream: true }), fixture("function-call.chunks.txt"));
+    expect(r.finishReason).toBe("tool_calls");
+    expect(r.usage).toMatchObject({ prompt_tokens: 121, completion_tokens: 38 });
+    const delta = (r.events[0]!.choices as { delta: Record<string, unknown> }[])[0]!.delta;
+    expect(delta.tool_calls).toEqual([
+      {
+        index: 0,
+        id: "call_as-6m7tbsqk3b",
+        type: "function",
+        function: { name: "get_current_weather", arguments: '{"location":"北京","unit":"摄氏度"}' },
+      },
+    ]);
+  });
+
+  it("forwards OpenAI's tools unchanged on the v2 (qianfan) API", () => {
+    const json = { ...HI, tools: [WEATHER], tool_choice: "auto" };
+    const up = baidu.buildRequest(
+      input(json, { channel: channel({ key: "bce-v3/ALTAK-x/y", base_url: "https://qianfan.baidubce.com" }) }),
+    ) as UpstreamRequest;
+    expect(JSON.parse(String(up.body))).toMatchObject({ tools: [WEATHER], tool_choice: "auto" });
+  });
+});

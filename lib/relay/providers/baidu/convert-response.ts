@@ -1,5 +1,6 @@
 // Baidu Wenxin answers → OpenAI's. Chat: `{id, result, is_truncated, need_clear_history,
-// finish_reason, usage}`; stream events the same with `is_end`; embeddings `{data:[{embedding,
+// finish_reason, usage}` (`function_call {name, arguments, thoughts}` when ERNIE calls a function:
+// an OpenAI tool call, its thoughts as `reasoning_content`); stream events the same with `is_end`; embeddings `{data:[{embedding,
 // index}], usage}`; errors come as a 200 with `{error_code, error_msg}`. Pure.
 import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage, str } from "../convert-shared";
 
@@ -19,21 +20,30 @@ function usageOf(u: unknown): Obj | undefined {
 }
 
 function finishReason(a: Obj): string {
+  if (isObj(a.function_call)) return "tool_calls";
   if (a.need_clear_history === true || a.finish_reason === "content_filter") return "content_filter";
   if (a.is_truncated === true || a.finish_reason === "length") return "length";
   return "stop";
+}
+
+/** ERNIE's `function_call` → an OpenAI tool call (ERNIE gives no id: one is made from the answer's). */
+function toolCall(fc: Obj, answerId: string): Obj {
+  return { id: `call_${answerId}`, type: "function", function: { name: str(fc.name) ?? "", arguments: str(fc.arguments) ?? "{}" } };
 }
 
 export function baiduChatToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
   if (!isObj(upstream)) return openAIErrorBody("百度返回了无法识别的应答", null);
   const error = baiduError(upstream);
   if (error) return error;
-  return chatCompletion(
-    { ...ctx, id: str(upstream.id) || ctx.id },
-    str(upstream.result) ?? "",
-    finishReason(upstream),
-    usageOf(upstream.usage),
-  );
+  const id = str(upstream.id) || ctx.id;
+  const out = chatCompletion({ ...ctx, id }, str(upstream.result) ?? "", finishReason(upstream), usageOf(upstream.usage));
+  const fc = upstream.function_call;
+  if (isObj(fc)) {
+    const message = (out.choices as Obj[])[0]!.message as Obj;
+    message.tool_calls = [toolCall(fc, id)];
+    if (str(fc.thoughts)) message.reasoning_content = fc.thoughts;
+  }
+  return out;
 }
 
 /** One stream event → a chunk; the last one (`is_end`) carries the finish reason and the usage. */
@@ -42,8 +52,14 @@ export function baiduEventToOpenAI(event: unknown, ctx: AnswerContext): Obj | nu
   const error = baiduError(event);
   if (error) return error;
   const text = str(event.result) ?? "";
-  if (event.is_end === true) return chatChunk(ctx, text === "" ? {} : { content: text }, finishReason(event), usageOf(event.usage));
-  return chatChunk(ctx, { role: "assistant", content: text }, null);
+  const delta: Obj = text === "" ? {} : { content: text };
+  const fc = event.function_call;
+  if (isObj(fc)) {
+    if (str(fc.thoughts)) delta.reasoning_content = fc.thoughts;
+    delta.tool_calls = [{ index: 0, ...toolCall(fc, str(event.id) || ctx.id) }];
+  }
+  if (event.is_end === true) return chatChunk(ctx, delta, finishReason(event), usageOf(event.usage));
+  return chatChunk(ctx, { role: "assistant", content: text, ...delta }, null);
 }
 
 export function baiduEmbeddingsToOpenAI(upstream: unknown, model: string): Obj {

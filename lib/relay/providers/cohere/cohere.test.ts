@@ -23,13 +23,13 @@ const channel: ChannelConfig = {
   auto_ban: true,
 };
 
-function build(json: Record<string, unknown>, mode: "chat" | "rerank" = "chat") {
+function build(json: Record<string, unknown>, mode: "chat" | "rerank" | "embeddings" = "chat") {
   const body = JSON.stringify(json);
   return cohere.buildRequest({
     channel,
     mode,
     upstreamModel: String(json.model),
-    clientPath: mode === "chat" ? "/v1/chat/completions" : "/v1/rerank",
+    clientPath: mode === "chat" ? "/v1/chat/completions" : `/v1/${mode}`,
     body,
     contentType: "application/json",
     stream: json.stream === true,
@@ -155,7 +155,34 @@ describe("Cohere adapter", () => {
     });
   });
 
+  it("embeds through /v2/embed, as floats or base64 float32, billing the billed input tokens", () => {
+    const req = build({ model: "embed-english-v3.0", input: ["hello", "goodbye"] }, "embeddings");
+    expect(req.url).toBe("https://api.cohere.ai/v2/embed");
+    expect(JSON.parse(String(req.body))).toEqual({
+      model: "embed-english-v3.0",
+      texts: ["hello", "goodbye"],
+      input_type: "search_document",
+      embedding_types: ["float"],
+    });
+    const out = JSON.parse(req.response!.json(JSON.parse(fixture("embed.json"))).body);
+    expect(out).toEqual({
+      object: "list",
+      data: [
+        { object: "embedding", index: 0, embedding: [0.016296387, -0.008354187, -0.04699707, -0.07104492] },
+        { object: "embedding", index: 1, embedding: [-0.032226562, 0.025634766, 0.0058250427, -0.0390625] },
+      ],
+      model: "embed-english-v3.0",
+      usage: { prompt_tokens: 2, total_tokens: 2 },
+    });
+    const b64 = build({ model: "embed-english-v3.0", input: "hello", encoding_format: "base64", input_type: "search_query" }, "embeddings");
+    expect(JSON.parse(String(b64.body))).toMatchObject({ texts: ["hello"], input_type: "search_query" });
+    const encoded = JSON.parse(b64.response!.json(JSON.parse(fixture("embed.json"))).body).data[1].embedding as string;
+    const back = Array.from(new Float32Array(Uint8Array.from(Buffer.from(encoded, "base64")).buffer));
+    expect(back).toEqual([-0.032226562, 0.025634766, 0.0058250427, -0.0390625].map(Math.fround));
+    expect(() => build({ model: "embed-english-v3.0", input: [1, 2] }, "embeddings")).toThrow(/array of strings/);
+  });
+
   it("refuses modes Cohere does not serve", () => {
-    expect(() => build({ model: "embed-english-v3.0", input: "x" }, "embeddings" as "chat")).toThrow(/not supported/);
+    expect(() => build({ model: "x", prompt: "x" }, "images" as "chat")).toThrow(/not supported/);
   });
 });

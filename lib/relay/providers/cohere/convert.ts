@@ -2,7 +2,8 @@
 // `POST /v1/rerank`. v2 rather than v1: its messages, roles and tools are OpenAI's shapes, so a
 // conversation with tool calls converts without loss, and its stream is server-sent events.
 // Pure (ids and timestamps come from the caller).
-import { type AnswerIds, type ChatMessage, chunk, completion, isObj, num, type Obj, openAIUsage } from "../flat-chat";
+import { embeddingList, embeddingTexts } from "../convert-shared";
+import { type AnswerIds, type ChatMessage, chunk, completion, errorAnswer, isObj, num, type Obj, openAIUsage } from "../flat-chat";
 
 /** Canonical request → Cohere v2 chat body. */
 export function toCohereChat(json: Obj, messages: readonly ChatMessage[], model: string, stream: boolean): Obj {
@@ -145,4 +146,25 @@ export function cohereRerankToOpenAI(upstream: unknown, model: string): Obj {
   const out: Obj = { id: r.id, model, results: Array.isArray(r.results) ? r.results : [] };
   if (isObj(r.meta)) out.meta = r.meta;
   return out;
+}
+
+/**
+ * An OpenAI embeddings request → Cohere's v2 embed body: `texts`, `input_type` (the caller's own
+ * `input_type` when given, else "search_document"), float vectors.
+ */
+export function toCohereEmbed(json: Obj, model: string): Obj {
+  const inputType = typeof json.input_type === "string" && json.input_type !== "" ? json.input_type : "search_document";
+  const out: Obj = { model, texts: embeddingTexts(json.input), input_type: inputType, embedding_types: ["float"] };
+  if (typeof json.dimensions === "number") out.output_dimension = json.dimensions;
+  return out;
+}
+
+/** Cohere's `{embeddings: {float: [[…]]}, meta: {billed_units: {input_tokens}}}` → OpenAI's list. */
+export function cohereEmbedToOpenAI(upstream: unknown, model: string, base64: boolean): Obj {
+  const r = isObj(upstream) ? upstream : {};
+  const vectors = isObj(r.embeddings) && Array.isArray(r.embeddings.float) ? r.embeddings.float : null;
+  if (!vectors) return errorAnswer(typeof r.message === "string" ? r.message : "Cohere returned no float embeddings", null);
+  const meta = isObj(r.meta) ? r.meta : {};
+  const units = isObj(meta.billed_units) ? meta.billed_units : {};
+  return embeddingList(vectors as number[][], model, num(units.input_tokens), base64);
 }

@@ -1,15 +1,24 @@
 // Cohere: chat through the Chat API v2 (`/v2/chat`, OpenAI-like messages and tools, SSE stream),
-// rerank through `/v1/rerank`. Bearer key.
+// rerank through `/v1/rerank`, embeddings through `/v2/embed` (float vectors, base64 on request).
+// Bearer key.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { parseJsonObject } from "../../json-body";
 import type { RelayMode } from "../../types";
 import { AnswerIds, chatRequest, jsonAnswer } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
-import { CohereStream, cohereChatToOpenAI, cohereRerankToOpenAI, toCohereChat, toCohereRerank } from "./convert";
+import {
+  CohereStream,
+  cohereChatToOpenAI,
+  cohereEmbedToOpenAI,
+  cohereRerankToOpenAI,
+  toCohereChat,
+  toCohereEmbed,
+  toCohereRerank,
+} from "./convert";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Cohere];
-const supportedModes = new Set<RelayMode>(["chat", "rerank"]);
+const supportedModes = new Set<RelayMode>(["chat", "rerank", "embeddings"]);
 
 export const cohere: ProviderAdapter = {
   supportedModes,
@@ -31,6 +40,18 @@ export const cohere: ProviderAdapter = {
         body: JSON.stringify(toCohereRerank(json, model)),
         forcedIncludeUsage: false,
         response: { json: (upstream) => jsonAnswer(cohereRerankToOpenAI(upstream, model)) },
+      };
+    }
+    if (input.mode === "embeddings") {
+      const json = input.json ?? parseJsonObject(input.body);
+      const base64 = json.encoding_format === "base64";
+      return {
+        method: "POST",
+        url: `${base}/v2/embed`,
+        headers,
+        body: JSON.stringify(toCohereEmbed(json, model)),
+        forcedIncludeUsage: false,
+        response: { json: (upstream) => jsonAnswer(cohereEmbedToOpenAI(upstream, model, base64)) },
       };
     }
     const { json, messages } = chatRequest(input);

@@ -113,6 +113,30 @@ describe("Dify adapter", () => {
     expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 220, completion_tokens: 31 });
   });
 
+  it("an agent's tool rounds become reasoning_content, each piece once; the answer stays content", () => {
+    const chunks = run(
+      build({ model: "m", stream: true, messages: [{ role: "user", content: "weather" }] }),
+      fixture("agent-thought.sse.txt"),
+    );
+    expect(chunks.map((c) => c.choices[0].delta.reasoning_content ?? "").join("")).toBe(
+      'The user asks about Paris weather; I will call the weather tool.\n→ weather {"weather": {"city": "Paris"}}\n← {"weather": "18°C, cloudy"}\n',
+    );
+    expect(chunks[0]!.choices[0].delta.role).toBe("assistant");
+    expect(chunks.map((c) => c.choices[0].delta.content ?? "").join("")).toBe("It is 18°C and cloudy in Paris.");
+    expect(chunks.at(-1)).toMatchObject({ choices: [{ finish_reason: "stop" }], usage: { prompt_tokens: 312, completion_tokens: 46 } });
+  });
+
+  it("message_replace: the replacement is appended and the stream ends as content_filter", () => {
+    const chunks = run(build({ model: "m", stream: true, messages: [{ role: "user", content: "pw?" }] }), fixture("replace.sse.txt"));
+    expect(chunks.map((c) => c.choices[0].delta.content ?? "").join("")).toBe(
+      "The admin password is hunter2\n\nSorry, I can't share that.",
+    );
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [{ finish_reason: "content_filter" }],
+      usage: { prompt_tokens: 40, completion_tokens: 9 },
+    });
+  });
+
   it("turns an error event into OpenAI's error", () => {
     const chunks = run(build({ model: "m", stream: true, messages: [{ role: "user", content: "Hi" }] }), fixture("stream-error.sse.txt"));
     expect(chunks.at(-1)).toEqual({

@@ -2,6 +2,12 @@
 // own conversations; a stateless OpenAI request becomes one `query` (the earlier turns folded in
 // as "ROLE: text" lines), prompt images become `files` by remote URL. Stream events (`message`,
 // `agent_message`, `message_end`, `error`…) → chunks, `message_end.metadata.usage` → usage.
+// An agent's `agent_thought` for a tool round → `reasoning_content` (its thought, the tool called
+// with its input, the tool's observation; each piece once, though Dify repeats the event as the
+// round progresses); the round without a tool is the answer itself, which comes as
+// `agent_message`. `message_replace` (output moderation replacing the whole answer) cannot
+// retract what a stream already sent: its text is appended after a blank line and the stream
+// ends with `finish_reason: "content_filter"`, so the client knows the text above was withdrawn.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
@@ -52,6 +58,9 @@ export function difyToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
 export class DifyStream {
   private started = false;
   private agent = false;
+  private replaced = false;
+  /** Per agent_thought id: how much of its thought was sent, and whether its tool call and observation were. */
+  private readonly thoughts = new Map<string, { thought: string; tool: boolean; observation: boolean }>();
   constructor(private readonly ids: AnswerIds) {}
 
   event(data: unknown): Obj | null {
@@ -65,17 +74,52 @@ export class DifyStream {
         return this.agent ? null : this.text(data.answer);
       case "message_file":
         return data.type === "image" && typeof data.url === "string" ? this.text(`\n![image](${data.url})\n`) : null;
+      case "agent_thought":
+        return this.thought(data);
+      case "message_replace": {
+        if (typeof data.answer !== "string") return null;
+        this.replaced = true;
+        return this.text(this.started ? `\n\n${data.answer}` : data.answer);
+      }
       case "message_end": {
         const usage = isObj(data.metadata) && isObj(data.metadata.usage) ? data.metadata.usage : null;
-        return chunk(this.ids, {}, "stop", usage);
+        return chunk(this.ids, {}, this.replaced ? "content_filter" : "stop", usage);
       }
       case "error":
         return errorAnswer(String(data.message ?? "Dify stream error"), typeof data.code === "string" ? data.code : null);
       default:
-        // ping, agent_thought, workflow_started, node_started, node_finished, workflow_finished,
-        // message_replace, tts_message…
+        // ping, workflow_started, node_started, node_finished, workflow_finished, tts_message…
         return null;
     }
+  }
+
+  /** A tool round's new reasoning: the thought's unsent part, the call, the observation. */
+  private thought(data: Obj): Obj | null {
+    const tool = typeof data.tool === "string" ? data.tool : "";
+    if (tool === "") return null;
+    const id = typeof data.id === "string" ? data.id : String(data.position ?? "");
+    const seen = this.thoughts.get(id) ?? { thought: "", tool: false, observation: false };
+    this.thoughts.set(id, seen);
+    let out = "";
+    const thought = typeof data.thought === "string" ? data.thought : "";
+    if (thought !== "" && thought !== seen.thought) {
+      out += thought.startsWith(seen.thought) ? thought.slice(seen.thought.length) : `\n${thought}`;
+      seen.thought = thought;
+    }
+    if (!seen.tool) {
+      seen.tool = true;
+      const input = typeof data.tool_input === "string" && data.tool_input !== "" ? ` ${data.tool_input}` : "";
+      out += `${out === "" ? "" : "\n"}→ ${tool}${input}\n`;
+    }
+    const observation = typeof data.observation === "string" ? data.observation : "";
+    if (observation !== "" && !seen.observation) {
+      seen.observation = true;
+      out += `← ${observation}\n`;
+    }
+    if (out === "") return null;
+    const delta: Obj = this.started ? { reasoning_content: out } : { role: "assistant", reasoning_content: out };
+    this.started = true;
+    return chunk(this.ids, delta);
   }
 
   private text(answer: unknown): Obj | null {

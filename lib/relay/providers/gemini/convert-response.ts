@@ -13,6 +13,7 @@
 //   candidatesTokenCount + thoughtsTokenCount (thoughts also as reasoning_tokens); cached_tokens =
 //   cachedContentTokenCount.
 import { randomBytes } from "node:crypto";
+import { floatsToBase64 } from "../convert-shared";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -191,12 +192,6 @@ export class GeminiStream {
     if (usage) chunk.usage = usage;
     return chunk;
   }
-}
-
-/** Little-endian float32 bytes in base64, what OpenAI sends for `encoding_format: "base64"`. */
-function floatsToBase64(values: number[]): string {
-  const f = new Float32Array(values);
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString("base64");
 }
 
 /** `batchEmbedContents`' `{embeddings: [{values}]}` → an OpenAI embeddings list. */

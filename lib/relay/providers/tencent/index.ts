@@ -1,13 +1,14 @@
 // Tencent Hunyuan (type 23): `POST {base}/` with the API 3.0 headers (X-TC-Action:
 // ChatCompletions, X-TC-Version: 2023-09-01, X-TC-Timestamp) and a TC3-HMAC-SHA256 Authorization
 // (sign.ts) for the service "hunyuan". Key `AppId|SecretId|SecretKey` (the AppId is not used by
-// API 3.0; `SecretId|SecretKey` is accepted too). Chat only.
+// API 3.0; `SecretId|SecretKey` is accepted too). Chat only: text, tools (streamed too) and images
+// (hunyuan-vision; URLs passed as they are, data: URLs included).
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import { answerContext, canonicalBody, jsonAnswer, jsonOrSseFraming } from "../convert-shared";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";
-import { hunyuanEventToOpenAI, hunyuanToOpenAI, toHunyuanBody } from "./convert";
+import { HunyuanStream, hunyuanToOpenAI, toHunyuanBody } from "./convert";
 import { tc3Authorization } from "./sign";
 
 const CONTENT_TYPE = "application/json";
@@ -48,9 +49,10 @@ export const hunyuan: ProviderAdapter = {
     };
     if (input.stream) headers.Accept = "text/event-stream";
     const ctx = answerContext(input.upstreamModel);
+    const stream = new HunyuanStream(ctx);
     const response: ResponseConverter = {
       json: (upstream) => jsonAnswer(hunyuanToOpenAI(upstream, ctx)),
-      streamEvent: (event) => hunyuanEventToOpenAI(event, ctx),
+      streamEvent: (event) => stream.event(event),
     };
     return {
       method: "POST",

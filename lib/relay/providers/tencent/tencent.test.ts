@@ -138,3 +138,129 @@ describe("Hunyuan", () => {
     expect(e.error?.code).toBe("AuthFailure.SignatureFailure");
   });
 });
+
+const WEATHER = {
+  type: "function",
+  function: { name: "get_weather", description: "查询天气", parameters: { type: "object", properties: { city: { type: "string" } } } },
+};
+
+describe("Hunyuan tools and images", () => {
+  it("sends tools, tool_choice, assistant ToolCalls and tool results in Hunyuan's shape", () => {
+    const body = toHunyuanBody(
+      {
+        messages: [
+          { role: "system", content: "你是助手" },
+          { role: "user", content: "北京天气？" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"北京"}' } }],
+          },
+          { role: "tool", tool_call_id: "call_1", content: "晴，25度" },
+        ],
+        tools: [WEATHER],
+        tool_choice: { type: "function", function: { name: "get_weather" } },
+      },
+      "hunyuan-functioncall",
+      false,
+    );
+    const tool = {
+      Type: "function",
+      Function: { Name: "get_weather", Description: "查询天气", Parameters: JSON.stringify(WEATHER.function.parameters) },
+    };
+    expect(body).toEqual({
+      Model: "hunyuan-functioncall",
+      Stream: false,
+      Messages: [
+        { Role: "system", Content: "你是助手" },
+        { Role: "user", Content: "北京天气？" },
+        {
+          Role: "assistant",
+          Content: "",
+          ToolCalls: [{ Id: "call_1", Type: "function", Function: { Name: "get_weather", Arguments: '{"city":"北京"}' } }],
+        },
+        { Role: "tool", Content: "晴，25度", ToolCallId: "call_1" },
+      ],
+      Tools: [tool],
+      ToolChoice: "custom",
+      CustomTool: tool,
+    });
+    const auto = toHunyuanBody({ messages: [{ role: "user", content: "x" }], tools: [WEATHER], tool_choice: "none" }, "m", false);
+    expect(auto.ToolChoice).toBe("none");
+  });
+
+  it("sends image parts as Contents (http and data: URLs as they are)", () => {
+    const body = toHunyuanBody(
+      {
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "这是什么？" },
+              { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+              { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+            ],
+          },
+        ],
+      },
+      "hunyuan-vision",
+      false,
+    );
+    expect(body.Messages).toEqual([
+      {
+        Role: "user",
+        Contents: [
+          { Type: "text", Text: "这是什么？" },
+          { Type: "image_url", ImageUrl: { Url: "https://example.com/cat.png" } },
+          { Type: "image_url", ImageUrl: { Url: "data:image/png;base64,iVBORw0KGgo=" } },
+        ],
+      },
+    ]);
+  });
+
+  it("refuses a tool conversation that ends with the assistant", () => {
+    expect(() =>
+      toHunyuanBody(
+        {
+          messages: [
+            { role: "user", content: "x" },
+            { role: "assistant", content: "y" },
+          ],
+          tools: [WEATHER],
+        },
+        "m",
+        false,
+      ),
+    ).toThrow(/must end with a user or tool message/);
+  });
+
+  it("converts a whole answer's ToolCalls into OpenAI tool_calls", () => {
+    const up = hunyuan.buildRequest(input(HI)) as UpstreamRequest;
+    const answer = JSON.parse(up.response!.json(JSON.parse(fixture("tool-call.json"))).body);
+    expect(answer.choices[0]).toMatchObject({
+      finish_reason: "tool_calls",
+      message: {
+        role: "assistant",
+        tool_calls: [
+          { id: "call_cq8lnqhsk5d2lq1hbq8g", type: "function", function: { name: "get_weather", arguments: '{"city":"北京"}' } },
+        ],
+      },
+    });
+    expect(answer.usage).toMatchObject({ prompt_tokens: 112, completion_tokens: 21 });
+  });
+
+  it("replays streamed ToolCalls merged by Id into indexed OpenAI tool_call deltas", () => {
+    const up = hunyuan.buildRequest(input({ ...HI, stream: true })) as UpstreamRequest;
+    const r = replayStream(up, fixture("tool-call.chunks.txt"), 13);
+    expect(r.finishReason).toBe("tool_calls");
+    expect(r.usage).toMatchObject({ prompt_tokens: 112, completion_tokens: 26 });
+    const deltas = r.events.flatMap(
+      (e) => ((e.choices as { delta?: { tool_calls?: unknown[] } }[])[0]?.delta?.tool_calls ?? []) as Record<string, any>[],
+    );
+    expect(deltas).toEqual([
+      { index: 0, id: "call_cq8lo2hsk5d2lq1hbqa0", type: "function", function: { name: "get_weather", arguments: '{"city":' } },
+      { index: 0, function: { arguments: '"北京"}' } },
+      { index: 1, id: "call_cq8lo2hsk5d2lq1hbqa1", type: "function", function: { name: "get_time", arguments: '{"city":"北京"}' } },
+    ]);
+  });
+});

@@ -12,19 +12,25 @@
 //   answers and events come back;
 // - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
 // - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
+// Embeddings (text-embedding-004, text-multilingual-embedding-002, …): Google's `:predict` with
+// `{instances: [{content}]}`, answered `predictions[].embeddings.{values, statistics.token_count}`
+// → an OpenAI list (base64 on request) with the token counts summed as usage.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../images";
+import { parseJsonObject } from "../../json-body";
 import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
+import { embeddingList, embeddingTexts, isObj, jsonAnswer, num, type Obj } from "../convert-shared";
 import { geminiChatRequest, modelSegment } from "../gemini";
+import { errorOf } from "../gemini/convert-response";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { cachedAccessToken, fetchAccessToken, parseServiceAccount, type ServiceAccount } from "./token";
 
 const { name, other } = CHANNEL_CATALOG[CHANNEL_TYPES.VertexAI];
 const DEFAULT_REGION = other.default;
-const MODES: readonly RelayMode[] = ["chat"];
+const MODES: readonly RelayMode[] = ["chat", "embeddings"];
 const supportedModes = new Set(MODES);
 
 export type VertexPublisher = "google" | "anthropic" | "meta";
@@ -128,6 +134,45 @@ function googlePublisher(input: BuildRequestInput, t: VertexTarget, token: strin
   return geminiChatRequest(input, modelUrl, { Authorization: `Bearer ${token}` });
 }
 
+/** The embeddings `:predict` body: one instance per text; `dimensions` → `outputDimensionality`. */
+export function toVertexPredict(json: Obj): Obj {
+  const out: Obj = { instances: embeddingTexts(json.input).map((content) => ({ content })) };
+  if (typeof json.dimensions === "number") out.parameters = { outputDimensionality: json.dimensions };
+  return out;
+}
+
+/** `{predictions: [{embeddings: {values, statistics: {token_count}}}]}` → OpenAI's list. */
+export function vertexPredictToOpenAI(upstream: unknown, model: string, base64: boolean): Obj {
+  const error = errorOf(upstream);
+  if (error) return error;
+  const predictions = isObj(upstream) && Array.isArray(upstream.predictions) ? upstream.predictions : [];
+  let tokens = 0;
+  const vectors = predictions.map((p) => {
+    const e = isObj(p) && isObj(p.embeddings) ? p.embeddings : {};
+    tokens += num(isObj(e.statistics) ? e.statistics.token_count : undefined) ?? 0;
+    return Array.isArray(e.values) ? (e.values as number[]) : [];
+  });
+  return embeddingList(vectors, model, tokens, base64);
+}
+
+/** The embeddings body is checked before any token is fetched (a bad request costs no token call). */
+function embeddingsBody(input: BuildRequestInput): string {
+  return JSON.stringify(toVertexPredict(input.json ?? parseJsonObject(input.body)));
+}
+
+function embeddingsRequest(input: BuildRequestInput, t: VertexTarget, token: string, body: string): UpstreamRequest {
+  const json = input.json ?? parseJsonObject(input.body);
+  const base64 = json.encoding_format === "base64";
+  return {
+    method: "POST",
+    url: `${t.host}/v1/${locationPath(t)}/publishers/google/models/${modelSegment(input.upstreamModel)}:predict`,
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body,
+    forcedIncludeUsage: false,
+    response: { json: (upstream) => jsonAnswer(vertexPredictToOpenAI(upstream, input.upstreamModel, base64)) },
+  };
+}
+
 function requestWith(input: BuildRequestInput, t: VertexTarget, token: string): UpstreamRequest | Promise<UpstreamRequest> {
   switch (publisherOf(input.upstreamModel)) {
     case "anthropic":
@@ -145,8 +190,10 @@ export const vertex: ProviderAdapter = {
     if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const sa = parseServiceAccount(input.channel.key, input.channel.id);
     const target = targetOf(input, sa);
+    const body = input.mode === "embeddings" ? embeddingsBody(input) : null;
+    const build = (token: string) => (body === null ? requestWith(input, target, token) : embeddingsRequest(input, target, token, body));
     const token = cachedAccessToken(input.channel.id, input.channel.key);
-    if (token) return requestWith(input, target, token);
-    return fetchAccessToken(input.channel.id, input.channel.key, sa).then((t) => requestWith(input, target, t));
+    if (token) return build(token);
+    return fetchAccessToken(input.channel.id, input.channel.key, sa).then(build);
   },
 };

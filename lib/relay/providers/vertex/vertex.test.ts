@@ -3,7 +3,17 @@ import { describe, expect, it } from "vitest";
 import { RelayError } from "../../errors";
 import type { ChannelConfig } from "../../types";
 import type { BuildRequestInput } from "../types";
-import { claudeModelUrl, publisherOf, regionFor, targetOf, vertex, vertexClaudeModel } from "./index";
+import { readFileSync } from "node:fs";
+import {
+  claudeModelUrl,
+  publisherOf,
+  regionFor,
+  targetOf,
+  toVertexPredict,
+  vertex,
+  vertexClaudeModel,
+  vertexPredictToOpenAI,
+} from "./index";
 import { cachedAccessToken, parseServiceAccount } from "./token";
 
 const { privateKey } = generateKeyPairSync("rsa", {
@@ -100,8 +110,32 @@ describe("Vertex AI channel settings", () => {
     ).toEqual(["claude-3-haiku@20240307", "claude-3-5-sonnet-v2@20241022", "claude-sonnet-4@20250514", "claude-x"]);
   });
 
-  it("refuses other modes before fetching a token", () => {
-    expect(() => vertex.buildRequest(input("text-embedding-004", {}, "embeddings"))).toThrow(/not supported/);
+  it("refuses other modes, and a bad embeddings input, before fetching a token", () => {
+    expect(() => vertex.buildRequest(input("imagen-3.0", {}, "images"))).toThrow(/not supported/);
+    const bad = { ...input("text-embedding-004", {}, "embeddings"), json: { model: "text-embedding-004", input: [1, 2] } };
+    expect(() => vertex.buildRequest(bad)).toThrow(/array of strings/);
     expect(cachedAccessToken(41, KEY)).toBeNull();
+  });
+
+  it("embeds through :predict: instances out, values and summed token counts back, floats or base64", () => {
+    expect(toVertexPredict({ input: ["hello", "goodbye"], dimensions: 256 })).toEqual({
+      instances: [{ content: "hello" }, { content: "goodbye" }],
+      parameters: { outputDimensionality: 256 },
+    });
+    const recorded = JSON.parse(readFileSync(new URL("./__fixtures__/predict-embeddings.json", import.meta.url), "utf8"));
+    expect(vertexPredictToOpenAI(recorded, "text-embedding-004", false)).toEqual({
+      object: "list",
+      data: [
+        { object: "embedding", index: 0, embedding: [0.0123291, -0.0468749, 0.0289306, 0.0634765] },
+        { object: "embedding", index: 1, embedding: [-0.0200195, 0.0517578, -0.0032958, 0.012207] },
+      ],
+      model: "text-embedding-004",
+      usage: { prompt_tokens: 6, total_tokens: 6 },
+    });
+    const b64 = vertexPredictToOpenAI(recorded, "text-embedding-004", true) as { data: { embedding: string }[] };
+    const back = Array.from(new Float32Array(Uint8Array.from(Buffer.from(b64.data[0]!.embedding, "base64")).buffer));
+    expect(back).toEqual([0.0123291, -0.0468749, 0.0289306, 0.0634765].map(Math.fround));
+    const error = { error: { code: 400, message: "Unable to submit request because the input is empty.", status: "INVALID_ARGUMENT" } };
+    expect(vertexPredictToOpenAI(error, "text-embedding-004", false)).toMatchObject({ error: { message: error.error.message } });
   });
 });
