@@ -17,7 +17,7 @@ import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../images";
 import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
-import { geminiChatRequest, modelSegment } from "../gemini";
+import { geminiChatRequest, geminiPassthrough, modelSegment } from "../gemini";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { cachedAccessToken, fetchAccessToken, parseServiceAccount, type ServiceAccount } from "./token";
@@ -148,5 +148,17 @@ export const vertex: ProviderAdapter = {
     const token = cachedAccessToken(input.channel.id, input.channel.key);
     if (token) return requestWith(input, target, token);
     return fetchAccessToken(input.channel.id, input.channel.key, sa).then((t) => requestWith(input, target, t));
+  },
+  native: {
+    /** A Gemini caller on a Gemini model (the Google publisher): its request goes up as it came. */
+    gemini(input) {
+      if (publisherOf(input.upstreamModel) !== "google" || input.callerRoute?.variant !== undefined) return null;
+      const sa = parseServiceAccount(input.channel.key, input.channel.id);
+      const target = targetOf(input, sa);
+      const modelUrl = `${target.host}/v1/${locationPath(target)}/publishers/google/models/${modelSegment(input.upstreamModel)}`;
+      const build = (t: string) => geminiPassthrough(input, modelUrl, { Authorization: `Bearer ${t}` })!;
+      const token = cachedAccessToken(input.channel.id, input.channel.key);
+      return token ? build(token) : fetchAccessToken(input.channel.id, input.channel.key, sa).then(build);
+    },
   },
 };
