@@ -118,7 +118,8 @@ export function responsesReader(): ResponseConverter {
           return openAIError(response.error, "upstream response failed");
         }
         case "error":
-          return openAIError(data, "upstream stream error");
+          // Its `type` is the event's; the error is the event's code and message.
+          return openAIError({ code: data.code, message: data.message }, "upstream stream error");
         default:
           return null;
       }
