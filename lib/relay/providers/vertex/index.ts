@@ -11,7 +11,8 @@
 //   "claude-3-5-sonnet@20240620") and with `anthropic_version: "vertex-2023-10-16"`; Anthropic's
 //   answers and events come back;
 // - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
-// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
+// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`; a caller
+//   of Gemini's own API gets its request sent there as it came (`native.gemini`).
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
