@@ -71,11 +71,29 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
     json: ctx.body.json ?? undefined,
     playground: ctx.req.path === PLAYGROUND_PATH,
   };
-  // A channel that speaks the caller's own protocol gets the caller's request as it came.
-  const native = ctx.inbound ? adapter.native?.[ctx.inbound.protocol.name] : undefined;
-  const upstream = native
-    ? native({ ...input, body: ctx.inbound!.rawBody, json: ctx.inbound!.info.request, callerHeaders: ctx.req.headers })
-    : adapter.buildRequest(input);
+  // A channel that speaks the caller's own protocol gets the caller's request as it came, unless
+  // its builder says this call cannot pass through (null).
+  const inbound = ctx.inbound;
+  const native = inbound ? adapter.native?.[inbound.protocol.name] : undefined;
+  let upstream = native
+    ? native({
+        ...input,
+        body: inbound!.rawBody,
+        json: inbound!.info.request,
+        callerHeaders: ctx.req.headers,
+        callerRoute: inbound!.info.route,
+      })
+    : null;
+  if (upstream === null) {
+    // Converted: what the decoder could not convert is refused now. Another channel of the model
+    // may speak the caller's protocol, so the refusal lets the next channel try (the last one
+    // tried answers it).
+    const refusal = inbound?.conversionRefusal;
+    if (refusal) {
+      throw new RelayError(refusal.status, refusal.message, { type: refusal.type, code: refusal.code, param: refusal.param, local: false });
+    }
+    upstream = adapter.buildRequest(input);
+  }
   // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.
   return upstream instanceof Promise ? upstream.then((u) => ({ upstream: u, upstreamModel })) : { upstream, upstreamModel };
 }

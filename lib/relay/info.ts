@@ -4,7 +4,7 @@ import { getOptions } from "@/lib/options";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { MODEL_PREFIX, MODELS_PATH } from "@/lib/relay/endpoints";
-import { openAIError } from "@/lib/relay/errors";
+import { openAIError, RelayError } from "@/lib/relay/errors";
 import { routingTable } from "@/lib/relay/state";
 import { getDirectDb } from "@/lib/db/direct";
 import { big } from "@/lib/db/num";
@@ -33,8 +33,12 @@ export async function callerModels(caller: RelayCaller): Promise<readonly string
   return (await routingTable()).modelsByGroup.get(caller.group) ?? [];
 }
 
+/** A caller of Anthropic's API (its SDK sends `anthropic-version` on every request). */
+export const isAnthropicCaller = (req: RelayRequest): boolean => req.headers.get("anthropic-version") !== null;
+
 export async function serveModels(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {
   const models = await callerModels(await authenticateKey(req));
+  if (isAnthropicCaller(req)) return anthropicModels(req, path, models, requestId);
   const item = (id: string) => ({ id, object: "model", created: MODEL_CREATED, owned_by: ownerOf(id) });
   if (path === MODELS_PATH) return json(200, { object: "list", data: models.map(item) }, requestId);
   const id = decodePathSegment(path.slice(MODEL_PREFIX.length));
@@ -50,6 +54,40 @@ export async function serveModels(req: RelayRequest, path: string, requestId: st
     return json(status, body, requestId);
   }
   return json(200, item(id), requestId);
+}
+
+const ANTHROPIC_LIST_LIMIT = { default: 20, max: 1000 };
+
+/**
+ * The model list in Anthropic's shape (GET /v1/models with `anthropic-version`): `{data: [{type:
+ * "model", id, display_name, created_at}], has_more, first_id, last_id}`, paged by `limit`,
+ * `after_id` and `before_id` as Anthropic pages it; one model by its id; 404 in Anthropic's shape.
+ */
+function anthropicModels(req: RelayRequest, path: string, models: readonly string[], requestId: string): RelayResponse {
+  const createdAt = new Date(MODEL_CREATED * 1000).toISOString();
+  const item = (id: string) => ({ type: "model", id, display_name: id, created_at: createdAt });
+  if (path !== MODELS_PATH) {
+    const id = decodePathSegment(path.slice(MODEL_PREFIX.length));
+    if (!models.includes(id)) throw new RelayError(404, `model: ${id}`, { code: "model_not_found" });
+    return json(200, item(id), requestId);
+  }
+  const q = req.query;
+  const raw = q.get("limit");
+  const limit = raw === null ? ANTHROPIC_LIST_LIMIT.default : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > ANTHROPIC_LIST_LIMIT.max) {
+    throw new RelayError(400, `limit: must be an integer from 1 to ${ANTHROPIC_LIST_LIMIT.max}`, { type: "invalid_request_error" });
+  }
+  const after = q.get("after_id");
+  const before = q.get("before_id");
+  let start = 0;
+  let end = models.length;
+  if (after !== null) start = models.indexOf(after) + 1;
+  if (before !== null) end = Math.max(0, models.indexOf(before));
+  // before_id pages backwards: the `limit` models just before it.
+  const page =
+    before !== null && after === null ? models.slice(Math.max(start, end - limit), end) : models.slice(start, Math.min(end, start + limit));
+  const hasMore = before !== null && after === null ? end - limit > start : start + limit < end;
+  return json(200, { data: page.map(item), has_more: hasMore, first_id: page[0] ?? null, last_id: page.at(-1) ?? null }, requestId);
 }
 
 export async function serveBilling(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {

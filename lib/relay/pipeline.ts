@@ -35,7 +35,8 @@ import {
   type RelayRequest,
   type RelayResponse,
 } from "@/lib/relay/http";
-import { serveBilling, serveModels } from "@/lib/relay/info";
+import { isAnthropicCaller, serveBilling, serveModels } from "@/lib/relay/info";
+import { anthropicProtocol } from "@/lib/relay/inbound/anthropic";
 import { canonicalRequest, type InboundCall, type InboundProtocol, type InboundRoute, matchInbound } from "@/lib/relay/inbound";
 import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/parse-request";
 import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/pricing";
@@ -60,9 +61,12 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
   // Set once the path names another caller protocol: its errors are answered in its shape.
   let inbound: ReturnType<typeof matchInbound> = null;
+  let errorShape: InboundProtocol | undefined;
   try {
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
     if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
+      // Anthropic's SDK lists models on the same path: its errors in its shape too.
+      if (isAnthropicCaller(req)) errorShape = anthropicProtocol;
       return await serveModels(req, path, requestId);
     }
     if (req.method === "GET" && BILLING_PATH.test(path)) {
@@ -87,7 +91,7 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     }
     return await relayCall(req, path, route.mode, route.defaultModel || decodePathSegment(embeddingsByPath?.[1] ?? ""), requestId);
   } catch (error) {
-    const protocol = inbound?.protocol;
+    const protocol = inbound?.protocol ?? errorShape;
     if (error instanceof RelayError) return relayErrorResponse(error, requestId, protocol);
     console.error(`[relay] ${requestId} failed:`, error);
     return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, protocol);

@@ -115,6 +115,32 @@ for (const entry of ENTRIES) {
       expect(JSON.parse(log!.other)).toMatchObject({ upstream_usage: true });
     });
 
+    it("lists the key's models in Anthropic's shape (paged), and OpenAI's list stays OpenAI's", async () => {
+      await seedChannel({ type: 14, base_url: mock.url, models: "claude-3-haiku-20240307,claude-3-opus-20240229", key: "sk-ant-mock" });
+      const all = ["claude-3-5-sonnet-20241022", "claude-3-haiku-20240307", "claude-3-opus-20240229"];
+      const page = await client.models.list({ limit: 2 });
+      expect(page.data.map((m) => m.id)).toEqual(all.slice(0, 2));
+      expect(page.data[0]).toEqual({
+        type: "model",
+        id: all[0],
+        display_name: all[0],
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+      expect(page.has_more).toBe(true);
+      const ids: string[] = [];
+      for await (const m of client.models.list({ limit: 2 })) ids.push(m.id);
+      expect(ids).toEqual(all);
+      expect(await client.models.retrieve(MODEL)).toMatchObject({ type: "model", id: MODEL });
+      const missing = await client.models.retrieve("claude-unknown").catch((e) => e);
+      expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
+      expect(missing.error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+      const openai = await fetch(`${relay.url}/v1/models`, { headers: { authorization: `Bearer ${user.key}` } });
+      expect(await openai.json()).toMatchObject({
+        object: "list",
+        data: expect.arrayContaining([expect.objectContaining({ object: "model", id: MODEL })]),
+      });
+    });
+
     it("answers Claude's own error in Anthropic's shape and charges nothing", async () => {
       mock.setBehaviour({ failStatus: 529 });
       const before = await user.quota();

@@ -241,7 +241,7 @@ describe("Google channel types through the relay", () => {
       expect(mock.requests).toHaveLength(0);
     });
 
-    it("serves Gemini's own callers (@google/genai) through the canonical request, tool calls included", async () => {
+    it("serves Gemini's own callers (@google/genai), their requests passed through, tool calls included", async () => {
       const ai = new GoogleGenAI({ apiKey: user.key, httpOptions: { baseUrl: relay.url } });
       const res = await ai.models.generateContent({ model: GEMINI, contents: "hi", config: { systemInstruction: "Be brief." } });
       expect(res.text).toBe("Hello! How can I help you today?");

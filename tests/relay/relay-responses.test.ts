@@ -1,7 +1,8 @@
 // OpenAI's Responses API (`POST /v1/responses`) as its official client sees it, through both relay
-// entries, in front of an OpenAI-protocol channel (a mock chat completions upstream on loopback):
-// the request reaches the channel as chat, and the answer comes back as a Response object or its
-// event stream, billed like the same chat call.
+// entries, in front of an OpenAI-protocol channel that has no Responses API (DeepSeek, type 43: a
+// mock chat completions upstream on loopback): the request reaches the channel as chat, and the
+// answer comes back as a Response object or its event stream, billed like the same chat call.
+// (OpenAI and Azure channels pass the caller's request through: relay-responses-passthrough.test.ts.)
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { getDb } from "@/lib/db";
@@ -43,7 +44,7 @@ for (const entry of ENTRIES) {
     beforeEach(async () => {
       mock.reset();
       await clearRelayData();
-      await seedChannel({ base_url: mock.url, models: MODEL });
+      await seedChannel({ type: 43, base_url: mock.url, models: MODEL });
       user = await seedUser();
       client = new OpenAI({ apiKey: user.key, baseURL: `${relay.url}/v1`, maxRetries: 0 });
     });
@@ -305,7 +306,7 @@ for (const entry of ENTRIES) {
       expect(mock.requests).toHaveLength(0);
     });
 
-    it("refuses a bad body with a 400 before anything is reserved or sent", async () => {
+    it("refuses a bad body, or one a converting channel cannot serve, with a 400, charging and sending nothing", async () => {
       const before = await user.quota();
       const cases: [Record<string, unknown>, RegExp][] = [
         [{ model: MODEL, input: "hi", tools: [{ type: "web_search" }] }, /不支持 "web_search" 类型的工具/],

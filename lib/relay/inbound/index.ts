@@ -38,6 +38,11 @@ export class InboundCall {
     readonly info: InboundInfo,
     /** The caller's body as it came (a channel that speaks the protocol gets it as is). */
     readonly rawBody: Uint8Array = new Uint8Array(0),
+    /**
+     * Why the request cannot be converted (types.ts, toCanonical's `refuse`): answered when the
+     * attempt's channel converts, never when it passes the request through.
+     */
+    readonly conversionRefusal: RelayError | null = null,
   ) {}
 
   /** An error event in the caller's protocol, for a passed-through stream that broke. */
@@ -78,7 +83,10 @@ export function canonicalRequest(
     throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
   }
   if (!isObj(body)) throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
-  const canonical = protocol.toCanonical(body, route);
+  let refusal: RelayError | null = null;
+  const canonical = protocol.toCanonical(body, route, (error) => {
+    refusal ??= error;
+  });
   if (canonical.stream === true) canonical.stream_options = { include_usage: true };
   const info: InboundInfo = {
     requestId,
@@ -94,7 +102,7 @@ export function canonicalRequest(
     body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
     onGone: { value: req.onGone.bind(req) },
   });
-  return { req: derived, call: new InboundCall(protocol, info, req.body) };
+  return { req: derived, call: new InboundCall(protocol, info, req.body, refusal) };
 }
 
 /**

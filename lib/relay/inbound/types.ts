@@ -6,6 +6,7 @@
 // its caller's body into it, and encodes the canonical answer back: the whole answer from an
 // OpenAI chat.completion, a stream from OpenAI chat.completion.chunk objects, and errors in its
 // own shape. Adding a caller protocol is one folder here plus its line in ./index.ts.
+import type { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 
 /** What the path says beside the body (Gemini names the model and the streaming in its path). */
@@ -63,8 +64,16 @@ export interface InboundProtocol {
    * The caller's JSON body → the canonical OpenAI chat completions body. Throws a RelayError
    * (400, in words the caller understands) for a body that cannot be valid; unknown members are
    * dropped, since the canonical request goes to every vendor.
+   *
+   * Some of a protocol's requests are valid but cannot be converted (the Responses API's
+   * `previous_response_id`, its built-in tools): a channel that speaks the protocol natively serves
+   * them as they are, any other cannot. The decoder runs before routing, so it does not throw for
+   * those: it hands each such refusal to `refuse` and goes on, leaving the thing out of the
+   * canonical body (which is then still right for pricing, limits and counting). The pipeline keeps
+   * the first refusal on the call and answers it only when the attempt's channel converts
+   * (lib/relay/attempts.ts); a passed-through call never hears it. Without `refuse`, it throws.
    */
-  toCanonical(body: Record<string, unknown>, route: InboundRoute): Record<string, unknown>;
+  toCanonical(body: Record<string, unknown>, route: InboundRoute, refuse?: (error: RelayError) => void): Record<string, unknown>;
   /** A canonical whole answer (OpenAI chat.completion) → the caller's answer body. */
   fromCanonical(answer: Record<string, unknown>, info: InboundInfo): unknown;
   /** A fresh encoder for one streamed call. */

@@ -1,6 +1,7 @@
 // The contract between the relay pipeline and a vendor adapter. Adapters are pure: they never
 // fetch, never bill, never build the client's HTTP response.
 import type { Dispatcher } from "undici";
+import type { InboundRoute } from "../inbound/types";
 import type { ChannelConfig, RelayMode } from "../types";
 import type { Exchange } from "../upstream";
 
@@ -38,6 +39,11 @@ export interface BuildRequestInput {
   dispatcher?: Dispatcher;
   /** The caller's headers (a native protocol's builder forwards `anthropic-version`, `anthropic-beta`). */
   callerHeaders?: { get(name: string): string | null };
+  /**
+   * What the caller's path said, for a native builder (Gemini names streaming, and its array
+   * variant, in the path and query).
+   */
+  callerRoute?: InboundRoute;
 }
 
 /**
@@ -127,5 +133,13 @@ export interface ProviderAdapter {
    * builder): `body` and `json` are then the caller's own request, sent on with the model mapped,
    * and the answer passes through (UpstreamRequest.passthrough) instead of being converted twice.
    */
-  readonly native?: Readonly<Record<string, (input: BuildRequestInput) => UpstreamRequest | Promise<UpstreamRequest>>>;
+  readonly native?: Readonly<Record<string, NativeBuilder>>;
 }
+
+/**
+ * A native builder. It returns null when this call cannot pass through after all (a variant of
+ * the protocol the channel does not answer as the caller expects, a base URL that is a gateway
+ * without the route): the attempt then converts, through `buildRequest` and the canonical body,
+ * as on any other channel, and the decoder's refusals of what cannot be converted apply.
+ */
+export type NativeBuilder = (input: BuildRequestInput) => UpstreamRequest | Promise<UpstreamRequest> | null;

@@ -9,18 +9,38 @@
 //   chunk anyway.
 // - passthrough: 360, FastGPT, Yi, MiniMax, Jina: support unknown; the client's own value goes
 //   through and tokens are counted locally when no usage arrives.
-import { CHANNEL_TYPES as T } from "@/lib/channels/catalog";
+import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { KEEP, type JsonEdit } from "../json-body";
-import { CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
+import { baseUrlOf, CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
+import { responsesPassthrough } from "./openai-responses";
+import type { BuildRequestInput, ProviderAdapter } from "./types";
 
-export const openai = defineOpenAICompatible(T.OpenAI, {
-  modes: ["chat", "completions", "embeddings", "moderations", "images", "speech", "transcriptions", "translations"],
-  streamOptions: "force",
-  // A Cloudflare AI Gateway base already ends in ".../openai": the path goes without "/v1".
-  url: (_input, base, path) => (base.startsWith(CLOUDFLARE_AI_GATEWAY) ? base + path.replace(/^\/v1/, "") : base + path),
-  headers: (input) => (input.channel.openai_organization ? { "OpenAI-Organization": input.channel.openai_organization } : undefined),
-  edits: (input) => reasoningModelEdits(input.upstreamModel),
-});
+// A Cloudflare AI Gateway base already ends in ".../openai": the path goes without "/v1".
+const openaiUrl = (base: string, path: string) => (base.startsWith(CLOUDFLARE_AI_GATEWAY) ? base + path.replace(/^\/v1/, "") : base + path);
+const openaiOrganization = (input: BuildRequestInput) =>
+  input.channel.openai_organization ? { "OpenAI-Organization": input.channel.openai_organization } : undefined;
+
+export const openai: ProviderAdapter = {
+  ...defineOpenAICompatible(T.OpenAI, {
+    modes: ["chat", "completions", "embeddings", "moderations", "images", "speech", "transcriptions", "translations"],
+    streamOptions: "force",
+    url: (_input, base, path) => openaiUrl(base, path),
+    headers: openaiOrganization,
+    edits: (input) => reasoningModelEdits(input.upstreamModel),
+  }),
+  native: {
+    /** A Responses API caller: its request goes to OpenAI's own `/v1/responses` as it came. */
+    "openai-responses": (input) =>
+      responsesPassthrough(
+        input,
+        openaiUrl(baseUrlOf(input, CHANNEL_CATALOG[T.OpenAI].baseUrl, CHANNEL_CATALOG[T.OpenAI].name), "/v1/responses"),
+        {
+          Authorization: `Bearer ${input.channel.key}`,
+          ...openaiOrganization(input),
+        },
+      ),
+  },
+};
 
 export const ollama = defineOpenAICompatible(T.Ollama, {
   modes: ["chat", "completions", "embeddings"],

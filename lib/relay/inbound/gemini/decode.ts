@@ -35,18 +35,26 @@ export function bareModel(name: string): string {
   return name.startsWith("models/") ? name.slice("models/".length) : name;
 }
 
-/** Everything a generateContent body says, as the canonical chat completions body. */
-export function decodeGenerateContent(raw: Obj, route: InboundRoute): Obj {
+const throwRefusal = (error: RelayError): void => {
+  throw error;
+};
+
+/**
+ * Everything a generateContent body says, as the canonical chat completions body. What only
+ * Google serves (`cachedContent`, its built-in tools) is handed to `refuse` and left out: a Gemini
+ * channel takes the request as it came, a converting one answers the refusal (InboundProtocol).
+ */
+export function decodeGenerateContent(raw: Obj, route: InboundRoute, refuse: (error: RelayError) => void = throwRefusal): Obj {
   const body = proto(raw);
   const model = route.model ?? (typeof body.model === "string" ? bareModel(body.model) : "");
   if (model === "") throw invalid("model is required");
-  if (body.cachedContent !== undefined) throw invalid("cachedContent is not supported: send the cached contents in the request");
+  if (body.cachedContent !== undefined) refuse(invalid("cachedContent is not supported: send the cached contents in the request"));
   const messages: Obj[] = [];
   const system = systemText(body.systemInstruction);
   if (system !== null) messages.push({ role: "system", content: system });
   messages.push(...decodeContents(body.contents));
   const out: Obj = { model, messages, stream: route.stream === true };
-  const tools = decodeTools(body.tools);
+  const tools = decodeTools(body.tools, refuse);
   if (tools.length > 0) {
     out.tools = tools;
     applyToolConfig(out, tools, body.toolConfig);
@@ -181,7 +189,7 @@ function toolMessage(raw: unknown, where: string, pending: Map<string, string[]>
 }
 
 /** functionDeclarations → OpenAI function tools. Google's built-in tools cannot go elsewhere. */
-function decodeTools(value: unknown): Obj[] {
+function decodeTools(value: unknown, refuse: (error: RelayError) => void): Obj[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid("tools must be an array");
   const out: Obj[] = [];
@@ -189,7 +197,7 @@ function decodeTools(value: unknown): Obj[] {
     if (!isObj(raw)) throw invalid(`tools[${i}] must be an object`);
     const tool = proto(raw);
     for (const key of Object.keys(tool)) {
-      if (key !== "functionDeclarations") throw invalid(`tools[${i}].${key} is a Google built-in tool and is not supported here`);
+      if (key !== "functionDeclarations") refuse(invalid(`tools[${i}].${key} is a Google built-in tool and is not supported here`));
     }
     const declarations = tool.functionDeclarations ?? [];
     if (!Array.isArray(declarations)) throw invalid(`tools[${i}].functionDeclarations must be an array`);

@@ -269,6 +269,27 @@ describe("decodeGenerateContent", () => {
       expect(e.message, JSON.stringify(body)).toMatch(message);
     }
   });
+
+  it("hands what only Google serves to `refuse` and leaves it out (a Gemini channel takes it as sent)", () => {
+    const refused: RelayError[] = [];
+    const out = decodeGenerateContent(
+      {
+        contents: [{ role: "user", parts: [{ text: "hi" }] }],
+        cachedContent: "cachedContents/abc",
+        tools: [{ googleSearch: {}, functionDeclarations: [{ name: "f" }] }],
+      },
+      { model: "m" },
+      (e) => refused.push(e),
+    );
+    expect(refused.map((e) => e.message)).toEqual([expect.stringMatching(/cachedContent/), expect.stringMatching(/googleSearch/)]);
+    expect(out).toMatchObject({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "f" } }],
+    });
+    // What can never be valid still throws.
+    expect(() => decodeGenerateContent({ contents: [] }, { model: "m" }, () => {})).toThrow(/contents must be a non-empty array/);
+  });
 });
 
 describe("gemini answers", () => {

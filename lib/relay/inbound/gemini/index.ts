@@ -33,7 +33,7 @@ export const gemini: InboundProtocol = {
     }
   },
 
-  toCanonical: (body, route) => decodeGenerateContent(body, route),
+  toCanonical: (body, route, refuse) => decodeGenerateContent(body, route, refuse),
 
   fromCanonical(answer, info) {
     const response = encodeWhole(answer, info);

@@ -243,4 +243,48 @@ describe("responsesToChat", () => {
     ];
     for (const [body, param] of cases) expect(refusal(body), JSON.stringify(body)).toMatchObject({ status: 400, param });
   });
+
+  it("hands what cannot be converted to `refuse` and leaves it out, still throwing for what can never be valid", () => {
+    const refused: RelayError[] = [];
+    const chat = responsesToChat(
+      {
+        model: "m",
+        previous_response_id: "resp_1",
+        input: [
+          {
+            role: "user",
+            content: [
+              { type: "input_text", text: "hi" },
+              { type: "input_file", file_id: "file-1" },
+            ],
+          },
+          { type: "web_search_call", id: "ws_1", status: "completed" },
+          { type: "item_reference", id: "msg_1" },
+        ],
+        tools: [{ type: "web_search" }, { type: "function", name: "w" }],
+        tool_choice: { type: "web_search" },
+      },
+      (error) => refused.push(error),
+    );
+    expect(refused.map((e) => e.param)).toEqual([
+      "previous_response_id",
+      "input[0].content[1]",
+      "input[1]",
+      "input[2]",
+      "tools[0].type",
+      "tool_choice",
+    ]);
+    expect(refused.every((e) => e.status === 400 && e.code === "unsupported_parameter")).toBe(true);
+    // The canonical body keeps what converts: for pricing, limits and counting.
+    expect(chat).toEqual({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "w" } }],
+    });
+    // A prompt template may stand for the input; nothing to convert is then no error.
+    expect(responsesToChat({ model: "m", prompt: { id: "pmpt_1" } }, () => {})).toEqual({ model: "m", messages: [] });
+    // Malformed is malformed whatever the channel.
+    expect(() => responsesToChat({ model: "m", input: "hi", max_output_tokens: 0 }, () => {})).toThrow(/max_output_tokens/);
+    expect(() => responsesToChat({ model: "m", input: "hi", tools: [{ type: 5 }] }, () => {})).toThrow(/tools\[0\]\.type/);
+  });
 });

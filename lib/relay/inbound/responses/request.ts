@@ -1,10 +1,14 @@
 // An OpenAI Responses request (`POST /v1/responses`) → the canonical chat completions body.
 //
 // Qiao stores nothing, so what needs a stored response (previous_response_id, conversation,
-// item references, background mode) is refused, and `store` is read but changes nothing. Built-in
-// tools run on OpenAI's side only (web_search, file_search, computer use…): refused, since the
-// canonical request goes to every vendor. Reasoning items a client sends back are dropped: no
-// vendor behind the chat protocol takes them.
+// item references, background mode, prompt templates) cannot be converted, and `store` is read but
+// changes nothing. Built-in tools run on OpenAI's side only (web_search, file_search, computer
+// use…): they cannot be converted either, since the canonical request goes to every vendor. Such
+// requests are valid, and an OpenAI or Azure channel serves them as they came (native
+// passthrough), so these are refusals handed to `refuse` (the thing is left out of the canonical
+// body), answered only if the call is converted; see InboundProtocol.toCanonical. A body that can
+// never be valid (no model, a malformed item) is a 400 at once. Reasoning items a client sends
+// back are dropped: no vendor behind the chat protocol takes them.
 import { RelayError } from "@/lib/relay/errors";
 
 type Obj = Record<string, unknown>;
@@ -20,18 +24,34 @@ function unsupported(param: string, message: string): RelayError {
 
 const MESSAGE_ROLES = new Set(["user", "assistant", "system", "developer"]);
 
-/** The Responses body → the canonical OpenAI chat completions body; a 400 for what cannot be served. */
-export function responsesToChat(body: Obj): Obj {
+/** Takes a refusal of what cannot be converted (see the header); the default throws it. */
+type Refuse = (error: RelayError) => void;
+const throwRefusal: Refuse = (error) => {
+  throw error;
+};
+
+/**
+ * The Responses body → the canonical OpenAI chat completions body; a 400 for what can never be
+ * valid, and `refuse` for what is valid but cannot be converted (left out of the body).
+ */
+export function responsesToChat(body: Obj, refuse: Refuse = throwRefusal): Obj {
   const model = body.model;
   if (typeof model !== "string" || model === "") throw invalid("model", "model 必须是非空字符串");
+  // Whether something was left out: then an input with nothing convertible left is no error.
+  let refusedAny = false;
+  const counting: Refuse = (error) => {
+    refusedAny = true;
+    refuse(error);
+  };
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    throw unsupported("previous_response_id", "不支持 previous_response_id：本服务不保存任何响应，请在 input 中带上完整的对话历史");
+    counting(unsupported("previous_response_id", "不支持 previous_response_id：本服务不保存任何响应，请在 input 中带上完整的对话历史"));
   }
   if (body.conversation !== undefined && body.conversation !== null) {
-    throw unsupported("conversation", "不支持 conversation：本服务不保存对话，请在 input 中带上完整的对话历史");
+    counting(unsupported("conversation", "不支持 conversation：本服务不保存对话，请在 input 中带上完整的对话历史"));
   }
-  if (body.background === true) throw unsupported("background", "不支持 background 模式：本服务不保存响应，无法事后取回");
-  if (body.prompt !== undefined && body.prompt !== null) throw unsupported("prompt", "不支持 prompt 模板，请直接传 instructions 和 input");
+  if (body.background === true) counting(unsupported("background", "不支持 background 模式：本服务不保存响应，无法事后取回"));
+  const prompt = body.prompt !== undefined && body.prompt !== null;
+  if (prompt) counting(unsupported("prompt", "不支持 prompt 模板，请直接传 instructions 和 input"));
 
   const messages: Obj[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
@@ -42,11 +62,12 @@ export function responsesToChat(body: Obj): Obj {
   if (typeof input === "string") {
     messages.push({ role: "user", content: input });
   } else if (Array.isArray(input)) {
-    for (let i = 0; i < input.length; i++) addInputItem(messages, input[i], `input[${i}]`);
-  } else {
+    for (let i = 0; i < input.length; i++) addInputItem(messages, input[i], `input[${i}]`, counting);
+  } else if (!(prompt && (input === undefined || input === null))) {
+    // A prompt template may stand for the whole input.
     throw invalid("input", "input 必须是字符串或数组");
   }
-  if (!messages.some((m) => m.role !== "system")) throw invalid("input", "input 不能为空");
+  if (!refusedAny && !messages.some((m) => m.role !== "system")) throw invalid("input", "input 不能为空");
 
   const chat: Obj = { model, messages };
   if (body.stream !== undefined && body.stream !== null) {
@@ -73,15 +94,19 @@ export function responsesToChat(body: Obj): Obj {
   }
   if (body.tools !== undefined && body.tools !== null) {
     if (!Array.isArray(body.tools)) throw invalid("tools", "tools 必须是数组");
-    if (body.tools.length > 0) chat.tools = body.tools.map((tool, i) => chatTool(tool, `tools[${i}]`));
+    const tools = body.tools.map((tool, i) => chatTool(tool, `tools[${i}]`, counting)).filter((t): t is Obj => t !== null);
+    if (tools.length > 0) chat.tools = tools;
   }
-  if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = chatToolChoice(body.tool_choice);
+  if (body.tool_choice !== undefined && body.tool_choice !== null) {
+    const choice = chatToolChoice(body.tool_choice, counting);
+    if (choice !== null) chat.tool_choice = choice;
+  }
   // Responses takes these without tools; chat refuses them (OpenAI answers 400), so they go only with tools.
   if (chat.tools === undefined) {
     delete chat.tool_choice;
     delete chat.parallel_tool_calls;
   }
-  const format = textFormat(body.text);
+  const format = textFormat(body.text, counting);
   if (format) chat.response_format = format;
   if (body.reasoning !== undefined && body.reasoning !== null) {
     if (!isObj(body.reasoning)) throw invalid("reasoning", "reasoning 必须是对象");
@@ -95,12 +120,12 @@ export function responsesToChat(body: Obj): Obj {
 }
 
 /** One `input` item onto the chat messages. */
-function addInputItem(messages: Obj[], item: unknown, param: string): void {
+function addInputItem(messages: Obj[], item: unknown, param: string, refuse: Refuse): void {
   if (!isObj(item)) throw invalid(param, `${param} 必须是对象`);
   const type = item.type ?? (item.role !== undefined ? "message" : undefined);
   switch (type) {
     case "message":
-      messages.push(chatMessage(item, param));
+      messages.push(chatMessage(item, param, refuse));
       return;
     case "function_call": {
       if (typeof item.call_id !== "string" || item.call_id === "") throw invalid(`${param}.call_id`, `${param}.call_id 必须是非空字符串`);
@@ -118,22 +143,27 @@ function addInputItem(messages: Obj[], item: unknown, param: string): void {
     }
     case "function_call_output": {
       if (typeof item.call_id !== "string" || item.call_id === "") throw invalid(`${param}.call_id`, `${param}.call_id 必须是非空字符串`);
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: toolOutput(item.output, `${param}.output`) });
+      messages.push({ role: "tool", tool_call_id: item.call_id, content: toolOutput(item.output, `${param}.output`, refuse) });
       return;
     }
     case "reasoning":
       return;
     case "item_reference":
-      throw unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`);
+      refuse(unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`));
+      return;
     default:
-      throw unsupported(
-        param,
-        `${param}：不支持 ${JSON.stringify(type)} 类型的条目（支持 message、function_call、function_call_output、reasoning）`,
+      if (typeof type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
+      // Built-in tools' calls and outputs (web_search_call, computer_call_output…): OpenAI's own.
+      refuse(
+        unsupported(
+          param,
+          `${param}：不支持 ${JSON.stringify(type)} 类型的条目（支持 message、function_call、function_call_output、reasoning）`,
+        ),
       );
   }
 }
 
-function chatMessage(item: Obj, param: string): Obj {
+function chatMessage(item: Obj, param: string, refuse: Refuse): Obj {
   const role = item.role;
   if (typeof role !== "string" || !MESSAGE_ROLES.has(role)) {
     throw invalid(`${param}.role`, `${param}.role 必须是 user、assistant、system 或 developer`);
@@ -143,14 +173,15 @@ function chatMessage(item: Obj, param: string): Obj {
   const content = item.content;
   if (typeof content === "string") return { role: chatRole, content };
   if (!Array.isArray(content)) throw invalid(`${param}.content`, `${param}.content 必须是字符串或数组`);
-  const parts = content.map((part, i) => chatPart(part, `${param}.content[${i}]`));
+  const parts = content.map((part, i) => chatPart(part, `${param}.content[${i}]`, refuse)).filter((p): p is Obj => p !== null);
   if (chatRole === "user") return { role: chatRole, content: parts.length === 1 && parts[0]!.type === "text" ? parts[0]!.text : parts };
   // Only user messages carry images in chat; every vendor takes the others' content as a string.
   if (parts.some((p) => p.type !== "text")) throw invalid(`${param}.content`, `${param}：只有 user 消息可以带图片`);
   return { role: chatRole, content: parts.map((p) => p.text as string).join(chatRole === "assistant" ? "" : "\n") };
 }
 
-function chatPart(part: unknown, param: string): Obj {
+/** One content part; null for one that cannot be converted (refused). */
+function chatPart(part: unknown, param: string, refuse: Refuse): Obj | null {
   if (!isObj(part)) throw invalid(param, `${param} 必须是对象`);
   switch (part.type) {
     case "input_text":
@@ -162,7 +193,8 @@ function chatPart(part: unknown, param: string): Obj {
       return { type: "text", text: part.refusal };
     case "input_image": {
       if (part.file_id !== undefined && part.file_id !== null) {
-        throw unsupported(`${param}.file_id`, `${param}：不支持 file_id，本服务不保存文件，请用 image_url（http(s) 或 data: URL）`);
+        refuse(unsupported(`${param}.file_id`, `${param}：不支持 file_id，本服务不保存文件，请用 image_url（http(s) 或 data: URL）`));
+        return null;
       }
       if (typeof part.image_url !== "string" || part.image_url === "") {
         throw invalid(`${param}.image_url`, `${param}.image_url 必须是非空字符串`);
@@ -172,34 +204,41 @@ function chatPart(part: unknown, param: string): Obj {
       return { type: "image_url", image_url: image };
     }
     default:
-      throw unsupported(param, `${param}：不支持 ${JSON.stringify(part.type)} 类型的内容（支持 input_text、input_image、output_text）`);
+      if (typeof part.type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
+      // input_file, input_audio…: OpenAI's own.
+      refuse(unsupported(param, `${param}：不支持 ${JSON.stringify(part.type)} 类型的内容（支持 input_text、input_image、output_text）`));
+      return null;
   }
 }
 
 /** A function call's output: a string, or text parts (joined). */
-function toolOutput(output: unknown, param: string): string {
+function toolOutput(output: unknown, param: string, refuse: Refuse): string {
   if (typeof output === "string") return output;
   if (Array.isArray(output)) {
     return output
       .map((part, i) => {
-        if (!isObj(part) || part.type !== "input_text" || typeof part.text !== "string") {
-          throw unsupported(`${param}[${i}]`, `${param}[${i}]：函数输出只支持 input_text`);
-        }
-        return part.text;
+        if (isObj(part) && part.type === "input_text" && typeof part.text === "string") return part.text;
+        if (!isObj(part)) throw invalid(`${param}[${i}]`, `${param}[${i}] 必须是对象`);
+        refuse(unsupported(`${param}[${i}]`, `${param}[${i}]：函数输出只支持 input_text`));
+        return "";
       })
       .join("");
   }
   throw invalid(param, `${param} 必须是字符串`);
 }
 
-/** A Responses function tool (flat) → chat's (nested under `function`). */
-function chatTool(tool: unknown, param: string): Obj {
+/** A Responses function tool (flat) → chat's (nested under `function`); null for a built-in tool (refused). */
+function chatTool(tool: unknown, param: string, refuse: Refuse): Obj | null {
   if (!isObj(tool)) throw invalid(param, `${param} 必须是对象`);
   if (tool.type !== "function") {
-    throw unsupported(
-      `${param}.type`,
-      `${param}：不支持 ${JSON.stringify(tool.type)} 类型的工具，只支持 type 为 function 的工具（web_search、file_search 等内置工具只在 OpenAI 一侧运行）`,
+    if (typeof tool.type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
+    refuse(
+      unsupported(
+        `${param}.type`,
+        `${param}：不支持 ${JSON.stringify(tool.type)} 类型的工具，只支持 type 为 function 的工具（web_search、file_search 等内置工具只在 OpenAI 一侧运行）`,
+      ),
     );
+    return null;
   }
   if (typeof tool.name !== "string" || tool.name === "") throw invalid(`${param}.name`, `${param}.name 必须是非空字符串`);
   const fn: Obj = { name: tool.name };
@@ -209,17 +248,20 @@ function chatTool(tool: unknown, param: string): Obj {
   return { type: "function", function: fn };
 }
 
-function chatToolChoice(choice: unknown): unknown {
+/** Chat's tool_choice; null for a built-in tool's (refused). */
+function chatToolChoice(choice: unknown, refuse: Refuse): unknown {
   if (choice === "none" || choice === "auto" || choice === "required") return choice;
   if (isObj(choice) && choice.type === "function") {
     if (typeof choice.name !== "string" || choice.name === "") throw invalid("tool_choice.name", "tool_choice.name 必须是非空字符串");
     return { type: "function", function: { name: choice.name } };
   }
-  throw unsupported("tool_choice", 'tool_choice 只支持 none、auto、required 或 {type: "function", name}');
+  if (!isObj(choice)) throw invalid("tool_choice", "tool_choice 必须是字符串或对象");
+  refuse(unsupported("tool_choice", 'tool_choice 只支持 none、auto、required 或 {type: "function", name}'));
+  return null;
 }
 
 /** `text.format` → chat's `response_format`; null for plain text. */
-function textFormat(text: unknown): Obj | null {
+function textFormat(text: unknown, refuse: Refuse): Obj | null {
   if (text === undefined || text === null) return null;
   if (!isObj(text)) throw invalid("text", "text 必须是对象");
   const format = text.format;
@@ -239,6 +281,7 @@ function textFormat(text: unknown): Obj | null {
       return { type: "json_schema", json_schema: schema };
     }
     default:
-      throw unsupported("text.format.type", "text.format.type 只支持 text、json_object 或 json_schema");
+      refuse(unsupported("text.format.type", "text.format.type 只支持 text、json_object 或 json_schema"));
+      return null;
   }
 }

@@ -1,4 +1,5 @@
-// Azure OpenAI: deployment URLs, api-version, `api-key` header.
+// Azure OpenAI: deployment URLs, api-version, `api-key` header. Responses API callers pass
+// through to its v1 surface (`native`).
 import {
   CLOUDFLARE_AI_GATEWAY,
   reasoningModelEdits,
@@ -8,6 +9,7 @@ import {
   openAIPath,
   unsupportedMode,
 } from "../openai-compatible";
+import { responsesPassthrough } from "../openai-responses";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import type { RelayMode } from "../../types";
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
@@ -56,5 +58,22 @@ export const azure: ProviderAdapter = {
     const policy = version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE ? "force" : "strip";
     const { body, forcedIncludeUsage } = buildBody(input, { policy, extra: reasoningModelEdits(input.upstreamModel) });
     return { method: "POST", url, headers, body, forcedIncludeUsage };
+  },
+  native: {
+    /**
+     * A Responses API caller: Azure serves that API on its v1 surface, `{base}/openai/v1/responses`,
+     * which takes no api-version (the channel's is for the deployment routes) and names the
+     * deployment in the body's `model`. Behind a Cloudflare AI Gateway the call is converted.
+     */
+    "openai-responses": (input) => {
+      const base = baseUrlOf(input, defaultBaseUrl, name);
+      if (base.startsWith(CLOUDFLARE_AI_GATEWAY)) return null;
+      return responsesPassthrough(
+        input,
+        `${base}/openai/v1/responses`,
+        { "api-key": input.channel.key },
+        azureDeployment(input.upstreamModel),
+      );
+    },
   },
 };

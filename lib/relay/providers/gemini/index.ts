@@ -2,6 +2,8 @@
 // `:streamGenerateContent?alt=sse`), embeddings through `:batchEmbedContents`. The key goes in the
 // `x-goog-api-key` header, never in the query (where access logs would keep it). The API version
 // is the channel's `other`, v1beta when empty. Vertex AI's Gemini models reuse `geminiChatRequest`.
+// Callers of Gemini's own API are served natively (`native.gemini`): their body goes up as sent
+// and the answer passes through, read by the same converters for usage and errors.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { newRequestId } from "../../errors";
@@ -10,7 +12,7 @@ import { parseJsonObject } from "../../json-body";
 import { countInputTokens } from "../../tokens";
 import type { RelayMode } from "../../types";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
-import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";
 import { toBatchEmbed, toGenerateContent } from "./convert-request";
 import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
 
@@ -32,24 +34,46 @@ export function geminiChatRequest(
   modelUrl: string,
   headers: Record<string, string>,
 ): UpstreamRequest | Promise<UpstreamRequest> {
-  const ctx: AnswerContext = { id: `chatcmpl-${newRequestId()}`, created: Math.floor(Date.now() / 1000), model: input.upstreamModel };
   // Every image, data: ones included, is read from the fetched map (relayImage decodes those).
-  const make = (json: Record<string, unknown>, images?: ReadonlyMap<string, UserImage>): UpstreamRequest => {
-    const stream = new GeminiStream(ctx);
-    return {
-      method: "POST",
-      url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
-      headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
-      body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
-      // Gemini reports its usage on the last event, which the relay bills (it rides on the last chunk).
-      forcedIncludeUsage: input.stream,
-      response: {
-        json: (upstream) => ({ body: JSON.stringify(toChatCompletion(upstream, ctx)), contentType: JSON_TYPE }),
-        streamEvent: (data) => stream.event(data),
-      },
-    };
-  };
+  const make = (json: Record<string, unknown>, images?: ReadonlyMap<string, UserImage>): UpstreamRequest => ({
+    method: "POST",
+    url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
+    headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
+    body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
+    // Gemini reports its usage on the last event, which the relay bills (it rides on the last chunk).
+    forcedIncludeUsage: input.stream,
+    response: geminiResponseConverter(input.upstreamModel),
+  });
   return withPromptImages(input, make, { withData: true });
+}
+
+/** Reads Gemini's answer (whole, or `alt=sse` events) into OpenAI's shapes; made per call. */
+export function geminiResponseConverter(model: string): ResponseConverter {
+  const ctx: AnswerContext = { id: `chatcmpl-${newRequestId()}`, created: Math.floor(Date.now() / 1000), model };
+  const stream = new GeminiStream(ctx);
+  return {
+    json: (upstream) => ({ body: JSON.stringify(toChatCompletion(upstream, ctx)), contentType: JSON_TYPE }),
+    streamEvent: (data) => stream.event(data),
+  };
+}
+
+/**
+ * A Gemini caller's own request (lib/relay/inbound/gemini) to a `generateContent` endpoint (Google
+ * AI or Vertex): the body goes up as it came (the model is in the URL), the answer passes through.
+ * Null for `streamGenerateContent` without `alt=sse`, whose one JSON array the relay cannot read
+ * as it streams: that call is converted, and the protocol's encoder writes the array.
+ */
+export function geminiPassthrough(input: BuildRequestInput, modelUrl: string, headers: Record<string, string>): UpstreamRequest | null {
+  if (input.callerRoute?.variant !== undefined) return null;
+  return {
+    method: "POST",
+    url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
+    headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
+    body: input.body,
+    forcedIncludeUsage: false,
+    response: geminiResponseConverter(input.upstreamModel),
+    passthrough: true,
+  };
 }
 
 function embeddingsRequest(input: BuildRequestInput, base: string, version: string): UpstreamRequest {
@@ -83,5 +107,14 @@ export const gemini: ProviderAdapter = {
     if (input.mode === "embeddings") return embeddingsRequest(input, base, version);
     const modelUrl = `${base}/${version}/models/${modelSegment(input.upstreamModel)}`;
     return geminiChatRequest(input, modelUrl, { "x-goog-api-key": input.channel.key });
+  },
+  native: {
+    gemini(input) {
+      const base = baseUrlOf(input, defaultBaseUrl, name);
+      const version = input.channel.other.trim() || "v1beta";
+      return geminiPassthrough(input, `${base}/${version}/models/${modelSegment(input.upstreamModel)}`, {
+        "x-goog-api-key": input.channel.key,
+      });
+    },
   },
 };

@@ -11,7 +11,8 @@
 //   "claude-3-5-sonnet@20240620") and with `anthropic_version: "vertex-2023-10-16"`; Anthropic's
 //   answers and events come back;
 // - "meta/…" or a name holding "llama" → the OpenAI-compatible `endpoints/openapi/chat/completions`;
-// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`.
+// - anything else → Google's Gemini `:generateContent` / `:streamGenerateContent?alt=sse`; a caller
+//   of Gemini's own API gets its request sent there as it came (`native.gemini`).
 // Embeddings (text-embedding-004, text-multilingual-embedding-002, …): Google's `:predict` with
 // `{instances: [{content}]}`, answered `predictions[].embeddings.{values, statistics.token_count}`
 // → an OpenAI list (base64 on request) with the token counts summed as usage.
@@ -22,7 +23,7 @@ import { withPromptImages } from "../../images";
 import { parseJsonObject } from "../../json-body";
 import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
 import { embeddingList, embeddingTexts, isObj, jsonAnswer, num, type Obj } from "../convert-shared";
-import { geminiChatRequest, modelSegment } from "../gemini";
+import { geminiChatRequest, geminiPassthrough, modelSegment } from "../gemini";
 import { errorOf } from "../gemini/convert-response";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
@@ -195,5 +196,17 @@ export const vertex: ProviderAdapter = {
     const token = cachedAccessToken(input.channel.id, input.channel.key);
     if (token) return build(token);
     return fetchAccessToken(input.channel.id, input.channel.key, sa).then(build);
+  },
+  native: {
+    /** A Gemini caller on a Gemini model (the Google publisher): its request goes up as it came. */
+    gemini(input) {
+      if (publisherOf(input.upstreamModel) !== "google" || input.callerRoute?.variant !== undefined) return null;
+      const sa = parseServiceAccount(input.channel.key, input.channel.id);
+      const target = targetOf(input, sa);
+      const modelUrl = `${target.host}/v1/${locationPath(target)}/publishers/google/models/${modelSegment(input.upstreamModel)}`;
+      const build = (t: string) => geminiPassthrough(input, modelUrl, { Authorization: `Bearer ${t}` })!;
+      const token = cachedAccessToken(input.channel.id, input.channel.key);
+      return token ? build(token) : fetchAccessToken(input.channel.id, input.channel.key, sa).then(build);
+    },
   },
 };

@@ -1,0 +1,116 @@
+// Reading OpenAI's Responses answers (passed through to Responses callers) for usage and errors.
+import { describe, expect, it } from "vitest";
+import { normalizeUsage } from "../usage";
+import { responsesPassthrough, responsesReader } from "./openai-responses";
+import type { BuildRequestInput } from "./types";
+
+const USAGE = {
+  input_tokens: 1200,
+  input_tokens_details: { cached_tokens: 1024 },
+  output_tokens: 40,
+  output_tokens_details: { reasoning_tokens: 32 },
+  total_tokens: 1240,
+};
+
+const response = (extra: Record<string, unknown> = {}) => ({
+  id: "resp_1",
+  object: "response",
+  created_at: 1_741_476_542,
+  status: "completed",
+  error: null,
+  incomplete_details: null,
+  model: "gpt-4o-mini-2024-07-18",
+  output: [
+    { type: "web_search_call", id: "ws_1", status: "completed" },
+    { type: "message", id: "msg_1", role: "assistant", content: [{ type: "output_text", text: "Hi!", annotations: [] }] },
+    { type: "function_call", id: "fc_1", call_id: "call_1", name: "w", arguments: "{}" },
+  ],
+  usage: USAGE,
+  ...extra,
+});
+
+describe("responsesReader", () => {
+  it("reads a whole Response as a chat.completion with its text, calls and usage", () => {
+    const out = JSON.parse(responsesReader().json(response()).body);
+    expect(out.choices[0]).toEqual({
+      index: 0,
+      message: {
+        role: "assistant",
+        content: "Hi!",
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "w", arguments: "{}" } }],
+      },
+      finish_reason: "tool_calls",
+    });
+    expect(out.usage).toEqual({
+      prompt_tokens: 1200,
+      completion_tokens: 40,
+      total_tokens: 1240,
+      prompt_tokens_details: { cached_tokens: 1024 },
+      completion_tokens_details: { reasoning_tokens: 32 },
+    });
+    expect(normalizeUsage(out.usage)).toMatchObject({
+      prompt_tokens: 1200,
+      cached_tokens: 1024,
+      completion_tokens: 40,
+      reasoning_tokens: 32,
+    });
+  });
+
+  it("reads an incomplete Response's reason, and a failed one as OpenAI's error", () => {
+    const cut = JSON.parse(
+      responsesReader().json(response({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [] })).body,
+    );
+    expect(cut.choices[0].finish_reason).toBe("length");
+    const failed = JSON.parse(
+      responsesReader().json(response({ status: "failed", error: { code: "server_error", message: "boom" } })).body,
+    );
+    expect(failed).toEqual({ error: { message: "boom", type: "upstream_error", code: "server_error" } });
+  });
+
+  it("maps stream events: text deltas, the final usage, failures; drops the rest", () => {
+    const r = responsesReader();
+    expect(r.streamEvent!({ type: "response.created", response: response({ status: "in_progress", usage: null }) })).toBeNull();
+    expect(r.streamEvent!({ type: "response.output_text.delta", delta: "Hi" })).toMatchObject({
+      choices: [{ index: 0, delta: { content: "Hi" } }],
+    });
+    expect(r.streamEvent!({ type: "response.output_item.done", item: {} })).toBeNull();
+    expect(r.streamEvent!({ type: "response.completed", response: response() })).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 1200, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 1024 } },
+    });
+    expect(r.streamEvent!({ type: "response.incomplete", response: response({ status: "incomplete" }) })).toMatchObject({
+      usage: { completion_tokens: 40 },
+    });
+    expect(
+      r.streamEvent!({
+        type: "response.failed",
+        response: response({ status: "failed", error: { code: "rate_limit_exceeded", message: "slow down" } }),
+      }),
+    ).toEqual({
+      error: { message: "slow down", type: "upstream_error", code: "rate_limit_exceeded" },
+    });
+    expect(r.streamEvent!({ type: "error", code: "server_error", message: "oops", param: null })).toEqual({
+      error: { message: "oops", type: "upstream_error", code: "server_error" },
+    });
+  });
+});
+
+describe("responsesPassthrough", () => {
+  it("sends the caller's bytes with only the model set, and marks the answer as passed through", () => {
+    const raw = '{"model":"a", "input":"hi","tools":[{"type":"web_search"}],"seed":1.0}';
+    const input = {
+      channel: { id: 1, key: "k" },
+      mode: "chat",
+      upstreamModel: "b",
+      clientPath: "/v1/responses",
+      body: raw,
+      contentType: "application/json",
+      stream: false,
+      json: JSON.parse(raw),
+    } as unknown as BuildRequestInput;
+    const up = responsesPassthrough(input, "https://x/v1/responses", { Authorization: "Bearer k" });
+    expect(Buffer.from(up.body).toString()).toBe('{"model":"b", "input":"hi","tools":[{"type":"web_search"}],"seed":1.0}');
+    expect(up).toMatchObject({ url: "https://x/v1/responses", passthrough: true, forcedIncludeUsage: false });
+    expect(up.headers).toEqual({ "Content-Type": "application/json", Authorization: "Bearer k" });
+  });
+});

@@ -1,0 +1,128 @@
+// OpenAI's Responses API served natively: a caller of `POST /v1/responses` (inbound protocol
+// "openai-responses") on a channel whose upstream has the same API (OpenAI, Azure) gets its
+// request sent up as it came, only `model` mapped, and the answer back as the upstream sent it.
+// The relay reads that answer through `responsesReader`, which turns a Response object or its
+// events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
+import { patchJsonBody } from "../json-body";
+import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** The caller's Responses request for `url`, with `model` set; the answer passes through. */
+export function responsesPassthrough(
+  input: BuildRequestInput,
+  url: string,
+  auth: Record<string, string>,
+  model = input.upstreamModel,
+): UpstreamRequest {
+  const { body } = patchJsonBody(input.body, { model }, { parsed: input.json });
+  const headers: Record<string, string> = { "Content-Type": "application/json", ...auth };
+  if (input.stream) headers.Accept = "text/event-stream";
+  return { method: "POST", url, headers, body, forcedIncludeUsage: false, response: responsesReader(), passthrough: true };
+}
+
+/** A Responses `usage` → chat's (`input_tokens` already counts the cached ones, as `prompt_tokens` does). */
+export function chatUsage(usage: unknown): Obj | undefined {
+  if (!isObj(usage)) return undefined;
+  const input = num(usage.input_tokens);
+  const output = num(usage.output_tokens);
+  const inDetails = isObj(usage.input_tokens_details) ? usage.input_tokens_details : {};
+  const outDetails = isObj(usage.output_tokens_details) ? usage.output_tokens_details : {};
+  return {
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: input + output,
+    prompt_tokens_details: { cached_tokens: num(inDetails.cached_tokens) },
+    completion_tokens_details: { reasoning_tokens: num(outDetails.reasoning_tokens) },
+  };
+}
+
+/** A Response's error (`status: "failed"`) or an `error` event → OpenAI's error object. */
+function openAIError(error: unknown, fallback: string): Obj {
+  const e = isObj(error) ? error : {};
+  return {
+    error: {
+      message: typeof e.message === "string" && e.message !== "" ? e.message : fallback,
+      type: typeof e.type === "string" ? e.type : "upstream_error",
+      code: typeof e.code === "string" || typeof e.code === "number" ? e.code : null,
+    },
+  };
+}
+
+function finishReason(response: Obj, calls: boolean): string {
+  if (response.status === "incomplete") {
+    const reason = isObj(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    return reason === "content_filter" ? "content_filter" : "length";
+  }
+  return calls ? "tool_calls" : "stop";
+}
+
+/** A whole Response object → a chat.completion carrying its text, function calls and usage. */
+function chatCompletion(response: Obj): Obj {
+  let text = "";
+  const toolCalls: Obj[] = [];
+  for (const item of Array.isArray(response.output) ? response.output : []) {
+    if (!isObj(item)) continue;
+    if (item.type === "message" && Array.isArray(item.content)) {
+      for (const part of item.content) if (isObj(part) && typeof part.text === "string") text += part.text;
+    } else if (item.type === "function_call") {
+      toolCalls.push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
+    }
+  }
+  const message: Obj = { role: "assistant", content: text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const answer: Obj = {
+    id: response.id,
+    object: "chat.completion",
+    created: num(response.created_at),
+    model: response.model,
+    choices: [{ index: 0, message, finish_reason: finishReason(response, toolCalls.length > 0) }],
+  };
+  const usage = chatUsage(response.usage);
+  if (usage) answer.usage = usage;
+  return answer;
+}
+
+/**
+ * Reads a Responses answer for the relay: the whole Response as a chat.completion (a failed one as
+ * OpenAI's error), and per stream event: text deltas as content deltas (first-token time, local
+ * counting), the final `response.completed`/`response.incomplete` as the usage chunk, and
+ * `response.failed`/`error` as OpenAI's error object; every other event is dropped.
+ */
+export function responsesReader(): ResponseConverter {
+  return {
+    json(upstream) {
+      const body =
+        isObj(upstream) && isObj(upstream.error) && upstream.choices === undefined
+          ? openAIError(upstream.error, "upstream response failed")
+          : chatCompletion(isObj(upstream) ? upstream : {});
+      return { body: JSON.stringify(body), contentType: "application/json" };
+    },
+    streamEvent(data) {
+      if (!isObj(data)) return null;
+      switch (data.type) {
+        case "response.output_text.delta":
+          return typeof data.delta === "string"
+            ? { object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: data.delta } }] }
+            : null;
+        case "response.completed":
+        case "response.incomplete": {
+          const response = isObj(data.response) ? data.response : {};
+          const usage = chatUsage(response.usage);
+          return usage ? { object: "chat.completion.chunk", id: response.id, model: response.model, choices: [], usage } : null;
+        }
+        case "response.failed": {
+          const response = isObj(data.response) ? data.response : {};
+          return openAIError(response.error, "upstream response failed");
+        }
+        case "error":
+          // Its `type` is the event's; the error is the event's code and message.
+          return openAIError({ code: data.code, message: data.message }, "upstream stream error");
+        default:
+          return null;
+      }
+    },
+  };
+}
