@@ -2,7 +2,6 @@
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
 import { openAIError, RelayError } from "@/lib/relay/errors";
-import type { InboundProtocol } from "@/lib/relay/inbound/types";
 import type { BodySummaryResult } from "@/lib/relay/request-body";
 import type { RelayMode } from "@/lib/relay/types";
 
@@ -59,12 +58,17 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
  * The answer body to a body over MAX_BODY_BYTES, from either entry: OpenAI's shape, or the
  * caller's protocol's when the path names another one (lib/relay/inbound).
  */
-export function bodyTooLarge(protocol?: InboundProtocol): unknown {
+export function bodyTooLarge(protocol?: ErrorShape): unknown {
   const { body } = openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
   return protocol ? protocol.errorBody(413, body.error.message, body.error.type, null) : body;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
+
+/** What shapes an error for a caller of another protocol (an InboundProtocol, lib/relay/inbound). */
+export interface ErrorShape {
+  errorBody(status: number, message: string, type: string, code: string | number | null): unknown;
+}
 
 /**
  * An error answer with the request's id: in OpenAI's shape, or in the caller's protocol's
@@ -77,7 +81,7 @@ export function errorResponse(
   code: string | number | null,
   requestId: string,
   param: string | null = null,
-  protocol?: InboundProtocol,
+  protocol?: ErrorShape,
 ): RelayResponse {
   const { body } = openAIError(status, message, type, code, param, requestId);
   const shaped = protocol ? protocol.errorBody(status, body.error.message, type, code) : body;
@@ -85,7 +89,7 @@ export function errorResponse(
 }
 
 /** A RelayError's answer. */
-export function relayErrorResponse(e: RelayError, requestId: string, protocol?: InboundProtocol): RelayResponse {
+export function relayErrorResponse(e: RelayError, requestId: string, protocol?: ErrorShape): RelayResponse {
   return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param, protocol);
 }
 

@@ -7,7 +7,6 @@
 // streams are pushed chunk by chunk into a sink, with backpressure through pause/resume.
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
-import type { UpstreamRequest } from "./providers/types";
 
 export interface UpstreamSink {
   /** One body chunk. Return false to pause the upstream until `UpstreamExchange.resume()`. */
@@ -237,7 +236,11 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, Exchange {
  * (UpstreamRequest.open), else one HTTP request. The relay's attempts and the channel test both
  * send through here.
  */
-export function openExchange(dispatcher: Dispatcher, upstream: UpstreamRequest, headers = upstream.headers): Exchange {
+export function openExchange(
+  dispatcher: Dispatcher,
+  upstream: UpstreamSend & { open?(dispatcher: Dispatcher): Exchange },
+  headers = upstream.headers,
+): Exchange {
   if (upstream.open) return upstream.open(dispatcher);
   return UpstreamExchange.send(dispatcher, { method: upstream.method, url: upstream.url, headers, body: upstream.body });
 }

@@ -7,7 +7,7 @@
 // OpenAI chat.completion, a stream from OpenAI chat.completion.chunk objects, and errors in its
 // own shape. Adding a caller protocol is one folder here plus its line in ./index.ts.
 import type { RelayError } from "@/lib/relay/errors";
-import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
+import type { ErrorShape, RelayRequest, RelayResponse } from "@/lib/relay/http";
 
 /** What the path says beside the body (Gemini names the model and the streaming in its path). */
 export interface InboundRoute {
@@ -53,7 +53,7 @@ export type InboundMatch =
   /** A request of its own (a model list, a token count): answered by the protocol. */
   | { serve(req: RelayRequest, requestId: string): Promise<RelayResponse> };
 
-export interface InboundProtocol {
+export interface InboundProtocol extends ErrorShape {
   readonly name: string;
   /**
    * Whether `method path` is this protocol's, and how it is served. Path without trailing slash;
