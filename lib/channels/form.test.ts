@@ -37,7 +37,7 @@ describe("type-specific fields", () => {
   it("gives each type's other field and default", () => {
     expect(channelTypeFields(3).other?.default).toBe("2023-06-01-preview");
     expect(channelTypeFields(3).baseUrlRequired).toBe(true);
-    expect(channelTypeFields(18).other?.default).toBe("v2.1");
+    expect(channelTypeFields(18).other?.default).toBe("v1.1");
     expect(channelTypeFields(41).other?.default).toBe("us-central1");
     expect(channelTypeFields(39).other?.label).toBe("Account ID");
     expect(channelTypeFields(39).other?.placeholder).toContain("Cloudflare Account ID");
@@ -57,7 +57,7 @@ describe("type-specific fields", () => {
     expect(filled.models).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const azure = withType(openai, 3);
     expect(azure.other).toBe("2023-06-01-preview");
-    expect(withType(azure, 18).other).toBe("v2.1");
+    expect(withType(azure, 18).other).toBe("v1.1");
     expect(withType({ ...azure, other: "2024-02-01" }, 18).other).toBe("2024-02-01");
     expect(withType(azure, 1).other).toBe("");
   });
