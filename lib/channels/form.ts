@@ -90,6 +90,12 @@ const KEY_HINTS: Partial<Record<number, string>> = {
 const VERTEX_KEY_PLACEHOLDER =
   '{\n  "type": "service_account",\n  "project_id": "my-project",\n  "client_email": "relay@my-project.iam.gserviceaccount.com",\n  "private_key": "-----BEGIN PRIVATE KEY-----\\n…",\n  …\n}';
 
+/** Types whose default address is made from the key or `other` (the adapters build it). */
+const DERIVED_BASE_URLS: Partial<Record<number, string>> = {
+  [CHANNEL_TYPES.AWS]: "https://bedrock-runtime.{Region}.amazonaws.com（Region 取自密钥）",
+  [CHANNEL_TYPES.VertexAI]: "https://{部署地区}-aiplatform.googleapis.com",
+};
+
 export function channelTypeFields(type: number): ChannelTypeFields {
   const info = channelTypeInfo(type);
   const other = info?.other
@@ -115,7 +121,7 @@ export function channelTypeFields(type: number): ChannelTypeFields {
       baseUrlRequired: true,
     };
   }
-  const base = info?.baseUrl ?? "";
+  const base = info?.baseUrl || DERIVED_BASE_URLS[type] || "";
   return {
     other,
     ...key,

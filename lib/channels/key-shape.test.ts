@@ -96,6 +96,9 @@ describe("the editor's key field", () => {
     expect(channelTypeFields(41).keyPlaceholder).toContain('"client_email"');
     expect(channelTypeFields(41).keyIsJson).toBe(true);
     expect(channelTypeFields(1).keyHint).toBeNull();
+    // Bedrock's and Vertex's addresses are built from the region: no base URL needed.
+    expect(channelTypeFields(33).baseUrlRequired).toBe(false);
+    expect(channelTypeFields(41).baseUrlPlaceholder).toContain("aiplatform.googleapis.com");
     expect(channelTypeFields(1).batchRefusal).toBeNull();
     expect(channelTypeFields(41).batchRefusal).toBe(CHANNEL_MSG.vertexNoBatch);
   });
