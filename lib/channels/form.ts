@@ -78,7 +78,8 @@ const OTHER_PLACEHOLDERS: Partial<Record<number, string>> = {
 
 /** Where each part of a composite key comes from (the parts are the catalogue's keyFormat). */
 const KEY_HINTS: Partial<Record<number, string>> = {
-  [CHANNEL_TYPES.Baidu]: "千帆应用的 API Key 和 Secret Key，用竖线 | 连接",
+  [CHANNEL_TYPES.Baidu]:
+    "千帆应用的 API Key 和 Secret Key，用竖线 | 连接；也可只填一个 access token（Base URL 为 qianfan.baidubce.com 时填千帆 v2 的 API Key）",
   [CHANNEL_TYPES.Zhipu]: "智谱开放平台的 API Key，形如 id.secret（点号前为 id，点号后为 secret）",
   [CHANNEL_TYPES.ZhipuV4]: "智谱开放平台的 API Key，形如 id.secret（点号前为 id，点号后为 secret）",
   [CHANNEL_TYPES.Xunfei]: "讯飞开放平台应用的 APPID、APISecret、APIKey，按此顺序用竖线 | 连接",

@@ -17,6 +17,7 @@ const SERVICE_ACCOUNT = JSON.stringify(
 describe("composite keys (the shapes the adapters accept)", () => {
   it("takes well-formed keys of every composite type", () => {
     expect(channelKeyProblem(15, "ak|sk")).toBeNull();
+    expect(channelKeyProblem(15, "24.access-token-or-v2-key")).toBeNull();
     expect(channelKeyProblem(16, "abc.def")).toBeNull();
     expect(channelKeyProblem(26, "abc.def")).toBeNull();
     expect(channelKeyProblem(18, "appid|secret|key")).toBeNull();
@@ -29,7 +30,7 @@ describe("composite keys (the shapes the adapters accept)", () => {
   });
 
   it("names the type and its format for a key of the wrong shape", () => {
-    expect(channelKeyProblem(15, "only-one")).toBe(CHANNEL_MSG.keyFormat("百度文心千帆", "API Key|Secret Key"));
+    expect(channelKeyProblem(15, "api-key|")).toBe(CHANNEL_MSG.keyFormat("百度文心千帆", "API Key|Secret Key"));
     expect(channelKeyProblem(15, "a|b|c")).toBe(CHANNEL_MSG.keyFormat("百度文心千帆", "API Key|Secret Key"));
     expect(channelKeyProblem(16, "nodot")).toBe(CHANNEL_MSG.keyFormat("智谱 ChatGLM", "id.secret"));
     expect(channelKeyProblem(26, "a.b.c")).toBe(CHANNEL_MSG.keyFormat("智谱 GLM-4V", "id.secret"));

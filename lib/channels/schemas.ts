@@ -75,7 +75,8 @@ const filled = (parts: string[]) => parts.every((p) => p !== "");
 
 /** What each composite key must look like: the shapes the relay's adapters accept. */
 const KEY_SHAPES: Partial<Record<number, (key: string) => boolean>> = {
-  [CHANNEL_TYPES.Baidu]: (k) => pipeParts(k).length === 2 && filled(pipeParts(k)),
+  // One value without "|" is an access token, or the v2 API's key (lib/relay/providers/baidu).
+  [CHANNEL_TYPES.Baidu]: (k) => !k.includes("|") || (pipeParts(k).length === 2 && filled(pipeParts(k))),
   [CHANNEL_TYPES.Zhipu]: (k) => /^[^.]+\.[^.]+$/.test(k),
   [CHANNEL_TYPES.ZhipuV4]: (k) => /^[^.]+\.[^.]+$/.test(k),
   [CHANNEL_TYPES.Xunfei]: (k) => pipeParts(k).length === 3 && filled(pipeParts(k)),

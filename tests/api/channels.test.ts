@@ -188,7 +188,7 @@ describe("keys of composite types", () => {
   it("refuses a key of the wrong shape, in single and batch mode, and writes nothing", async () => {
     const before = await counts();
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...base, type: 15, key: "api-key-only" }, "百度文心千帆的密钥格式应为 API Key|Secret Key"],
+      [{ ...base, type: 15, key: "api-key|secret|extra" }, "百度文心千帆的密钥格式应为 API Key|Secret Key"],
       [{ ...base, type: 16, key: "no-dot" }, "智谱 ChatGLM的密钥格式应为 id.secret"],
       [{ ...base, type: 18, key: "appid|secret" }, "讯飞星火认知的密钥格式应为 APPID|APISecret|APIKey"],
       [{ ...base, type: 23, key: "secret-only" }, "腾讯混元的密钥格式应为 AppId|SecretId|SecretKey"],
