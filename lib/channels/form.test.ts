@@ -47,12 +47,14 @@ describe("type-specific fields", () => {
     expect(channelTypeFields(1).baseUrlPlaceholder).toContain("https://api.openai.com");
   });
 
-  it("prefills models only when empty and moves a default other to the new type's", () => {
+  it("prefills models when empty or still the old type's defaults, and moves a default other to the new type's", () => {
     const openai = emptyChannelForm(1);
     expect(openai.models).toContain("gpt-4");
     expect(openai.auto_ban).toBe(true);
-    const kept = withType(openai, 43);
-    expect(kept.models).toEqual(openai.models);
+    // Models the admin chose are kept; the old type's untouched defaults are replaced.
+    const chosen = { ...openai, models: ["gpt-4o", "my-model"] };
+    expect(withType(chosen, 43).models).toEqual(["gpt-4o", "my-model"]);
+    expect(withType(openai, 43).models).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const filled = withType({ ...openai, models: [] }, 43);
     expect(filled.models).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const azure = withType(openai, 3);

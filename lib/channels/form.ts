@@ -193,13 +193,17 @@ export function channelFormOf(ch: ChannelView): ChannelFormValues {
 }
 
 /**
- * A type change: empty models take the new type's defaults (spec §4); an `other` that is empty or
- * still the old type's default takes the new type's default.
+ * A type change: empty models take the new type's defaults (spec §4), and so do models still the
+ * old type's defaults; an `other` that is empty or still the old type's default takes the new
+ * type's default.
  */
 export function withType(values: ChannelFormValues, type: number): ChannelFormValues {
   const oldDefault = channelTypeFields(values.type).other?.default ?? "";
   const other = values.other.trim() === "" || values.other === oldDefault ? (channelTypeFields(type).other?.default ?? "") : values.other;
-  const models = values.models.length === 0 ? [...(channelTypeInfo(type)?.models ?? [])] : values.models;
+  // Models untouched since the old type filled them are that type's, not the new one's.
+  const oldModels = channelTypeInfo(values.type)?.models ?? [];
+  const untouched = values.models.length === oldModels.length && values.models.every((m, i) => m === oldModels[i]);
+  const models = values.models.length === 0 || untouched ? [...(channelTypeInfo(type)?.models ?? [])] : values.models;
   // A type whose key cannot be split by lines turns batch mode off.
   const batch = values.batch && channelTypeFields(type).batchRefusal === null;
   return { ...values, type, other, models, batch };

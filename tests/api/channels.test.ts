@@ -188,12 +188,12 @@ describe("keys of composite types", () => {
   it("refuses a key of the wrong shape, in single and batch mode, and writes nothing", async () => {
     const before = await counts();
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...base, type: 15, key: "api-key|secret|extra" }, "百度文心千帆的密钥格式应为 API Key|Secret Key"],
-      [{ ...base, type: 16, key: "no-dot" }, "智谱 ChatGLM的密钥格式应为 id.secret"],
-      [{ ...base, type: 18, key: "appid|secret" }, "讯飞星火认知的密钥格式应为 APPID|APISecret|APIKey"],
-      [{ ...base, type: 23, key: "secret-only" }, "腾讯混元的密钥格式应为 AppId|SecretId|SecretKey"],
-      [{ ...base, type: 33, key: "AKIA|secret" }, "AWS Claude的密钥格式应为 AccessKey|SecretAccessKey|Region"],
-      [{ ...base, type: 33, key: "AKIA|s|us-east-1\nAKIA|s", mode: "batch" }, "第 2 行密钥：AWS Claude的密钥格式应为"],
+      [{ ...base, type: 15, key: "api-key|secret|extra" }, "密钥格式应为 API Key|Secret Key（百度文心千帆）"],
+      [{ ...base, type: 16, key: "no-dot" }, "密钥格式应为 id.secret（智谱 ChatGLM）"],
+      [{ ...base, type: 18, key: "appid|secret" }, "密钥格式应为 APPID|APISecret|APIKey（讯飞星火认知）"],
+      [{ ...base, type: 23, key: "secret-only" }, "密钥格式应为 AppId|SecretId|SecretKey（腾讯混元）"],
+      [{ ...base, type: 33, key: "AKIA|secret" }, "密钥格式应为 AccessKey|SecretAccessKey|Region（AWS Claude）"],
+      [{ ...base, type: 33, key: "AKIA|s|us-east-1\nAKIA|s", mode: "batch" }, "第 2 行：密钥格式应为 AccessKey|SecretAccessKey|Region"],
       [{ ...vertex, key: "sk-not-json" }, "Vertex AI 的密钥应为服务账号的 JSON 凭证"],
       [{ ...vertex, key: JSON.stringify({ project_id: "p", private_key: "k" }) }, "缺少 client_email 字段"],
       [{ ...vertex, key: serviceAccount, mode: "batch" }, "不能批量创建"],
@@ -224,7 +224,7 @@ describe("keys of composite types", () => {
     const put = (body: Record<string, unknown>) => call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, ...body } });
     const alone = await put({ key: "appid|secret", name: "renamed" });
     expect(alone.status).toBe(400);
-    expect(alone.json.message).toContain("讯飞星火认知的密钥格式应为 APPID|APISecret|APIKey");
+    expect(alone.json.message).toContain("密钥格式应为 APPID|APISecret|APIKey（讯飞星火认知）");
     const moved = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 41, key: "appid|secret|key" } });
     expect(moved.status).toBe(400);
     expect(moved.json.message).toContain("Vertex AI 的密钥应为服务账号的 JSON 凭证");

@@ -3,7 +3,7 @@
 // AI's service-account JSON key (a monospace textarea, checked before saving, no batch mode).
 // Driven as root through the real console; screenshots in light, dark and at 390 px.
 import { ROOT_STATE } from "./env";
-import { expect, type Page, shot, test, toast } from "./support";
+import { expect, type Page, shot as fullPageShot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 test.describe.configure({ mode: "serial" });
@@ -26,6 +26,12 @@ const SERVICE_ACCOUNT = JSON.stringify(
 
 const keyField = (page: Page) => page.getByRole("textbox", { name: "密钥", exact: true });
 const batchSwitch = (page: Page) => page.getByRole("switch", { name: "批量创建（一行一个密钥）" });
+
+/** A full-page screenshot from the top (a scrolled page draws its sticky header mid-page). */
+async function shot(page: Page, name: string) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await fullPageShot(page, name);
+}
 
 async function pickType(page: Page, label: string) {
   await page.getByRole("combobox", { name: "类型" }).click();
@@ -61,16 +67,20 @@ test("Bedrock and Spark keys: the format is shown, and a key of the wrong shape 
   await page.getByRole("textbox", { name: "名称", exact: true }).fill(`bedrock${uid}`);
   await keyField(page).fill("AKIAEXAMPLE|secret");
   await page.getByRole("button", { name: "提交", exact: true }).click();
-  await expect(toast(page, "AWS Claude的密钥格式应为 AccessKey|SecretAccessKey|Region")).toBeVisible();
+  await expect(toast(page, "密钥格式应为 AccessKey|SecretAccessKey|Region（AWS Claude）")).toBeVisible();
   await shot(page, "channel-editor-bedrock");
 
   await pickType(page, "讯飞星火认知");
   await expect(keyField(page)).toHaveAttribute("placeholder", "按照如下格式输入：APPID|APISecret|APIKey");
   await expect(page.getByText("讯飞开放平台应用的 APPID、APISecret、APIKey")).toBeVisible();
   await expect(page.getByRole("textbox", { name: "星火大模型版本", exact: true })).toHaveValue("v1.1");
+  // Bedrock's untouched default models became Spark's.
+  const models = page.locator(".mantine-MultiSelect-root").first();
+  await expect(models.getByText("SparkDesk-v3.5", { exact: true })).toBeVisible();
+  await expect(models.getByText("claude-3-haiku-20240307", { exact: true })).toHaveCount(0);
   await keyField(page).fill("appid|apisecret");
   await page.getByRole("button", { name: "提交", exact: true }).click();
-  await expect(toast(page, "讯飞星火认知的密钥格式应为 APPID|APISecret|APIKey")).toBeVisible();
+  await expect(toast(page, "密钥格式应为 APPID|APISecret|APIKey（讯飞星火认知）")).toBeVisible();
   await shot(page, "channel-editor-spark");
   // Nothing was saved.
   expect(await findChannels(page, `bedrock${uid}`)).toHaveLength(0);
@@ -87,6 +97,7 @@ test("a Vertex AI channel from its service-account JSON key; batch mode is off f
   await expect(page.getByText("Vertex AI 的密钥是多行的 JSON 凭证，不能批量创建")).toBeVisible();
   await expect(keyField(page)).toHaveAttribute("placeholder", /"client_email"/);
   await expect(page.getByRole("textbox", { name: "部署地区（Region）", exact: true })).toHaveValue("us-central1");
+  await expect(page.locator(".mantine-MultiSelect-root").first().getByText("gemini-1.5-pro-001", { exact: true })).toBeVisible();
   await expect(page.getByRole("textbox", { name: "Base URL" })).toHaveAttribute("placeholder", /aiplatform\.googleapis\.com/);
   await shot(page, "channel-editor-vertex-empty");
 
