@@ -124,6 +124,9 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   };
 
   const canFetch = modelListTypes.includes(values.type);
+  const keyDescription = channel
+    ? [`密钥只写不读${root ? "" : "；修改类型或 Base URL 时需重新填写密钥"}`, fields.keyHint].filter(Boolean).join("；")
+    : (fields.keyHint ?? undefined);
 
   return (
     <Stack gap="md" maw={900}>
@@ -193,21 +196,24 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 placeholder={
                   channel ? "留空表示不修改密钥" : values.batch ? "请输入密钥，一行一个，每个密钥创建一个渠道" : fields.keyPlaceholder
                 }
-                description={
-                  channel
-                    ? `密钥只写不读${root ? "" : "；修改类型或 Base URL 时需重新填写密钥"}${channelTypeInfo(values.type)?.keyFormat ? `；格式：${channelTypeInfo(values.type)?.keyFormat}` : ""}`
-                    : undefined
-                }
+                description={keyDescription}
                 autosize
-                minRows={values.batch ? 4 : 2}
-                maxRows={12}
+                minRows={fields.keyIsJson ? 8 : values.batch ? 4 : 2}
+                maxRows={fields.keyIsJson ? 20 : 12}
                 value={values.key}
                 onChange={(e) => set("key", e.currentTarget.value)}
                 autoComplete="off"
                 spellCheck={false}
+                styles={fields.keyIsJson ? { input: { fontFamily: "var(--mantine-font-family-monospace)" } } : undefined}
               />
               {!channel && (
-                <Switch label="批量创建（一行一个密钥）" checked={values.batch} onChange={(e) => set("batch", e.currentTarget.checked)} />
+                <Switch
+                  label="批量创建（一行一个密钥）"
+                  checked={values.batch}
+                  disabled={fields.batchRefusal !== null}
+                  description={fields.batchRefusal ?? undefined}
+                  onChange={(e) => set("batch", e.currentTarget.checked)}
+                />
               )}
             </Stack>
             <Stack gap={6}>

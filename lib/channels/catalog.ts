@@ -284,7 +284,9 @@ export const CHANNEL_CATALOG = {
     // The WebSocket API's host (wss://…/{version}/chat); an http(s) base URL is used as ws(s).
     baseUrl: "https://spark-api.xf-yun.com",
     models: ["SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1", "SparkDesk-v3.5", "SparkDesk-v4.0"],
-    other: apiVersion("v2.1"),
+    // The version a model name does not carry (SparkDesk-v3.5 does); Lite v1.1 is the adapter's
+    // fallback too (lib/relay/providers/spark/auth.ts). v2.1 is retired by iFlytek.
+    other: { label: "星火大模型版本", default: "v1.1" },
     keyFormat: "APPID|APISecret|APIKey",
   },
   19: {
@@ -326,7 +328,7 @@ export const CHANNEL_CATALOG = {
       "gemini-1.5-flash-exp-0827",
       "gemini-exp-1114",
     ],
-    other: { label: "API 版本（留空为 v1beta）", default: "" },
+    other: apiVersion("v1beta"),
   },
   25: {
     name: "Moonshot",
@@ -428,7 +430,7 @@ export const CHANNEL_CATALOG = {
       "text-multilingual-embedding-002",
     ],
     // A plain region, or JSON {"default": "us-central1", "<model>": "<region>"}.
-    other: { label: "部署地区", default: "us-central1" },
+    other: { label: "部署地区（Region）", default: "us-central1" },
     keyFormat: "服务账号 JSON 凭证",
   },
   42: {

@@ -37,7 +37,7 @@ describe("type-specific fields", () => {
   it("gives each type's other field and default", () => {
     expect(channelTypeFields(3).other?.default).toBe("2023-06-01-preview");
     expect(channelTypeFields(3).baseUrlRequired).toBe(true);
-    expect(channelTypeFields(18).other?.default).toBe("v2.1");
+    expect(channelTypeFields(18).other?.default).toBe("v1.1");
     expect(channelTypeFields(41).other?.default).toBe("us-central1");
     expect(channelTypeFields(39).other?.label).toBe("Account ID");
     expect(channelTypeFields(39).other?.placeholder).toContain("Cloudflare Account ID");
@@ -47,17 +47,19 @@ describe("type-specific fields", () => {
     expect(channelTypeFields(1).baseUrlPlaceholder).toContain("https://api.openai.com");
   });
 
-  it("prefills models only when empty and moves a default other to the new type's", () => {
+  it("prefills models when empty or still the old type's defaults, and moves a default other to the new type's", () => {
     const openai = emptyChannelForm(1);
     expect(openai.models).toContain("gpt-4");
     expect(openai.auto_ban).toBe(true);
-    const kept = withType(openai, 43);
-    expect(kept.models).toEqual(openai.models);
+    // Models the admin chose are kept; the old type's untouched defaults are replaced.
+    const chosen = { ...openai, models: ["gpt-4o", "my-model"] };
+    expect(withType(chosen, 43).models).toEqual(["gpt-4o", "my-model"]);
+    expect(withType(openai, 43).models).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const filled = withType({ ...openai, models: [] }, 43);
     expect(filled.models).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const azure = withType(openai, 3);
     expect(azure.other).toBe("2023-06-01-preview");
-    expect(withType(azure, 18).other).toBe("v2.1");
+    expect(withType(azure, 18).other).toBe("v1.1");
     expect(withType({ ...azure, other: "2024-02-01" }, 18).other).toBe("2024-02-01");
     expect(withType(azure, 1).other).toBe("");
   });

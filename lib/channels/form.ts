@@ -4,7 +4,7 @@
 // server's own schemas), so each text exists once.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, channelTypeInfo } from "@/lib/channels/catalog";
 import { joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
-import { channelCreateSchema, channelUpdateSchema } from "@/lib/channels/schemas";
+import { CHANNEL_MSG, channelCreateSchema, channelKeyProblem, channelUpdateSchema } from "@/lib/channels/schemas";
 import type { ChannelView } from "@/lib/channels/view";
 
 export const CHANNEL_FORM_MSG = {
@@ -54,6 +54,12 @@ export function responseTimeTag(ms: number): { label: string; color: string } {
 export type ChannelTypeFields = {
   other: { label: string; default: string; placeholder: string } | null;
   keyPlaceholder: string;
+  /** What the key is made of, for types whose key is more than one API key; null otherwise. */
+  keyHint: string | null;
+  /** The key is a multi-line JSON document (Vertex AI): a monospace field, no batch mode. */
+  keyIsJson: boolean;
+  /** Why batch mode (one key per line) cannot be used for this type; null when it can. */
+  batchRefusal: string | null;
   baseUrlLabel: string;
   baseUrlPlaceholder: string;
   /** The type has no default address: a base URL must be given. */
@@ -62,11 +68,33 @@ export type ChannelTypeFields = {
 
 const OTHER_PLACEHOLDERS: Partial<Record<number, string>> = {
   [CHANNEL_TYPES.Azure]: "请输入默认 API 版本，例如：2023-06-01-preview",
-  [CHANNEL_TYPES.Xunfei]: "请输入星火大模型版本，例如：v2.1",
+  [CHANNEL_TYPES.Xunfei]: "请输入星火大模型版本，例如：v3.5、v4.0；模型名自带版本时（如 SparkDesk-v3.5）以模型为准",
   [CHANNEL_TYPES.VertexAI]: '请输入部署地区，例如：us-central1；或 JSON：{"default": "us-central1", "模型": "地区"}',
+  [CHANNEL_TYPES.AIProxyLibrary]: "请输入 AI Proxy 知识库 ID",
   [CHANNEL_TYPES.Cloudflare]: "请输入 Cloudflare Account ID",
   [CHANNEL_TYPES.Ali]: "请输入插件名称，例如：WebSearch",
-  [CHANNEL_TYPES.Gemini]: "请输入 API 版本，例如：v1（留空为 v1beta）",
+  [CHANNEL_TYPES.Gemini]: "请输入 API 版本，例如：v1beta、v1",
+};
+
+/** Where each part of a composite key comes from (the parts are the catalogue's keyFormat). */
+const KEY_HINTS: Partial<Record<number, string>> = {
+  [CHANNEL_TYPES.Baidu]:
+    "千帆应用的 API Key 和 Secret Key，用竖线 | 连接；也可只填一个 access token（Base URL 为 qianfan.baidubce.com 时填千帆 v2 的 API Key）",
+  [CHANNEL_TYPES.Zhipu]: "智谱开放平台的 API Key，形如 id.secret（点号前为 id，点号后为 secret）",
+  [CHANNEL_TYPES.ZhipuV4]: "智谱开放平台的 API Key，形如 id.secret（点号前为 id，点号后为 secret）",
+  [CHANNEL_TYPES.Xunfei]: "讯飞开放平台应用的 APPID、APISecret、APIKey，按此顺序用竖线 | 连接",
+  [CHANNEL_TYPES.Tencent]: "腾讯云的 AppId、SecretId、SecretKey，按此顺序用竖线 | 连接",
+  [CHANNEL_TYPES.AWS]: "AWS 的 Access Key ID、Secret Access Key 和 Bedrock 所在地区（如 us-east-1），用竖线 | 连接",
+  [CHANNEL_TYPES.VertexAI]: "Google Cloud 服务账号的 JSON 凭证，整份粘贴；须含 project_id、client_email 和 private_key",
+};
+
+const VERTEX_KEY_PLACEHOLDER =
+  '{\n  "type": "service_account",\n  "project_id": "my-project",\n  "client_email": "relay@my-project.iam.gserviceaccount.com",\n  "private_key": "-----BEGIN PRIVATE KEY-----\\n…",\n  …\n}';
+
+/** Types whose default address is made from the key or `other` (the adapters build it). */
+const DERIVED_BASE_URLS: Partial<Record<number, string>> = {
+  [CHANNEL_TYPES.AWS]: "https://bedrock-runtime.{Region}.amazonaws.com（Region 取自密钥）",
+  [CHANNEL_TYPES.VertexAI]: "https://{部署地区}-aiplatform.googleapis.com",
 };
 
 export function channelTypeFields(type: number): ChannelTypeFields {
@@ -74,20 +102,30 @@ export function channelTypeFields(type: number): ChannelTypeFields {
   const other = info?.other
     ? { label: info.other.label, default: info.other.default, placeholder: OTHER_PLACEHOLDERS[type] ?? `请输入${info.other.label}` }
     : null;
-  const keyPlaceholder = info?.keyFormat ? `按照如下格式输入：${info.keyFormat}` : "请输入渠道对应的鉴权密钥";
+  const keyIsJson = type === CHANNEL_TYPES.VertexAI;
+  const key = {
+    keyPlaceholder: keyIsJson
+      ? VERTEX_KEY_PLACEHOLDER
+      : info?.keyFormat
+        ? `按照如下格式输入：${info.keyFormat}`
+        : "请输入渠道对应的鉴权密钥",
+    keyHint: info?.keyFormat ? (KEY_HINTS[type] ?? `格式：${info.keyFormat}`) : null,
+    keyIsJson,
+    batchRefusal: keyIsJson ? CHANNEL_MSG.vertexNoBatch : null,
+  };
   if (type === CHANNEL_TYPES.Azure) {
     return {
       other,
-      keyPlaceholder,
+      ...key,
       baseUrlLabel: "AZURE_OPENAI_ENDPOINT",
       baseUrlPlaceholder: "请输入 AZURE_OPENAI_ENDPOINT，例如：https://docs-test-001.openai.azure.com",
       baseUrlRequired: true,
     };
   }
-  const base = info?.baseUrl ?? "";
+  const base = info?.baseUrl || DERIVED_BASE_URLS[type] || "";
   return {
     other,
-    keyPlaceholder,
+    ...key,
     baseUrlLabel: "Base URL",
     baseUrlPlaceholder: base ? `留空使用默认地址：${base}` : "请输入上游地址，例如：https://example.com",
     baseUrlRequired: !base,
@@ -155,14 +193,20 @@ export function channelFormOf(ch: ChannelView): ChannelFormValues {
 }
 
 /**
- * A type change: empty models take the new type's defaults (spec §4); an `other` that is empty or
- * still the old type's default takes the new type's default.
+ * A type change: empty models take the new type's defaults (spec §4), and so do models still the
+ * old type's defaults; an `other` that is empty or still the old type's default takes the new
+ * type's default.
  */
 export function withType(values: ChannelFormValues, type: number): ChannelFormValues {
   const oldDefault = channelTypeFields(values.type).other?.default ?? "";
   const other = values.other.trim() === "" || values.other === oldDefault ? (channelTypeFields(type).other?.default ?? "") : values.other;
-  const models = values.models.length === 0 ? [...(channelTypeInfo(type)?.models ?? [])] : values.models;
-  return { ...values, type, other, models };
+  // Models untouched since the old type filled them are that type's, not the new one's.
+  const oldModels = channelTypeInfo(values.type)?.models ?? [];
+  const untouched = values.models.length === oldModels.length && values.models.every((m, i) => m === oldModels[i]);
+  const models = values.models.length === 0 || untouched ? [...(channelTypeInfo(type)?.models ?? [])] : values.models;
+  // A type whose key cannot be split by lines turns batch mode off.
+  const batch = values.batch && channelTypeFields(type).batchRefusal === null;
+  return { ...values, type, other, models, batch };
 }
 
 /** Custom models typed as "a, b": the new ones are added; `duplicate` when any was already chosen. */
@@ -221,6 +265,9 @@ export function channelUpdateBody(id: number, v: ChannelFormValues, original: Ch
   for (const name of Object.keys(now) as Array<keyof typeof now>) if (now[name] !== before[name]) body[name] = now[name];
   if (v.key.trim()) body.key = v.key.trim();
   if (Object.keys(body).length === 1) return { ok: false, message: CHANNEL_FORM_MSG.unchanged };
+  // The server checks a key alone against the stored type; the form knows the type.
+  const keyProblem = v.key.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
+  if (keyProblem) return { ok: false, message: keyProblem };
   // A name or models cleared to empty are sent so the server's rule answers.
   const parsed = channelUpdateSchema.safeParse(body);
   return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };

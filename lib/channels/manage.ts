@@ -9,7 +9,7 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities";
 import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
-import type { ChannelCreateInput, ChannelUpdateInput } from "@/lib/channels/schemas";
+import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyProblem } from "@/lib/channels/schemas";
 import { addressColumns, checkChannelAddress, movesChannel } from "@/lib/channels/address";
 import { isRoot } from "@/lib/auth/roles";
 import { relayRefusal } from "@/lib/relay/providers";
@@ -87,6 +87,9 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
   // A row of a type that is not relayed may still be edited; changing a type to one is refused.
   if (type !== undefined && type !== current.type) refuseNotRelayed(type);
   const newKey = key?.trim() ?? "";
+  // The schema checked a key sent with its type; a key alone is checked against the stored type.
+  const keyProblem = newKey && type === undefined ? channelKeyProblem(current.type, newKey) : null;
+  if (keyProblem) throw badRequest(keyProblem);
   const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
   const moved = movesChannel(current, address);
   if (moved) await checkChannelAddress(actor, address, newKey !== "");

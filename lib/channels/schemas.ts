@@ -5,7 +5,7 @@ import { z } from "zod";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
-import { isChannelType } from "@/lib/channels/catalog";
+import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
 
 export const CHANNEL_MSG = {
@@ -18,6 +18,11 @@ export const CHANNEL_MSG = {
   weightMin: "权重不能小于 0",
   noneSelected: "请先选择要删除的通道！",
   keyRequiredToMove: "修改渠道类型或 Base URL 时请重新填写渠道密钥！",
+  keyFormat: (typeName: string, format: string) => `密钥格式应为 ${format}（${typeName}）`,
+  keyLine: (line: number, message: string) => `第 ${line} 行：${message}`,
+  vertexKeyNotJson: "Vertex AI 的密钥应为服务账号的 JSON 凭证（一个 JSON 对象），当前内容不是合法的 JSON 对象",
+  vertexKeyField: (field: string) => `Vertex AI 的服务账号 JSON 凭证缺少 ${field} 字段`,
+  vertexNoBatch: "Vertex AI 的密钥是多行的 JSON 凭证，不能批量创建，请一次创建一个渠道",
   internalAddress: (host: string, address: string) =>
     host === address
       ? `不能将渠道指向本机、内网或链路本地地址 ${address}！`
@@ -62,6 +67,55 @@ const channelFields = z.object({
 
 type Fields = z.output<typeof channelFields>;
 
+/** The fields of a service-account JSON key that the Vertex adapter signs with (lib/relay/providers/vertex/token.ts). */
+const VERTEX_KEY_FIELDS = ["project_id", "client_email", "private_key"] as const;
+
+const pipeParts = (key: string) => key.split("|").map((p) => p.trim());
+const filled = (parts: string[]) => parts.every((p) => p !== "");
+
+/** What each composite key must look like: the shapes the relay's adapters accept. */
+const KEY_SHAPES: Partial<Record<number, (key: string) => boolean>> = {
+  // One value without "|" is an access token, or the v2 API's key (lib/relay/providers/baidu).
+  [CHANNEL_TYPES.Baidu]: (k) => !k.includes("|") || (pipeParts(k).length === 2 && filled(pipeParts(k))),
+  [CHANNEL_TYPES.Zhipu]: (k) => /^[^.]+\.[^.]+$/.test(k),
+  [CHANNEL_TYPES.ZhipuV4]: (k) => /^[^.]+\.[^.]+$/.test(k),
+  [CHANNEL_TYPES.Xunfei]: (k) => pipeParts(k).length === 3 && filled(pipeParts(k)),
+  // The adapter also takes SecretId|SecretKey (the AppId is not signed with).
+  [CHANNEL_TYPES.Tencent]: (k) => [2, 3].includes(pipeParts(k).length) && filled(pipeParts(k)),
+  [CHANNEL_TYPES.AWS]: (k) => pipeParts(k).length === 3 && filled(pipeParts(k)) && /^[a-z0-9-]+$/.test(pipeParts(k)[2]!),
+};
+
+function vertexKeyProblem(key: string): string | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(key);
+  } catch {
+    return CHANNEL_MSG.vertexKeyNotJson;
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) return CHANNEL_MSG.vertexKeyNotJson;
+  const o = v as Record<string, unknown>;
+  const missing = VERTEX_KEY_FIELDS.find((f) => typeof o[f] !== "string" || o[f] === "");
+  return missing ? CHANNEL_MSG.vertexKeyField(missing) : null;
+}
+
+/** Why one (trimmed, non-empty) key cannot serve a channel of this type, or null when it can. */
+export function channelKeyProblem(type: number, key: string): string | null {
+  if (type === CHANNEL_TYPES.VertexAI) return vertexKeyProblem(key);
+  const info = channelTypeInfo(type);
+  const shape = KEY_SHAPES[type];
+  return info?.keyFormat && shape && !shape(key) ? CHANNEL_MSG.keyFormat(info.name, info.keyFormat) : null;
+}
+
+/** The first problem among the keys of a create request (batch: one per line, named by its line). */
+export function channelKeysProblem(type: number, keys: string[], batch: boolean): string | null {
+  if (batch && type === CHANNEL_TYPES.VertexAI) return CHANNEL_MSG.vertexNoBatch;
+  for (const [i, key] of keys.entries()) {
+    const problem = channelKeyProblem(type, key);
+    if (problem) return batch ? CHANNEL_MSG.keyLine(i + 1, problem) : problem;
+  }
+  return null;
+}
+
 function checkMappings(v: Fields, ctx: z.RefinementCtx) {
   if (v.model_mapping !== undefined && parseStringMap(v.model_mapping) === null) {
     ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelMappingInvalid, path: [] });
@@ -80,12 +134,17 @@ export const channelCreateSchema = channelFields
     const keys = v.mode === "batch" ? splitKeyLines(v.key ?? "") : [(v.key ?? "").trim()].filter(Boolean);
     if (!v.name || keys.length === 0) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
     if (!v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
+    const keyProblem = keys.length > 0 ? channelKeysProblem(v.type ?? CHANNEL_TYPES.OpenAI, keys, v.mode === "batch") : null;
+    if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
     checkMappings(v, ctx);
   });
 
 export const channelUpdateSchema = channelFields.extend({ id: z.coerce.number().int().positive() }).superRefine((v, ctx) => {
   if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
   if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
+  // A key with the type it is for; a key alone is checked against the stored type (lib/channels/manage).
+  const keyProblem = v.type !== undefined && v.key?.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
+  if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
   checkMappings(v, ctx);
 });
 

@@ -172,6 +172,69 @@ describe("channel types the relay does not serve", () => {
   });
 });
 
+describe("keys of composite types", () => {
+  const serviceAccount = JSON.stringify(
+    {
+      type: "service_account",
+      project_id: "qiao-e2e",
+      private_key: "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n",
+      client_email: "relay@qiao-e2e.iam.gserviceaccount.com",
+    },
+    null,
+    2,
+  );
+  const vertex = { ...base, type: 41, name: "vertex", models: "gemini-1.5-pro-001" };
+
+  it("refuses a key of the wrong shape, in single and batch mode, and writes nothing", async () => {
+    const before = await counts();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, type: 15, key: "api-key|secret|extra" }, "密钥格式应为 API Key|Secret Key（百度文心千帆）"],
+      [{ ...base, type: 16, key: "no-dot" }, "密钥格式应为 id.secret（智谱 ChatGLM）"],
+      [{ ...base, type: 18, key: "appid|secret" }, "密钥格式应为 APPID|APISecret|APIKey（讯飞星火认知）"],
+      [{ ...base, type: 23, key: "secret-only" }, "密钥格式应为 AppId|SecretId|SecretKey（腾讯混元）"],
+      [{ ...base, type: 33, key: "AKIA|secret" }, "密钥格式应为 AccessKey|SecretAccessKey|Region（AWS Claude）"],
+      [{ ...base, type: 33, key: "AKIA|s|us-east-1\nAKIA|s", mode: "batch" }, "第 2 行：密钥格式应为 AccessKey|SecretAccessKey|Region"],
+      [{ ...vertex, key: "sk-not-json" }, "Vertex AI 的密钥应为服务账号的 JSON 凭证"],
+      [{ ...vertex, key: JSON.stringify({ project_id: "p", private_key: "k" }) }, "缺少 client_email 字段"],
+      [{ ...vertex, key: serviceAccount, mode: "batch" }, "不能批量创建"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await create(body);
+      expect(res.status, message).toBe(400);
+      expect(res.json.success).toBe(false);
+      expect(res.json.message).toContain(message);
+    }
+    expect(await counts()).toEqual(before);
+  });
+
+  it("creates a Vertex channel from a multi-line JSON key, stored whole", async () => {
+    const res = await create({ ...vertex, key: serviceAccount });
+    expect(res.json.success).toBe(true);
+    const db = await getDb();
+    const row = await db.channel.findUniqueOrThrow({ where: { id: res.json.data[0].id } });
+    expect(open(row.key)).toBe(serviceAccount);
+    expect(row.other).toBe("us-central1");
+  });
+
+  it("checks a new key on update against the stored type, and writes nothing when it is wrong", async () => {
+    const made = await create({ ...base, type: 18, name: "spark", key: "appid|secret|key", models: "SparkDesk-v3.5" });
+    const id = made.json.data[0].id;
+    const db = await getDb();
+    const before = await db.channel.findUniqueOrThrow({ where: { id } });
+    const put = (body: Record<string, unknown>) => call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, ...body } });
+    const alone = await put({ key: "appid|secret", name: "renamed" });
+    expect(alone.status).toBe(400);
+    expect(alone.json.message).toContain("密钥格式应为 APPID|APISecret|APIKey（讯飞星火认知）");
+    const moved = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 41, key: "appid|secret|key" } });
+    expect(moved.status).toBe(400);
+    expect(moved.json.message).toContain("Vertex AI 的密钥应为服务账号的 JSON 凭证");
+    expect(await db.channel.findUniqueOrThrow({ where: { id } })).toEqual(before);
+    const good = await put({ key: "appid2|secret2|key2" });
+    expect(good.json.success).toBe(true);
+    expect(open((await db.channel.findUniqueOrThrow({ where: { id } })).key)).toBe("appid2|secret2|key2");
+  });
+});
+
 describe("reading channels", () => {
   let target: { id: number; key: string };
 

@@ -16,7 +16,11 @@ import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamReq
 import { toBatchEmbed, toGenerateContent } from "./convert-request";
 import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
 
-const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Gemini];
+const {
+  name,
+  baseUrl: defaultBaseUrl,
+  other: { default: DEFAULT_VERSION },
+} = CHANNEL_CATALOG[CHANNEL_TYPES.Gemini];
 const MODES: readonly RelayMode[] = ["chat", "embeddings"];
 const supportedModes = new Set(MODES);
 
@@ -103,7 +107,7 @@ export const gemini: ProviderAdapter = {
   buildRequest(input) {
     if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const base = baseUrlOf(input, defaultBaseUrl, name);
-    const version = input.channel.other.trim() || "v1beta";
+    const version = input.channel.other.trim() || DEFAULT_VERSION;
     if (input.mode === "embeddings") return embeddingsRequest(input, base, version);
     const modelUrl = `${base}/${version}/models/${modelSegment(input.upstreamModel)}`;
     return geminiChatRequest(input, modelUrl, { "x-goog-api-key": input.channel.key });
