@@ -115,26 +115,31 @@ export function openAIUsage(prompt: number, completion: number, total?: number):
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total ?? prompt + completion };
 }
 
-export function chatCompletion(ctx: AnswerContext, content: string, finishReason: string, usage: Obj | undefined): Obj {
+/** A `chat.completion` with one choice: its text, or its whole message (tool calls, reasoning…). */
+export function chatCompletion(ctx: AnswerContext, content: string | Obj, finishReason: string, usage?: Obj | null): Obj {
+  const message = typeof content === "string" ? { role: "assistant", content } : { role: "assistant", ...content };
   const out: Obj = {
     id: ctx.id,
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
+    choices: [{ index: 0, message, finish_reason: finishReason }],
   };
   if (usage) out.usage = usage;
   return out;
 }
 
-/** One chat.completion.chunk; `usage` rides on it when given. */
-export function chatChunk(ctx: AnswerContext, delta: Obj, finishReason: string | null, usage?: Obj): Obj {
+/**
+ * One chat.completion.chunk; `usage` rides on it when given. A null `delta` with a usage is the
+ * usage-only chunk (`choices: []`).
+ */
+export function chatChunk(ctx: AnswerContext, delta: Obj | null, finishReason: string | null = null, usage?: Obj | null): Obj {
   const out: Obj = {
     id: ctx.id,
     object: "chat.completion.chunk",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    choices: delta ? [{ index: 0, delta, finish_reason: finishReason }] : [],
   };
   if (usage) out.usage = usage;
   return out;

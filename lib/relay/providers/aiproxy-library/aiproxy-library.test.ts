@@ -56,7 +56,7 @@ describe("AI Proxy knowledge base adapter", () => {
   it("turns success: false into OpenAI's error", () => {
     const req = build({ model: "m", messages: [{ role: "user", content: "x" }] });
     expect(JSON.parse(req.response!.json(JSON.parse(fixture("error.json"))).body)).toEqual({
-      error: { message: "知识库不存在", type: "upstream_error", code: 10003 },
+      error: { message: "知识库不存在", type: "upstream_error", param: null, code: 10003 },
     });
   });
 

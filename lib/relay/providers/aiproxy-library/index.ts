@@ -4,7 +4,17 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { AnswerIds, chatRequest, chunk, completion, errorAnswer, isObj, jsonAnswer, type Obj, transcript } from "../flat-chat";
+import {
+  answerContext,
+  type AnswerContext,
+  chatChunk,
+  chatCompletion,
+  isObj,
+  jsonAnswer,
+  type Obj,
+  openAIErrorBody,
+} from "../convert-shared";
+import { chatRequest, transcript } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 
@@ -27,21 +37,21 @@ export function referenceList(documents: unknown): string {
 function libraryError(r: Obj): Obj {
   const message = [r.errMsg, r.message].find((m) => typeof m === "string" && m !== "") as string | undefined;
   const code = typeof r.errCode === "number" || typeof r.errCode === "string" ? r.errCode : null;
-  return errorAnswer(message ?? "AI Proxy knowledge base returned an error", code);
+  return openAIErrorBody(message ?? "AI Proxy knowledge base returned an error", code);
 }
 
 /** `{success, answer, documents, errCode, errMsg}` → `chat.completion` (or OpenAI's error). */
-export function libraryToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
+export function libraryToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
   const r = isObj(upstream) ? upstream : {};
   if (r.success !== true) return libraryError(r);
   const answer = typeof r.answer === "string" ? r.answer : "";
-  return completion(ids, { content: answer + referenceList(r.documents) }, "stop");
+  return chatCompletion(ids, { content: answer + referenceList(r.documents) }, "stop");
 }
 
 /** Per call: stream events `{content, finish, documents?}` → chunks. */
 export class LibraryStream {
   private started = false;
-  constructor(private readonly ids: AnswerIds) {}
+  constructor(private readonly ids: AnswerContext) {}
 
   event(data: unknown): Obj | null {
     if (!isObj(data)) return null;
@@ -51,7 +61,7 @@ export class LibraryStream {
     if (content === "" && data.finish !== true) return null;
     const delta: Obj = this.started ? { content } : { role: "assistant", content };
     this.started = true;
-    return chunk(this.ids, delta, data.finish === true ? "stop" : null);
+    return chatChunk(this.ids, delta, data.finish === true ? "stop" : null);
   }
 }
 
@@ -68,7 +78,7 @@ export const aiproxyLibrary: ProviderAdapter = {
     }
     const base = baseUrlOf(input, defaultBaseUrl, name);
     const { messages } = chatRequest(input);
-    const ids = new AnswerIds(input.upstreamModel);
+    const ids = answerContext(input.upstreamModel);
     const stream = new LibraryStream(ids);
     return {
       method: "POST",

@@ -2,11 +2,22 @@
 // `POST /v1/rerank`. v2 rather than v1: its messages, roles and tools are OpenAI's shapes, so a
 // conversation with tool calls converts without loss, and its stream is server-sent events.
 // Pure (ids and timestamps come from the caller).
-import { embeddingList, embeddingTexts } from "../convert-shared";
-import { type AnswerIds, type ChatMessage, chunk, completion, errorAnswer, isObj, num, type Obj, openAIUsage } from "../flat-chat";
+import {
+  type AnswerContext,
+  chatChunk,
+  chatCompletion,
+  embeddingList,
+  embeddingTexts,
+  isObj,
+  num,
+  type Obj,
+  openAIErrorBody,
+  openAIUsage,
+} from "../convert-shared";
+import type { RequestMessage } from "../flat-chat";
 
 /** Canonical request → Cohere v2 chat body. */
-export function toCohereChat(json: Obj, messages: readonly ChatMessage[], model: string, stream: boolean): Obj {
+export function toCohereChat(json: Obj, messages: readonly RequestMessage[], model: string, stream: boolean): Obj {
   const out: Obj = { model, messages: messages.map(toCohereMessage), stream };
   const maxTokens = json.max_completion_tokens ?? json.max_tokens;
   if (typeof maxTokens === "number") out.max_tokens = maxTokens;
@@ -26,7 +37,7 @@ export function toCohereChat(json: Obj, messages: readonly ChatMessage[], model:
   return out;
 }
 
-function toCohereMessage(m: ChatMessage): Obj {
+function toCohereMessage(m: RequestMessage): Obj {
   switch (m.role) {
     case "system":
     case "developer":
@@ -65,11 +76,11 @@ export function cohereUsage(usage: unknown): Obj | null {
   if (!isObj(usage)) return null;
   const units = isObj(usage.billed_units) ? usage.billed_units : isObj(usage.tokens) ? usage.tokens : null;
   if (!units) return null;
-  return openAIUsage(num(units.input_tokens), num(units.output_tokens));
+  return openAIUsage(num(units.input_tokens) ?? 0, num(units.output_tokens) ?? 0);
 }
 
 /** A v2 chat answer → `chat.completion`. */
-export function cohereChatToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
+export function cohereChatToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
   const r = isObj(upstream) ? upstream : {};
   const msg = isObj(r.message) ? r.message : {};
   const text = Array.isArray(msg.content)
@@ -86,13 +97,13 @@ export function cohereChatToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
       function: { name: isObj(t.function) ? t.function.name : "", arguments: isObj(t.function) ? (t.function.arguments ?? "") : "" },
     }));
   }
-  return completion(ids, message, finishOf(r.finish_reason), cohereUsage(r.usage));
+  return chatCompletion(ids, message, finishOf(r.finish_reason), cohereUsage(r.usage));
 }
 
 /** Per call: v2 stream events → chunks. */
 export class CohereStream {
   private tool = -1;
-  constructor(private readonly ids: AnswerIds) {}
+  constructor(private readonly ids: AnswerContext) {}
 
   event(data: unknown): Obj | null {
     if (!isObj(data)) return null;
@@ -100,16 +111,16 @@ export class CohereStream {
     const message = isObj(delta.message) ? delta.message : {};
     switch (data.type) {
       case "message-start":
-        return chunk(this.ids, { role: "assistant", content: "" });
+        return chatChunk(this.ids, { role: "assistant", content: "" });
       case "content-delta": {
         const content = isObj(message.content) ? message.content.text : undefined;
-        return typeof content === "string" && content !== "" ? chunk(this.ids, { content }) : null;
+        return typeof content === "string" && content !== "" ? chatChunk(this.ids, { content }) : null;
       }
       case "tool-call-start": {
         const call = isObj(message.tool_calls) ? message.tool_calls : {};
         const fn = isObj(call.function) ? call.function : {};
         this.tool++;
-        return chunk(this.ids, {
+        return chatChunk(this.ids, {
           tool_calls: [{ index: this.tool, id: call.id, type: "function", function: { name: fn.name, arguments: fn.arguments ?? "" } }],
         });
       }
@@ -117,10 +128,10 @@ export class CohereStream {
         const call = isObj(message.tool_calls) ? message.tool_calls : {};
         const args = isObj(call.function) ? call.function.arguments : undefined;
         if (typeof args !== "string" || args === "") return null;
-        return chunk(this.ids, { tool_calls: [{ index: Math.max(this.tool, 0), function: { arguments: args } }] });
+        return chatChunk(this.ids, { tool_calls: [{ index: Math.max(this.tool, 0), function: { arguments: args } }] });
       }
       case "message-end":
-        return chunk(this.ids, {}, finishOf(delta.finish_reason), cohereUsage(delta.usage));
+        return chatChunk(this.ids, {}, finishOf(delta.finish_reason), cohereUsage(delta.usage));
       default:
         // content-start/-end, tool-plan-delta, tool-call-end, citation-start/-end
         return null;
@@ -163,8 +174,8 @@ export function toCohereEmbed(json: Obj, model: string): Obj {
 export function cohereEmbedToOpenAI(upstream: unknown, model: string, base64: boolean): Obj {
   const r = isObj(upstream) ? upstream : {};
   const vectors = isObj(r.embeddings) && Array.isArray(r.embeddings.float) ? r.embeddings.float : null;
-  if (!vectors) return errorAnswer(typeof r.message === "string" ? r.message : "Cohere returned no float embeddings", null);
+  if (!vectors) return openAIErrorBody(typeof r.message === "string" ? r.message : "Cohere returned no float embeddings", null);
   const meta = isObj(r.meta) ? r.meta : {};
   const units = isObj(meta.billed_units) ? meta.billed_units : {};
-  return embeddingList(vectors as number[][], model, num(units.input_tokens), base64);
+  return embeddingList(vectors as number[][], model, num(units.input_tokens) ?? 0, base64);
 }

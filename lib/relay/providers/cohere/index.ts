@@ -4,7 +4,8 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { parseJsonObject } from "../../json-body";
 import type { RelayMode } from "../../types";
-import { AnswerIds, chatRequest, jsonAnswer } from "../flat-chat";
+import { answerContext, type AnswerContext, jsonAnswer } from "../convert-shared";
+import { chatRequest } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import {
@@ -55,7 +56,7 @@ export const cohere: ProviderAdapter = {
       };
     }
     const { json, messages } = chatRequest(input);
-    const ids = new AnswerIds(model);
+    const ids = answerContext(model);
     const stream = new CohereStream(ids);
     return {
       method: "POST",

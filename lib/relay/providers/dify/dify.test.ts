@@ -143,6 +143,7 @@ describe("Dify adapter", () => {
       error: {
         message: "Your quota for Dify Hosted Model Provider has been exhausted.",
         type: "upstream_error",
+        param: null,
         code: "provider_quota_exceeded",
       },
     });

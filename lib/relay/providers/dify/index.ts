@@ -11,7 +11,17 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { AnswerIds, chatRequest, chunk, completion, errorAnswer, isObj, jsonAnswer, type Obj, transcript } from "../flat-chat";
+import {
+  answerContext,
+  type AnswerContext,
+  chatChunk,
+  chatCompletion,
+  isObj,
+  jsonAnswer,
+  type Obj,
+  openAIErrorBody,
+} from "../convert-shared";
+import { chatRequest, transcript } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 
@@ -45,13 +55,13 @@ export function toDifyRequest(input: BuildRequestInput): Obj {
 }
 
 /** A blocking answer `{answer, metadata: {usage}}` → `chat.completion`. */
-export function difyToOpenAI(upstream: unknown, ids: AnswerIds): Obj {
+export function difyToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
   const r = isObj(upstream) ? upstream : {};
   if (r.event === "error" || (typeof r.code === "string" && typeof r.message === "string" && r.answer === undefined)) {
-    return errorAnswer(String(r.message ?? "Dify returned an error"), typeof r.code === "string" ? r.code : null);
+    return openAIErrorBody(String(r.message ?? "Dify returned an error"), typeof r.code === "string" ? r.code : null);
   }
   const usage = isObj(r.metadata) && isObj(r.metadata.usage) ? r.metadata.usage : null;
-  return completion(ids, { content: typeof r.answer === "string" ? r.answer : "" }, "stop", usage);
+  return chatCompletion(ids, { content: typeof r.answer === "string" ? r.answer : "" }, "stop", usage);
 }
 
 /** Per call: streaming events → chunks. */
@@ -61,7 +71,7 @@ export class DifyStream {
   private replaced = false;
   /** Per agent_thought id: how much of its thought was sent, and whether its tool call and observation were. */
   private readonly thoughts = new Map<string, { thought: string; tool: boolean; observation: boolean }>();
-  constructor(private readonly ids: AnswerIds) {}
+  constructor(private readonly ids: AnswerContext) {}
 
   event(data: unknown): Obj | null {
     if (!isObj(data)) return null;
@@ -83,10 +93,10 @@ export class DifyStream {
       }
       case "message_end": {
         const usage = isObj(data.metadata) && isObj(data.metadata.usage) ? data.metadata.usage : null;
-        return chunk(this.ids, {}, this.replaced ? "content_filter" : "stop", usage);
+        return chatChunk(this.ids, {}, this.replaced ? "content_filter" : "stop", usage);
       }
       case "error":
-        return errorAnswer(String(data.message ?? "Dify stream error"), typeof data.code === "string" ? data.code : null);
+        return openAIErrorBody(String(data.message ?? "Dify stream error"), typeof data.code === "string" ? data.code : null);
       default:
         // ping, workflow_started, node_started, node_finished, workflow_finished, tts_message…
         return null;
@@ -119,14 +129,14 @@ export class DifyStream {
     if (out === "") return null;
     const delta: Obj = this.started ? { reasoning_content: out } : { role: "assistant", reasoning_content: out };
     this.started = true;
-    return chunk(this.ids, delta);
+    return chatChunk(this.ids, delta);
   }
 
   private text(answer: unknown): Obj | null {
     if (typeof answer !== "string" || answer === "") return null;
     const delta: Obj = this.started ? { content: answer } : { role: "assistant", content: answer };
     this.started = true;
-    return chunk(this.ids, delta);
+    return chatChunk(this.ids, delta);
   }
 }
 
@@ -135,7 +145,7 @@ export const dify: ProviderAdapter = {
   buildRequest(input: BuildRequestInput): UpstreamRequest {
     if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const base = baseUrlOf(input, defaultBaseUrl, name);
-    const ids = new AnswerIds(input.upstreamModel);
+    const ids = answerContext(input.upstreamModel);
     const stream = new DifyStream(ids);
     return {
       method: "POST",

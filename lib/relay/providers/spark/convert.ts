@@ -5,12 +5,13 @@
 // text:[{content, role, function_call?}]}, usage?:{text:{prompt_tokens, completion_tokens, total_tokens}}}}`,
 // header.status 2 on the last, code ≠ 0 an error. Pure.
 import { RelayError } from "../../errors";
-import { type AnswerIds, type ChatMessage, chunk, completion, errorAnswer, isObj, num, type Obj, openAIUsage } from "../flat-chat";
+import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage } from "../convert-shared";
+import type { RequestMessage } from "../flat-chat";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /** Canonical request → Spark's request frame. */
-export function toSparkFrame(json: Obj, messages: readonly ChatMessage[], appId: string, domain: string): Obj {
+export function toSparkFrame(json: Obj, messages: readonly RequestMessage[], appId: string, domain: string): Obj {
   const text = messages.map((m) => {
     if (m.images.length > 0) {
       throw new RelayError(400, "Spark chat channels take text only (no image parts)", {
@@ -62,16 +63,16 @@ function frameText(frame: Obj): Obj {
 function frameUsage(frame: Obj): Obj | null {
   const payload = isObj(frame.payload) ? frame.payload : {};
   const usage = isObj(payload.usage) && isObj(payload.usage.text) ? payload.usage.text : null;
-  return usage ? openAIUsage(num(usage.prompt_tokens), num(usage.completion_tokens)) : null;
+  return usage ? openAIUsage(num(usage.prompt_tokens) ?? 0, num(usage.completion_tokens) ?? 0) : null;
 }
 
 /** A frame with code ≠ 0 as OpenAI's error body, else null. */
 export function sparkFrameError(frame: unknown): Obj | null {
-  if (!isObj(frame)) return errorAnswer("Spark sent a frame that is not a JSON object", null);
+  if (!isObj(frame)) return openAIErrorBody("Spark sent a frame that is not a JSON object", null);
   const header = frameHeader(frame);
-  const code = num(header.code);
+  const code = num(header.code) ?? 0;
   if (code === 0) return null;
-  return errorAnswer(`${typeof header.message === "string" ? header.message : "Spark error"} (sid ${String(header.sid ?? "")})`, code);
+  return openAIErrorBody(`${typeof header.message === "string" ? header.message : "Spark error"} (sid ${String(header.sid ?? "")})`, code);
 }
 
 function toolCall(fc: Obj, sid: unknown): Obj {
@@ -105,21 +106,21 @@ export function mergeSparkFrames(frames: readonly Obj[]): Obj {
 }
 
 /** A (merged) frame → `chat.completion`. */
-export function sparkToOpenAI(frame: unknown, ids: AnswerIds): Obj {
+export function sparkToOpenAI(frame: unknown, ids: AnswerContext): Obj {
   const error = sparkFrameError(frame);
   if (error) return error;
   const f = frame as Obj;
   const t = frameText(f);
   const message: Obj = { content: typeof t.content === "string" ? t.content : "" };
   if (isObj(t.function_call)) message.tool_calls = [toolCall(t.function_call, frameHeader(f).sid)];
-  return completion(ids, message, message.tool_calls ? "tool_calls" : "stop", frameUsage(f));
+  return chatCompletion(ids, message, message.tool_calls ? "tool_calls" : "stop", frameUsage(f));
 }
 
 /** Per call: stream frames → chunks, the finish reason and usage on the last. */
 export class SparkStream {
   private started = false;
   private calledTool = false;
-  constructor(private readonly ids: AnswerIds) {}
+  constructor(private readonly ids: AnswerContext) {}
 
   event(frame: unknown): Obj | null {
     // The exchange's own error event (a frame that was not JSON) is already OpenAI's shape.
@@ -134,9 +135,9 @@ export class SparkStream {
       delta.tool_calls = [{ index: 0, ...toolCall(t.function_call, frameHeader(f).sid) }];
       this.calledTool = true;
     }
-    const last = num(frameHeader(f).status) === 2;
+    const last = (num(frameHeader(f).status) ?? 0) === 2;
     if (!last && delta.content === undefined && delta.tool_calls === undefined) return null;
     this.started = true;
-    return chunk(this.ids, delta, last ? (this.calledTool ? "tool_calls" : "stop") : null, last ? frameUsage(f) : null);
+    return chatChunk(this.ids, delta, last ? (this.calledTool ? "tool_calls" : "stop") : null, last ? frameUsage(f) : null);
   }
 }

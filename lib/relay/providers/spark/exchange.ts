@@ -12,7 +12,7 @@ import { type Dispatcher, WebSocket } from "undici";
 import { env } from "@/lib/env";
 import { sseJson } from "../../sse";
 import type { Exchange, UpstreamSink } from "../../upstream";
-import { isObj, num, type Obj } from "../flat-chat";
+import { isObj, num, type Obj } from "../convert-shared";
 import { mergeSparkFrames, sparkFrameError } from "./convert";
 
 /** A refused handshake's body is kept up to this size (its message is all that matters). */
@@ -150,7 +150,7 @@ export class SparkExchange implements Exchange {
       frame = null;
     }
     const error = sparkFrameError(frame);
-    const last = error !== null || (isObj(frame) && isObj(frame.header) && num(frame.header.status) === 2);
+    const last = error !== null || (isObj(frame) && isObj(frame.header) && (num(frame.header.status) ?? 0) === 2);
     if (this.stream) {
       if (!this.headDone) {
         if (error) {
@@ -192,7 +192,7 @@ export class SparkExchange implements Exchange {
 
   /** An error frame's OpenAI error body in place of the answer, with a status for its code. */
   private present(body: Obj): void {
-    this.start(statusForCode(num((body.error as Obj).code)), "application/json");
+    this.start(statusForCode(num((body.error as Obj).code) ?? 0), "application/json");
     this.push(Buffer.from(JSON.stringify(body)));
     this.end();
   }

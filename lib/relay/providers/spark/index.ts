@@ -5,7 +5,8 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { AnswerIds, chatRequest, jsonAnswer } from "../flat-chat";
+import { answerContext, type AnswerContext, jsonAnswer } from "../convert-shared";
+import { chatRequest } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { parseSparkKey, signSparkUrl, sparkVersion } from "./auth";
@@ -35,7 +36,7 @@ export const spark: ProviderAdapter = {
     const { json, messages } = chatRequest(input);
     const frame = JSON.stringify(toSparkFrame(json, messages, key.appId, version.domain));
     const url = signSparkUrl(`${wsBase(input)}${version.path}`, key);
-    const ids = new AnswerIds(input.upstreamModel);
+    const ids = answerContext(input.upstreamModel);
     const stream = new SparkStream(ids);
     return {
       method: "POST",
