@@ -112,9 +112,10 @@ test("root creates, searches, views, copies, disables, edits and deletes codes; 
   await expect.poll(() => shownIds(page)).not.toContain(a);
   expect(await shownIds(page)).toContain(b);
   expect(await shownIds(page)).not.toContain(c);
+  // The search by b may have shown one row too ("共 1 条"): wait for the rows themselves.
   await search(page, codeA);
+  await expect.poll(() => shownIds(page)).toEqual([a]);
   await expect(page.getByText("共 1 条")).toBeVisible();
-  expect(await shownIds(page)).toEqual([a]);
   await search(page, name);
   await expect(page.getByText("共 3 条")).toBeVisible();
 
