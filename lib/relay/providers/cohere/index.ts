@@ -4,7 +4,7 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { parseJsonObject } from "../../json-body";
 import type { RelayMode } from "../../types";
-import { answerContext, type AnswerContext, jsonAnswer } from "../convert-shared";
+import { answerContext, jsonAnswer } from "../convert-shared";
 import { chatRequest } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";

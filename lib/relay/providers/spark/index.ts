@@ -5,7 +5,7 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { answerContext, type AnswerContext, jsonAnswer } from "../convert-shared";
+import { answerContext, jsonAnswer } from "../convert-shared";
 import { chatRequest } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
