@@ -54,10 +54,10 @@ const GENERAL: OptionField[] = [
 const DRAWING: OptionField[] = [
   { key: "DrawingEnabled", kind: "switch", label: "启用绘图功能", description: "关闭后侧边栏不显示「绘图」" },
   { key: "MjNotifyEnabled", kind: "switch", label: "允许回调（会泄露服务器 IP 地址）" },
-  { key: "MjAccountFilterEnabled", kind: "switch", label: "允许 AccountFilter 参数" },
-  { key: "MjForwardUrlEnabled", kind: "switch", label: "开启之后将上游地址替换为服务器地址" },
-  { key: "MjModeClearEnabled", kind: "switch", label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数" },
-  { key: "MjActionCheckSuccessEnabled", kind: "switch", label: "检测必须等待绘图成功才能进行放大等操作" },
+  { key: "MjAccountFilterEnabled", kind: "switch", label: "允许 AccountFilter 参数", unavailable: true },
+  { key: "MjForwardUrlEnabled", kind: "switch", label: "开启之后将上游地址替换为服务器地址", unavailable: true },
+  { key: "MjModeClearEnabled", kind: "switch", label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数", unavailable: true },
+  { key: "MjActionCheckSuccessEnabled", kind: "switch", label: "检测必须等待绘图成功才能进行放大等操作", unavailable: true },
 ];
 
 const LOGS: OptionField[] = [{ key: "LogConsumeEnabled", kind: "switch", label: "启用额度消费日志记录" }];
