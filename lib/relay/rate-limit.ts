@@ -17,9 +17,10 @@
 // in the window: its memory follows the user's traffic.
 //
 // The logs live in the shared cache: on Redis when REDIS_CONN_STRING is set (one Lua script per
-// check, so every instance counts the same hits), else in this process. A Redis failure never
+// check, so every instance counts the same hits), else in this process, or, in the relay workers
+// of `npm start`, in their primary (one message each way), so the workers share one count. A Redis failure never
 // refuses requests: the limits fall back to this process's memory for a while, and the log says so.
-import { MemoryCache, type HitRecord, RedisCache, sharedCache } from "@/lib/cache/shared";
+import { MemoryCache, type HitRecord, RedisCache, type SharedCache, sharedCache } from "@/lib/cache/shared";
 import type { OptionValues } from "@/lib/options";
 import type { RelayCaller } from "@/lib/relay/auth";
 import { RelayError } from "@/lib/relay/errors";
@@ -29,10 +30,17 @@ const REDIS_RETRY_MS = 30_000;
 
 const local = new MemoryCache();
 let redisDownUntil = 0;
+/** Without Redis: where this process's hits are counted, when not in its own memory. */
+let processHits: Pick<SharedCache, "logHit"> | null = null;
+
+/** A relay worker of `npm start` without Redis: the primary keeps every worker's logs (lib/server/hit-log.ts). */
+export function countHitsIn(store: Pick<SharedCache, "logHit">) {
+  processHits = store;
+}
 
 async function logHit(key: string, limit: number, windowMs: number, record: HitRecord): Promise<number> {
   const shared = sharedCache();
-  if (!(shared instanceof RedisCache)) return shared.logHit(key, limit, windowMs, record);
+  if (!(shared instanceof RedisCache)) return (processHits ?? shared).logHit(key, limit, windowMs, record);
   if (redisDownUntil !== 0) {
     if (Date.now() < redisDownUntil) return local.logHit(key, limit, windowMs, record);
     redisDownUntil = 0;

@@ -1,6 +1,7 @@
-// Per-user request limits shared through Redis: two relay processes on the real Redis on loopback
-// admit exactly the limit between them; and a relay whose Redis is gone still limits, in its own
-// memory, and says so in its log.
+// Per-user request limits shared between processes: two relay processes on the real Redis on
+// loopback admit exactly the limit between them; so do two relay workers without Redis, counted by
+// their primary (played here by the test, with the primary's own handler); and a relay whose Redis
+// is gone still limits, in its own memory, and says so in its log.
 import { randomInt } from "node:crypto";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,7 @@ import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { defaultRaw } from "@/lib/options/registry";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
+import { hitLogServer, isHitLogAsk } from "@/lib/server/hit-log";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser } from "@/tests/helpers/relay";
 
@@ -71,6 +73,27 @@ describe("request limits through Redis", () => {
       await admin.del([`qiao:mrrl:total:${user.id}`, `qiao:mrrl:success:${user.id}`]);
       admin.destroy();
       await Promise.all(relays.map((r) => r.stop()));
+    }
+  });
+
+  it("without Redis, two relay workers admit exactly the limit between them: their primary counts", async () => {
+    const user = await uniqueUser();
+    const primary = hitLogServer();
+    const asPrimary = (m: unknown, child: import("node:child_process").ChildProcess) => {
+      if (isHitLogAsk(m)) primary(m, (answer) => child.send(answer));
+    };
+    const workers = await Promise.all([
+      startRelayProcess({ REDIS_CONN_STRING: "", QIAO_TEST_HITS_VIA_PARENT: "1" }, asPrimary),
+      startRelayProcess({ REDIS_CONN_STRING: "", QIAO_TEST_HITS_VIA_PARENT: "1" }, asPrimary),
+    ]);
+    try {
+      mock.reset();
+      const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => chat(workers[i % 2]!.url, user.key)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      expect(mock.requests).toHaveLength(5);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
     }
   });
 
