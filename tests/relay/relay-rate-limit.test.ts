@@ -91,6 +91,26 @@ describe("the request limit (ModelRequestRateLimitCount)", () => {
     expect((await chat(other.key)).status).toBe(200);
   });
 
+  it("is enforced the same through the Next route handlers (the web entry)", async () => {
+    await limits({ enabled: true, count: 1 });
+    const web = await startRelay("web");
+    try {
+      const u = await seedUser();
+      const call = () =>
+        fetch(`${web.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${u.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+        }).then(answer);
+      expect((await call()).status).toBe(200);
+      const refused = await call();
+      expect(refused.status).toBe(429);
+      expectRetryAfter(refused.retryAfter);
+    } finally {
+      await web.close();
+    }
+  });
+
   it("answers an Anthropic caller in Anthropic's shape, and a Gemini caller in Google's", async () => {
     await limits({ enabled: true, count: 2 });
     const u = await seedUser();
