@@ -18,8 +18,9 @@
 //
 // The logs live in the shared cache: on Redis when REDIS_CONN_STRING is set (one Lua script per
 // check, so every instance counts the same hits), else in this process, or, in the relay workers
-// of `npm start`, in their primary (one message each way), so the workers share one count. A Redis failure never
-// refuses requests: the limits fall back to this process's memory for a while, and the log says so.
+// of `npm start`, in their primary (one message each way), so the workers share one count. A
+// Redis failure never refuses requests: the limits fall back to this process's memory for a
+// while, and the log says so.
 import { MemoryCache, type HitRecord, RedisCache, type SharedCache, sharedCache } from "@/lib/cache/shared";
 import type { OptionValues } from "@/lib/options";
 import type { RelayCaller } from "@/lib/relay/auth";
