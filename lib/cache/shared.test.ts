@@ -97,6 +97,35 @@ for (const [name, make] of [
       expect(hits.filter(Boolean)).toHaveLength(20);
       expect(await c.countWindow(k, 60)).toBe(20);
     });
+
+    it("keeps a sliding log that says when a slot frees, and follows a changed limit", async () => {
+      const c = make();
+      const k = key();
+      expect(await c.logHit(k, 2, 1000, "fits")).toBe(0);
+      expect(await c.logHit(k, 2, 1000, "no")).toBe(0);
+      expect(await c.logHit(k, 2, 1000, "fits")).toBe(0);
+      const wait = await c.logHit(k, 2, 1000, "fits");
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(1000);
+      // A refused hit is not recorded: a larger limit has room for exactly one more.
+      expect(await c.logHit(k, 3, 1000, "fits")).toBe(0);
+      expect(await c.logHit(k, 3, 1000, "no")).toBeGreaterThan(0);
+      // A smaller limit: the newest hit alone decides.
+      expect(await c.logHit(k, 1, 1000, "no")).toBeGreaterThan(0);
+      await sleep(1100);
+      expect(await c.logHit(k, 1, 1000, "no")).toBe(0);
+      // "always" records even over the limit.
+      await c.logHit(k, 1, 60_000, "always");
+      await c.logHit(k, 1, 60_000, "always");
+      expect(await c.logHit(k, 1, 60_000, "no")).toBeGreaterThan(59_000);
+    });
+
+    it("admits each of many concurrent hits once, up to the log's limit", async () => {
+      const c = make();
+      const k = key();
+      const waits = await Promise.all(Array.from({ length: 30 }, () => c.logHit(k, 20, 60_000, "fits")));
+      expect(waits.filter((w) => w === 0)).toHaveLength(20);
+    });
   });
 }
 

@@ -18,6 +18,24 @@ export interface SharedCache {
   hitWindow(key: string, limit: number, windowSeconds: number): Promise<boolean>;
   /** Sliding window: the hits in the last `windowSeconds`, recording none. */
   countWindow(key: string, windowSeconds: number): Promise<number>;
+  /**
+   * A sliding log of the last `limit` hit times (a limit that must say when a slot frees): 0 when
+   * fewer than `limit` hits fall in the last `windowMs`, else the milliseconds until the oldest of
+   * them leaves it. `record`: "fits" records a hit now when it fits; "always" records one whatever
+   * the count (a hit counted after the fact); "no" only looks. O(1) per call; keeps ≤ `limit` times.
+   */
+  logHit(key: string, limit: number, windowMs: number, record: HitRecord): Promise<number>;
+}
+
+export type HitRecord = "no" | "fits" | "always";
+
+/** The times of a key's last hits: oldest first from `head` once `limit` are kept (a ring). */
+type HitLog = { times: number[]; head: number; limit: number; expires: number };
+
+/** The log's times in order, the last `limit` of them (a limit changed since they were kept). */
+function resized(log: HitLog, limit: number): HitLog {
+  const inOrder = [...log.times.slice(log.head), ...log.times.slice(0, log.head)];
+  return { times: inOrder.slice(-limit), head: 0, limit, expires: log.expires };
 }
 
 const PREFIX = "qiao:";
@@ -26,6 +44,7 @@ export class MemoryCache implements SharedCache {
   private entries = new Map<string, { value: string; expires: number }>();
   /** Sliding windows: hit times, kept until the last hit's window ends. */
   private windows = new Map<string, { hits: number[]; expires: number }>();
+  private logs = new Map<string, HitLog>();
   private writes = 0;
 
   private live(key: string): { value: string; expires: number } | undefined {
@@ -42,6 +61,7 @@ export class MemoryCache implements SharedCache {
     const now = Date.now();
     for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
     for (const [key, entry] of this.windows) if (entry.expires <= now) this.windows.delete(key);
+    for (const [key, log] of this.logs) if (log.expires <= now) this.logs.delete(key);
   }
 
   private recent(key: string, windowSeconds: number, now: number): number[] {
@@ -95,6 +115,27 @@ export class MemoryCache implements SharedCache {
   async countWindow(key: string, windowSeconds: number) {
     return this.recent(key, windowSeconds, Date.now()).length;
   }
+
+  async logHit(key: string, limit: number, windowMs: number, record: HitRecord) {
+    const now = Date.now();
+    let log = this.logs.get(key);
+    // A log whose every hit has left the window starts afresh (and gives its memory back).
+    if (!log || log.expires <= now) log = { times: [], head: 0, limit, expires: 0 };
+    else if (log.limit !== limit) log = resized(log, limit);
+    const full = log.times.length >= limit;
+    const oldest = full ? log.times[log.head]! : 0;
+    const wait = full && oldest + windowMs > now ? oldest + windowMs - now : 0;
+    if (record === "always" || (record === "fits" && wait === 0)) {
+      this.sweep();
+      if (full) {
+        log.times[log.head] = now;
+        log.head = (log.head + 1) % limit;
+      } else log.times.push(now);
+      log.expires = now + windowMs;
+      this.logs.set(key, log);
+    }
+    return wait;
+  }
 }
 
 // Each an atomic script: compare-and-delete; a counter whose TTL starts at its first hit; a sliding
@@ -109,6 +150,20 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], now, ARGV[3])
 redis.call('PEXPIRE', KEYS[1], window)
 return 1`;
+// A sliding log as a list of hit times, newest first, trimmed to the limit: the limit-th newest
+// hit says whether another fits and, if not, when it will.
+const LOG_HIT = `${NOW_MS} local window = tonumber(ARGV[1]) local limit = tonumber(ARGV[2])
+local wait = 0
+if redis.call('LLEN', KEYS[1]) >= limit then
+  local oldest = tonumber(redis.call('LINDEX', KEYS[1], limit - 1))
+  if oldest and oldest + window > now then wait = oldest + window - now end
+end
+if ARGV[3] == 'always' or (ARGV[3] == 'fits' and wait == 0) then
+  redis.call('LPUSH', KEYS[1], now)
+  redis.call('LTRIM', KEYS[1], 0, limit - 1)
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+return wait`;
 const COUNT_WINDOW = `${NOW_MS} return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')`;
 
 const CONNECT_TIMEOUT_MS = 3000;
@@ -213,6 +268,11 @@ export class RedisCache implements SharedCache {
   async countWindow(key: string, windowSeconds: number) {
     const args = [String(Math.ceil(windowSeconds * 1000))];
     return Number(await (await this.redis()).eval(COUNT_WINDOW, { keys: [this.prefix + key], arguments: args }));
+  }
+
+  async logHit(key: string, limit: number, windowMs: number, record: HitRecord) {
+    const args = [String(Math.ceil(windowMs)), String(limit), record];
+    return Number(await (await this.redis()).eval(LOG_HIT, { keys: [this.prefix + key], arguments: args }));
   }
 
   /** Closes the connection (tests; a process otherwise keeps it). */

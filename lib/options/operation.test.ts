@@ -27,6 +27,15 @@ describe("the operation tab's options", () => {
     expect(checkOperationValue("Chats", '[{"Next": "https://x/{key}"}]')).toBeNull();
   });
 
+  it("ModelRequestRateLimitGroup must be JSON naming [requests ≥ 0, successes ≥ 1] per group", () => {
+    expect(checkOperationValue("ModelRequestRateLimitGroup", "{")).toBe(INVALID_JSON_MESSAGE);
+    for (const bad of ['{"vip": [1]}', '{"vip": [-1, 5]}', '{"vip": [1, 0]}', '{"vip": [1.5, 2]}', "[]", '{" ": [1, 1]}'])
+      expect(checkOperationValue("ModelRequestRateLimitGroup", bad), bad).toMatch(/分组速率限制/);
+    expect(checkOperationValue("ModelRequestRateLimitGroup", '{"default": [200, 100], "vip": [0, 1000]}')).toBeNull();
+    expect(checkOperationValue("ModelRequestRateLimitGroup", "{}")).toBeNull();
+    expect(checkOperationValue("ModelRequestRateLimitDurationMinutes", "0")).not.toBeNull();
+  });
+
   it("numbers: interval at least 1 minute, counts whole and not negative, QuotaPerUnit positive", () => {
     expect(checkOperationValue("DataExportInterval", "0")).toBe("数据看板更新间隔不能小于 1 分钟");
     expect(checkOperationValue("DataExportInterval", "1")).toBeNull();

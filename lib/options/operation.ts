@@ -9,6 +9,7 @@ export const OPERATION_MSG = {
   cleaned: (count: number) => `${count} 条日志已清理！`,
   intervalMin: "数据看板更新间隔不能小于 1 分钟",
   chatsShape: '聊天配置应为 JSON 数组，每一项形如 {"名称": "链接"}',
+  rateLimitGroupShape: '分组速率限制应为 JSON 对象，形如 {"default": [200, 100]}：最多请求次数不小于 0，最多请求完成次数不小于 1',
 } as const;
 
 export const OPERATION_SECTIONS = {
@@ -41,6 +42,13 @@ export const OPERATION_SECTIONS = {
     "AutomaticEnableChannelEnabled",
   ],
   quota: ["QuotaForNewUser", "QuotaForInviter", "QuotaForInvitee", "PreConsumedQuota"],
+  rateLimit: [
+    "ModelRequestRateLimitEnabled",
+    "ModelRequestRateLimitDurationMinutes",
+    "ModelRequestRateLimitCount",
+    "ModelRequestRateLimitSuccessCount",
+    "ModelRequestRateLimitGroup",
+  ],
   chats: ["Chats"],
 } as const;
 
@@ -74,7 +82,24 @@ const INTEGER_MIN: Partial<Record<OperationKey, number>> = {
   QuotaForInviter: 0,
   QuotaForInvitee: 0,
   PreConsumedQuota: 0,
+  ModelRequestRateLimitDurationMinutes: 1,
+  ModelRequestRateLimitCount: 0,
+  ModelRequestRateLimitSuccessCount: 0,
 };
+
+/** `{"group": [requests ≥ 0, successes ≥ 1]}`, whole numbers (the server checks the same). */
+function isRateLimitGroups(data: unknown): boolean {
+  if (!data || typeof data !== "object" || Array.isArray(data)) return false;
+  return Object.entries(data).every(
+    ([name, pair]) =>
+      name.trim() !== "" &&
+      Array.isArray(pair) &&
+      pair.length === 2 &&
+      pair.every((n) => Number.isInteger(n) && n <= 2_147_483_647) &&
+      pair[0] >= 0 &&
+      pair[1] >= 1,
+  );
+}
 
 /** The message to show beside a field, or null when the value may be saved. */
 export function checkOperationValue(key: OperationKey, value: string): string | null {
@@ -98,6 +123,13 @@ export function checkOperationValue(key: OperationKey, value: string): string | 
           typeof Object.values(item)[0] === "string",
       );
     return ok ? null : OPERATION_MSG.chatsShape;
+  }
+  if (key === "ModelRequestRateLimitGroup") {
+    try {
+      return isRateLimitGroups(JSON.parse(v)) ? null : OPERATION_MSG.rateLimitGroupShape;
+    } catch {
+      return INVALID_JSON_MESSAGE;
+    }
   }
   const min = INTEGER_MIN[key];
   if (min !== undefined) {

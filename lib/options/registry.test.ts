@@ -212,6 +212,22 @@ describe("integers", () => {
   });
 });
 
+describe("ModelRequestRateLimitGroup", () => {
+  it("takes {group: [requests ≥ 0, successes ≥ 1]} and refuses anything else, saying where", () => {
+    expect(accepted("ModelRequestRateLimitGroup", '{"default": [200, 100], "vip": [0, 1000]}').value).toEqual({
+      default: [200, 100],
+      vip: [0, 1000],
+    });
+    expect(refusal("ModelRequestRateLimitGroup", '{"vip": [1, 0]}')).toBe("ModelRequestRateLimitGroup 格式错误：vip.1：成功次数不能小于 1");
+    expect(refusal("ModelRequestRateLimitGroup", '{"vip": [-1, 1]}')).toBe(
+      "ModelRequestRateLimitGroup 格式错误：vip.0：请求次数不能小于 0",
+    );
+    expect(refusal("ModelRequestRateLimitGroup", '{"vip": [1.5, 1]}')).toMatch(/请求次数必须是整数/);
+    expect(refusal("ModelRequestRateLimitGroup", '{"vip": [1]}')).toMatch(/ModelRequestRateLimitGroup 格式错误/);
+    expect(refusal("ModelRequestRateLimitGroup", "[1, 2]")).toMatch(/应为 JSON 对象/);
+  });
+});
+
 describe("floats", () => {
   it("accept decimal numbers and refuse the rest", () => {
     expect(accepted("Price", "7.3").value).toBe(7.3);

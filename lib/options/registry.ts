@@ -165,6 +165,20 @@ const numberTable = (what: string) => namedTable(z.number({ error: `${what}必�
 
 const userUsableGroups = namedTable(z.string({ error: "分组说明必须是字符串" }), '{"default": "默认分组"}', "分组名不能为空");
 
+const RATE_LIMIT_MAX = 2_147_483_647;
+const rateLimitCount = (what: string, min: number) =>
+  z
+    .number({ error: `${what}必须是整数` })
+    .int(`${what}必须是整数`)
+    .min(min, `${what}不能小于 ${min}`)
+    .max(RATE_LIMIT_MAX, `${what}不能大于 ${RATE_LIMIT_MAX}`);
+/** `{"group": [requests, successes]}`: new-api's per-group override of the two request limits. */
+const rateLimitGroups = namedTable(
+  z.tuple([rateLimitCount("请求次数", 0), rateLimitCount("成功次数", 1)], { error: "每个分组的值应为 [请求次数, 成功次数]" }),
+  '{"default": [200, 100]}',
+  "分组名不能为空",
+);
+
 const CHAT_ITEM = '每一项必须是 {"名称": "链接"} 形式';
 const chats = z.array(
   z
@@ -335,8 +349,10 @@ export const OPTION_REGISTRY = {
   ModelRequestRateLimitDurationMinutes: int(1, { min: 1 }),
   /** Requests per user and window, failures included; 0 = no limit. */
   ModelRequestRateLimitCount: int(0, { min: 0 }),
-  /** Successful requests per user and window. */
+  /** Successful requests per user and window; 0 = no limit. */
   ModelRequestRateLimitSuccessCount: int(1000, { min: 0 }),
+  /** Per group (the key's, else the user's): [requests, successes] in place of the two above. */
+  ModelRequestRateLimitGroup: json(rateLimitGroups, {}),
 } satisfies Record<string, OptionEntry<unknown>>;
 
 export type OptionRegistry = typeof OPTION_REGISTRY;

@@ -25,7 +25,13 @@ export class RelayError extends Error {
   readonly param: string | null;
   /** Local errors are never retried on another channel and never disable a channel. */
   readonly local: boolean;
-  constructor(status: number, message: string, opts: { type?: string; code?: string | null; param?: string | null; local?: boolean } = {}) {
+  /** Extra response headers (a 429's `retry-after`). */
+  readonly headers: Readonly<Record<string, string>> | null;
+  constructor(
+    status: number,
+    message: string,
+    opts: { type?: string; code?: string | null; param?: string | null; local?: boolean; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "RelayError";
     this.status = status;
@@ -33,6 +39,7 @@ export class RelayError extends Error {
     this.code = opts.code ?? null;
     this.param = opts.param ?? null;
     this.local = opts.local ?? true;
+    this.headers = opts.headers ?? null;
   }
 }
 

@@ -90,7 +90,9 @@ export function errorResponse(
 
 /** A RelayError's answer. */
 export function relayErrorResponse(e: RelayError, requestId: string, protocol?: ErrorShape): RelayResponse {
-  return errorResponse(e.status, e.message, e.type, e.code, requestId, e.param, protocol);
+  const response = errorResponse(e.status, e.message, e.type, e.code, requestId, e.param, protocol);
+  if (e.headers) Object.assign(response.headers, e.headers);
+  return response;
 }
 
 /** Preflight answer. */

@@ -42,6 +42,7 @@ import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/parse-reques
 import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/pricing";
 import { getLedger, readyLedger } from "@/lib/relay/runtime";
 import { relayRefusal } from "@/lib/relay/providers";
+import { admitRequest } from "@/lib/relay/rate-limit";
 import { promptCheckEnabled } from "@/lib/relay/sensitive";
 import { settleFailure } from "@/lib/relay/settle";
 import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable } from "@/lib/relay/state";
@@ -128,6 +129,10 @@ async function relayCall(
     const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
     body = parsed instanceof Promise ? await parsed : parsed;
   }
+  // Per-user request limits (lib/relay/rate-limit.ts), once the user is known and before any
+  // check, so failures count too. Off by default: then one boolean read.
+  const countOutcome = options.ModelRequestRateLimitEnabled && !playground ? await admitRequest(options, caller) : null;
+
   // After authentication (the playground parses first, for its group), before any reservation.
   checkBody(mode, body);
   checkModelAllowed(caller, body.model);
@@ -174,7 +179,9 @@ async function relayCall(
 
   const ctx = new CallContext(req, requestId, mode, caller, body, pricing, logContent, options, reservation, startedAt, call);
   try {
-    return await attemptChannels(ctx, table);
+    const response = await attemptChannels(ctx, table);
+    countOutcome?.(response.status);
+    return response;
   } catch (error) {
     await settleFailure(ctx);
     throw error;

@@ -4,6 +4,7 @@
 // Every child forwards the cache invalidations it publishes to the primary, which passes them to
 // every other child, so a channel disabled in the console is gone from the relay at once.
 import { deliverLocally, addRemotePublisher, type CacheEvent } from "@/lib/cache/bus";
+import type { HitLogAnswer, HitLogAsk } from "@/lib/server/hit-log";
 
 export type ServerMessage =
   | { qiao: "cache"; event: CacheEvent }
@@ -14,7 +15,10 @@ export type ServerMessage =
   /** primary → workers: the console process exited; hold console requests until it is back. */
   | { qiao: "console-down" }
   /** relay worker → primary: listening on PORT. */
-  | { qiao: "listening" };
+  | { qiao: "listening" }
+  /** relay worker → primary → that worker: the request limits' shared logs (lib/server/hit-log.ts). */
+  | HitLogAsk
+  | HitLogAnswer;
 
 export function isServerMessage(m: unknown): m is ServerMessage {
   return typeof m === "object" && m !== null && typeof (m as { qiao?: unknown }).qiao === "string";

@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env";
+import { hitLogServer } from "@/lib/server/hit-log";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
@@ -43,6 +44,9 @@ export function runPrimary(entry: string) {
   let announced = false;
   const count = relayWorkerCount();
 
+  // Without Redis, the workers' request limits count here, in one place.
+  const hitLogs = hitLogServer();
+
   const relay = (from: Child | null, m: ServerMessage) => {
     for (const c of [consoleChild, ...workers]) if (c && c !== from) c.send(m);
   };
@@ -59,6 +63,9 @@ export function runPrimary(entry: string) {
       case "console-ready":
         consoleSocket = m.socket;
         for (const w of workers) w.send(m);
+        break;
+      case "hit-log":
+        hitLogs(m, (answer) => from.send(answer));
         break;
       case "listening":
         if (!announced) {

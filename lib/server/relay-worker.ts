@@ -3,18 +3,26 @@
 // path shares its heap, its event loop and its garbage collector with nothing else; nor is
 // Prisma: every query a worker makes goes through the database driver (lib/db/direct.ts).
 import http from "node:http";
-import { env } from "@/lib/env";
+import { env, relayWorkerCount } from "@/lib/env";
 import { skipDatabasePreparation } from "@/lib/db/direct";
 import { clientIpOf } from "@/lib/net/client-ip";
 import { isRelayPath } from "@/lib/relay/endpoints";
 import { serveRelayNode } from "@/lib/relay/node";
 import { getLedger, shutdownRelay } from "@/lib/relay/runtime";
 import { ConsoleProxy } from "@/lib/server/proxy";
+import { hitLogViaParent } from "@/lib/server/hit-log";
 import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
+import { countHitsIn } from "@/lib/relay/rate-limit";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
   bridgeCacheBusToParent(() => stop());
+  // Without Redis, the request limits of all workers are counted by the primary.
+  if (!env.REDIS_CONN_STRING && relayWorkerCount() > 1) {
+    const viaPrimary = hitLogViaParent((ask) => toParent(ask));
+    process.on("message", viaPrimary.onMessage);
+    countHitsIn(viaPrimary.store);
+  }
   const proxy = new ConsoleProxy();
   process.on("message", (m: unknown) => {
     if (!isServerMessage(m)) return;

@@ -152,21 +152,25 @@ describe("login and registration switches", () => {
       ],
       "Telegram",
     ],
-  ] as const)("%s: refused until its settings are saved, then turns the login button on (%s)", async (key, flag, needs, name) => {
-    const refused = await put(key, "true");
-    expect(refused.success).toBe(false);
-    expect(refused.message).toContain(name);
-    expect((await siteStatus())[flag]).toBe(false);
-    for (const [k, v] of needs) await set(k, v);
-    try {
-      await set(key, "true");
-      const shown = await siteStatus();
-      expect(shown[flag]).toBe(true);
-      // Secrets stay on the server; the status carries only the public parts.
-      expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|Token)$/.test(k))![1]);
-    } finally {
-      await set(key, "false");
-      for (const [k] of needs) await set(k, "");
-    }
-  });
+  ] as const)(
+    "%s: refused until its settings are saved; saved, it still shows no login button (%s) until its flow exists",
+    async (key, flag, needs, name) => {
+      const refused = await put(key, "true");
+      expect(refused.success).toBe(false);
+      expect(refused.message).toContain(name);
+      expect((await siteStatus())[flag]).toBe(false);
+      for (const [k, v] of needs) await set(k, v);
+      try {
+        await set(key, "true");
+        const shown = await siteStatus();
+        // The login flow comes with a later issue: a button now would answer 404.
+        expect(shown[flag]).toBe(false);
+        // Secrets stay on the server; the status carries only the public parts.
+        expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|Token)$/.test(k))![1]);
+      } finally {
+        await set(key, "false");
+        for (const [k] of needs) await set(k, "");
+      }
+    },
+  );
 });

@@ -150,6 +150,50 @@ test("Chats: invalid JSON is refused with the spec's text; a valid list feeds th
   }
 });
 
+test("request limits (速率限制设置) are saved and checked; the Midjourney switches are not open yet", async ({ page, playwright }) => {
+  const api = await rootApi(playwright);
+  const keys = [
+    "ModelRequestRateLimitEnabled",
+    "ModelRequestRateLimitDurationMinutes",
+    "ModelRequestRateLimitCount",
+    "ModelRequestRateLimitSuccessCount",
+    "ModelRequestRateLimitGroup",
+  ];
+  const before = await api.options();
+  try {
+    await page.goto("/setting?tab=operation");
+    const limits = card(page, "速率限制设置");
+    await limits.getByLabel("用户每周期最多请求次数").fill("30");
+    await limits.getByRole("switch", { name: "启用用户模型请求速率限制" }).check();
+    const groups = limits.getByRole("textbox", { name: "分组速率限制" });
+    await groups.fill('{"vip": [10, 0]}');
+    await limits.getByRole("button", { name: "保存速率限制设置" }).click();
+    await expect(limits.getByText(/分组速率限制应为 JSON 对象/)).toBeVisible();
+    expect((await api.options()).get("ModelRequestRateLimitEnabled")).toBe("false");
+
+    await groups.fill('{"vip": [0, 1000]}');
+    await limits.getByRole("button", { name: "保存速率限制设置" }).click();
+    await expect(toast(page, "保存成功")).toBeVisible();
+    await expect.poll(async () => (await api.options()).get("ModelRequestRateLimitGroup")).toBe('{"vip": [0, 1000]}');
+    const saved = await api.options();
+    expect(saved.get("ModelRequestRateLimitEnabled")).toBe("true");
+    expect(saved.get("ModelRequestRateLimitCount")).toBe("30");
+
+    const drawing = card(page, "绘图设置");
+    for (const name of ["允许 AccountFilter 参数", "开启之后将上游地址替换为服务器地址"]) {
+      await expect(drawing.getByRole("switch", { name })).toBeDisabled();
+    }
+    await expect(drawing.getByText("尚未开放").first()).toBeVisible();
+    await limits.scrollIntoViewIfNeeded();
+    await limits.screenshot({ path: "test-results/screenshots/settings-operation-rate-limit.png" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await limits.screenshot({ path: "test-results/screenshots/settings-operation-rate-limit-390.png" });
+  } finally {
+    for (const key of keys) await api.put(key, before.get(key) ?? "");
+    await api.dispose();
+  }
+});
+
 test("log cleanup needs a time and reports how many rows it deleted", async ({ page }) => {
   // Rows from 2001, older than anything the other specs write.
   const db = new Database(path.join(process.env.QIAO_E2E_DATA_DIR!, "qiao.db"));

@@ -6,12 +6,19 @@ const require = createRequire(import.meta.url);
 
 export type RelayProcess = { url: string; child: ChildProcess; output: () => string; stop(): Promise<void>; kill(): Promise<void> };
 
-/** Starts tests/fixtures/relay-process.ts with extra environment and waits until it listens. */
-export async function startRelayProcess(env: Record<string, string>): Promise<RelayProcess> {
+/**
+ * Starts tests/fixtures/relay-process.ts with extra environment and waits until it listens.
+ * `onMessage`: the child gets an IPC channel to this process, as a relay worker has to its primary.
+ */
+export async function startRelayProcess(
+  env: Record<string, string>,
+  onMessage?: (message: unknown, child: ChildProcess) => void,
+): Promise<RelayProcess> {
   const child = spawn(process.execPath, ["--import", require.resolve("tsx"), path.resolve("tests/fixtures/relay-process.ts")], {
     env: { ...process.env, ...env, QIAO_TEST_KEEP_ENV: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: onMessage ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
+  if (onMessage) child.on("message", (m) => onMessage(m, child));
   let out = "";
   child.stderr!.on("data", (d) => (out += d));
   const port = await new Promise<number>((resolve, reject) => {

@@ -54,10 +54,10 @@ const GENERAL: OptionField[] = [
 const DRAWING: OptionField[] = [
   { key: "DrawingEnabled", kind: "switch", label: "启用绘图功能", description: "关闭后侧边栏不显示「绘图」" },
   { key: "MjNotifyEnabled", kind: "switch", label: "允许回调（会泄露服务器 IP 地址）" },
-  { key: "MjAccountFilterEnabled", kind: "switch", label: "允许 AccountFilter 参数" },
-  { key: "MjForwardUrlEnabled", kind: "switch", label: "开启之后将上游地址替换为服务器地址" },
-  { key: "MjModeClearEnabled", kind: "switch", label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数" },
-  { key: "MjActionCheckSuccessEnabled", kind: "switch", label: "检测必须等待绘图成功才能进行放大等操作" },
+  { key: "MjAccountFilterEnabled", kind: "switch", label: "允许 AccountFilter 参数", unavailable: true },
+  { key: "MjForwardUrlEnabled", kind: "switch", label: "开启之后将上游地址替换为服务器地址", unavailable: true },
+  { key: "MjModeClearEnabled", kind: "switch", label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数", unavailable: true },
+  { key: "MjActionCheckSuccessEnabled", kind: "switch", label: "检测必须等待绘图成功才能进行放大等操作", unavailable: true },
 ];
 
 const LOGS: OptionField[] = [{ key: "LogConsumeEnabled", kind: "switch", label: "启用额度消费日志记录" }];
@@ -114,6 +114,43 @@ const QUOTA: OptionField[] = [
   { key: "QuotaForInvitee", kind: "number", label: "新用户使用邀请码奖励额度", min: 0, step: 1 },
 ];
 
+// new-api's wording for the same settings.
+const RATE_LIMIT: OptionField[] = [
+  {
+    key: "ModelRequestRateLimitDurationMinutes",
+    kind: "number",
+    label: "限制周期",
+    min: 1,
+    step: 1,
+    suffix: " 分钟",
+    description: "频率限制的周期（分钟）",
+  },
+  {
+    key: "ModelRequestRateLimitCount",
+    kind: "number",
+    label: "用户每周期最多请求次数",
+    min: 0,
+    step: 1,
+    description: "包括失败请求的次数，0 代表不限制",
+  },
+  {
+    key: "ModelRequestRateLimitSuccessCount",
+    kind: "number",
+    label: "用户每周期最多请求完成次数",
+    min: 0,
+    step: 1,
+    description: "只包括请求成功的次数，0 代表不限制",
+  },
+  { key: "ModelRequestRateLimitEnabled", kind: "switch", label: "启用用户模型请求速率限制", description: "超出限制的请求返回 429" },
+  {
+    key: "ModelRequestRateLimitGroup",
+    kind: "json",
+    label: "分组速率限制",
+    description:
+      '{"组名": [最多请求次数, 最多请求完成次数]}，例如 {"default": [200, 100], "vip": [0, 1000]}；最多请求次数不小于 0（0 为不限），最多请求完成次数不小于 1。分组的配置优先于上面的全局限制，周期统一使用「限制周期」。',
+  },
+];
+
 const CHATS: OptionField[] = [
   {
     key: "Chats",
@@ -135,6 +172,12 @@ export function OperationTab({ options }: OperationTabProps) {
       <OptionsCard title="数据看板设置" fields={DASHBOARD} initial={options} />
       <OptionsCard title="监控设置" fields={MONITORING} initial={options} />
       <OptionsCard title="额度设置" fields={QUOTA} initial={options} />
+      <OptionsCard
+        title="速率限制设置"
+        description="按用户限制模型请求（令牌的分组优先，否则用户的分组）；控制台操练场不受限制。"
+        fields={RATE_LIMIT}
+        initial={options}
+      />
       <OptionsCard
         title="聊天设置"
         description="令牌页的「聊天」按钮、侧边栏的「聊天」菜单和聊天页面使用这些链接。"

@@ -9,12 +9,15 @@ import { showSuccess, showWarning } from "@/lib/client/notify";
 import { refreshStatus } from "@/lib/client/session";
 import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
 import { checkOperationValue, type OperationKey } from "@/lib/options/operation";
+import { NOT_YET_OPEN } from "@/lib/options/unavailable";
 
 export type OptionField = {
   key: OperationKey;
   label: string;
   description?: string;
   placeholder?: string;
+  /** Its feature is not built yet: shown disabled and off, with NOT_YET_OPEN, and never saved. */
+  unavailable?: boolean;
 } & (
   | { kind: "text" | "switch" | "json" }
   | { kind: "number"; min?: number; step?: number; suffix?: string }
@@ -107,8 +110,9 @@ export function OptionsCard({ title, description, fields, initial, children }: P
             <Switch
               key={f.key}
               label={f.label}
-              description={f.description}
-              checked={values[f.key] === "true"}
+              description={f.unavailable ? NOT_YET_OPEN : f.description}
+              checked={!f.unavailable && values[f.key] === "true"}
+              disabled={f.unavailable}
               onChange={(e) => set(f.key, e.currentTarget.checked ? "true" : "false")}
             />
           ))}

@@ -3,11 +3,12 @@
 // one through PUT /api/option/ in the order the block lists them (a toggle after the values it
 // needs). Secrets are write-only: the server never sends them, the field says whether one is set,
 // and an empty secret field keeps the stored value.
-import { Anchor, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
+import { Anchor, Badge, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
 import { OPTION_MSG, saveOption } from "@/lib/client/options";
 import { showError, showInfo, showSuccess } from "@/lib/client/notify";
+import { NOT_YET_OPEN } from "@/lib/options/unavailable";
 
 export type OptionValues = Readonly<Record<string, string>>;
 
@@ -43,12 +44,14 @@ type Props = {
   check?: (saved: SavedOptions) => string | null;
   /** Reads the options again after a save; gives the stored values (null when the read failed). */
   reload: () => Promise<SavedOptions | null>;
+  /** The feature is not built yet: this says why; the fields are shown disabled and nothing is saved. */
+  unavailable?: string;
   children?: ReactNode;
 };
 
 const forcedReason = (field: FieldDef, values: OptionValues) => (field.kind === "switch" && field.forcedOn ? field.forcedOn(values) : null);
 
-export function OptionForm({ title, description, fields, saveLabel, saved, check, reload, children }: Props) {
+export function OptionForm({ title, description, fields, saveLabel, saved, check, reload, unavailable, children }: Props) {
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(fields.map((f) => [f.key, f.kind === "secret" ? "" : (saved.values[f.key] ?? "")])),
   );
@@ -85,7 +88,26 @@ export function OptionForm({ title, description, fields, saveLabel, saved, check
   };
 
   return (
-    <SettingCard title={title} description={description}>
+    <SettingCard
+      title={title}
+      description={
+        unavailable ? (
+          <>
+            {unavailable}
+            {description && <> {description}</>}
+          </>
+        ) : (
+          description
+        )
+      }
+      extra={
+        unavailable && (
+          <Badge variant="light" color="gray">
+            {NOT_YET_OPEN}
+          </Badge>
+        )
+      }
+    >
       {children}
       <form
         noValidate
@@ -97,15 +119,17 @@ export function OptionForm({ title, description, fields, saveLabel, saved, check
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="sm" verticalSpacing="sm" mb="md">
           {fields.map((field) => (
             <Box key={field.key} style={field.wide ? { gridColumn: "1 / -1" } : undefined}>
-              <Field field={field} values={values} set={set} secretSet={saved.secretsSet.has(field.key)} />
+              <Field field={field} values={values} set={set} secretSet={saved.secretsSet.has(field.key)} disabled={!!unavailable} />
             </Box>
           ))}
         </SimpleGrid>
-        <Group>
-          <Button type="submit" loading={saving}>
-            {saveLabel}
-          </Button>
-        </Group>
+        {!unavailable && (
+          <Group>
+            <Button type="submit" loading={saving}>
+              {saveLabel}
+            </Button>
+          </Group>
+        )}
       </form>
     </SettingCard>
   );
@@ -116,14 +140,16 @@ function Field({
   values,
   set,
   secretSet,
+  disabled,
 }: {
   field: FieldDef;
   values: OptionValues;
   set: (key: string, value: string) => void;
   secretSet: boolean;
+  disabled: boolean;
 }) {
   const value = values[field.key] ?? "";
-  const common = { label: field.label, description: field.description };
+  const common = { label: field.label, description: field.description, disabled };
   switch (field.kind) {
     case "text":
       return (
@@ -171,7 +197,7 @@ function Field({
           label={field.label}
           description={forced ?? field.description}
           checked={forced ? true : value === "true"}
-          disabled={!!forced}
+          disabled={disabled || !!forced}
           onChange={(e) => set(field.key, String(e.currentTarget.checked))}
           mt="xs"
         />
