@@ -13,7 +13,7 @@ import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
-import { hideKey } from "@/lib/relay/mask";
+import { hideSecrets } from "@/lib/relay/mask";
 
 /** Where a console request goes and with what: a stored channel, or the editor's unsaved form. */
 export type UpstreamTarget = { type: number; base_url: string; key: string; address_by_root: boolean };
@@ -114,12 +114,12 @@ export async function getUpstreamJson(target: UpstreamTarget, url: string, heade
       res.body.destroy();
     }
   } catch (error) {
-    throw new UpstreamCallError(hideKey(describeConnectError(error), target.key));
+    throw new UpstreamCallError(hideSecrets(describeConnectError(error), target.key));
   }
   if (text === null) throw new UpstreamCallError("上游响应过大");
   if (status < 200 || status >= 300) {
     const { message } = parseUpstreamError(status, text);
-    throw new UpstreamCallError(hideKey(`HTTP ${status}：${message}`, target.key));
+    throw new UpstreamCallError(hideSecrets(`HTTP ${status}：${message}`, target.key));
   }
   try {
     return JSON.parse(text);
