@@ -3,7 +3,7 @@ import { changesAddressOther, channelOtherProblem, isVertexRegion, otherMovesCha
 import { channelCreateSchema, channelUpdateSchema } from "./schemas";
 
 const VERTEX = 41;
-const REGION_MESSAGE = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
+const regionMessage = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
 const MAP_MESSAGE = '部署地区的 JSON 应为一个对象，每个值都是地区，例如 {"default": "us-central1", "模型": "地区"}';
 
 describe("Vertex AI regions", () => {
@@ -43,9 +43,9 @@ describe("Vertex AI regions", () => {
   it("are checked on save, every value of the map included, naming the value that is wrong", () => {
     expect(channelOtherProblem(VERTEX, "us-central1")).toBeNull();
     expect(channelOtherProblem(VERTEX, '{"default": "global", "gemini-1.5-pro": "asia-east1"}')).toBeNull();
-    expect(channelOtherProblem(VERTEX, "attacker.example/x?")).toBe(REGION_MESSAGE("attacker.example/x?"));
+    expect(channelOtherProblem(VERTEX, "attacker.example/x?")).toBe(regionMessage("attacker.example/x?"));
     expect(channelOtherProblem(VERTEX, '{"default": "us-central1", "gemini-pro": "attacker.example/x?"}')).toBe(
-      REGION_MESSAGE("attacker.example/x?"),
+      regionMessage("attacker.example/x?"),
     );
     expect(channelOtherProblem(VERTEX, '{"default": "us-central1", "gemini-pro": 5}')).toBe(MAP_MESSAGE);
     expect(channelOtherProblem(VERTEX, "{not json")).toBe(MAP_MESSAGE);
@@ -82,11 +82,11 @@ describe("other fields that become part of the URL", () => {
     const base = { name: "v", key: "sk-1", models: "m" };
     const created = channelCreateSchema.safeParse({ ...base, type: 41, other: "attacker.example/x?", key: "{}" });
     expect(created.success).toBe(false);
-    expect(created.error?.issues.map((i) => i.message)).toContain(REGION_MESSAGE("attacker.example/x?"));
+    expect(created.error?.issues.map((i) => i.message)).toContain(regionMessage("attacker.example/x?"));
     const batch = channelCreateSchema.safeParse({ ...base, type: 24, other: "../v1", key: "a\nb", mode: "batch" });
     expect(batch.error?.issues.map((i) => i.message)).toEqual(["API 版本应为 v 加数字，可带小写字母，例如 v1beta、v1"]);
     const updated = channelUpdateSchema.safeParse({ id: 1, type: 41, other: '{"default": "x.example/"}' });
-    expect(updated.error?.issues.map((i) => i.message)).toEqual([REGION_MESSAGE("x.example/")]);
+    expect(updated.error?.issues.map((i) => i.message)).toEqual([regionMessage("x.example/")]);
     expect(channelUpdateSchema.safeParse({ id: 1, type: 41, other: "europe-west4" }).success).toBe(true);
   });
 });

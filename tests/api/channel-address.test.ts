@@ -107,7 +107,7 @@ describe("a Vertex AI region is part of the host: checked, and changing it moves
     private_key: "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n",
   });
   const OTHER_KEY = SERVICE_ACCOUNT.replace("proj-1", "proj-2");
-  const REGION = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
+  const regionMessage = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
   const vertex = (body: Record<string, unknown>, as: Caller) =>
     create({ type: 41, name: "vertex", key: SERVICE_ACCOUNT, models: "gemini-1.5-pro-001", other: "us-central1", ...body }, as);
 
@@ -115,11 +115,11 @@ describe("a Vertex AI region is part of the host: checked, and changing it moves
     const id = (await vertex({}, root)).json.data[0].id as number;
     const before = await row(id);
     for (const [body, message] of [
-      [{ other: "attacker.example/x?" }, REGION("attacker.example/x?")],
-      [{ other: "attacker.example/x?", key: OTHER_KEY }, REGION("attacker.example/x?")],
-      [{ other: '{"default": "us-central1", "gemini-1.5-pro-001": "attacker.example/x?"}' }, REGION("attacker.example/x?")],
+      [{ other: "attacker.example/x?" }, regionMessage("attacker.example/x?")],
+      [{ other: "attacker.example/x?", key: OTHER_KEY }, regionMessage("attacker.example/x?")],
+      [{ other: '{"default": "us-central1", "gemini-1.5-pro-001": "attacker.example/x?"}' }, regionMessage("attacker.example/x?")],
       [{ other: "{not json" }, '部署地区的 JSON 应为一个对象，每个值都是地区，例如 {"default": "us-central1", "模型": "地区"}'],
-      [{ type: 41, other: "evil.example#" }, REGION("evil.example#")],
+      [{ type: 41, other: "evil.example#" }, regionMessage("evil.example#")],
     ] as const) {
       const res = await update(id, body, admin);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -129,7 +129,7 @@ describe("a Vertex AI region is part of the host: checked, and changing it moves
     // Nor can a channel of a type without a region rule carry one into Vertex AI.
     const qwen = await createdId({ type: 17, other: "attacker.example/x?", key: "sk-q" }, root);
     const moved = await update(qwen, { type: 41, key: SERVICE_ACCOUNT }, root);
-    expect(moved.json).toEqual({ success: false, message: REGION("attacker.example/x?") });
+    expect(moved.json).toEqual({ success: false, message: regionMessage("attacker.example/x?") });
     expect(await row(id)).toEqual(before);
     expect((await row(qwen)).type).toBe(17);
   });
@@ -139,7 +139,7 @@ describe("a Vertex AI region is part of the host: checked, and changing it moves
     for (const as of [admin, root]) {
       const res = await vertex({ other: "attacker.example/x?" }, as);
       expect(res.status).toBe(400);
-      expect(res.json).toEqual({ success: false, message: `参数错误：${REGION("attacker.example/x?")}` });
+      expect(res.json).toEqual({ success: false, message: `参数错误：${regionMessage("attacker.example/x?")}` });
     }
     const batch = await create({ type: 24, name: "gemini", key: "AIza-1\nAIza-2", mode: "batch", other: "v1beta/../../x" }, admin);
     expect(batch.json).toEqual({ success: false, message: "参数错误：API 版本应为 v 加数字，可带小写字母，例如 v1beta、v1" });
