@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { changesAddressOther, channelOtherProblem, isVertexRegion, otherMovesChannel, parseVertexRegions } from "./other";
 import { channelCreateSchema, channelUpdateSchema } from "./schemas";
+import { channelCreateBody, channelUpdateBody, emptyChannelForm } from "./form";
 
 const VERTEX = 41;
 const regionMessage = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
@@ -88,5 +89,39 @@ describe("other fields that become part of the URL", () => {
     const updated = channelUpdateSchema.safeParse({ id: 1, type: 41, other: '{"default": "x.example/"}' });
     expect(updated.error?.issues.map((i) => i.message)).toEqual([regionMessage("x.example/")]);
     expect(channelUpdateSchema.safeParse({ id: 1, type: 41, other: "europe-west4" }).success).toBe(true);
+  });
+});
+
+describe("the editor's region field", () => {
+  const SA = JSON.stringify({
+    project_id: "p",
+    client_email: "a@p.iam.gserviceaccount.com",
+    private_key: "-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n",
+  });
+  const original = { ...emptyChannelForm(VERTEX), name: "vertex" };
+
+  it("refuses a region that is not one, on create and on edit, with the server's text", () => {
+    expect(channelCreateBody({ ...original, key: SA, other: "attacker.example/x?" })).toEqual({
+      ok: false,
+      message: regionMessage("attacker.example/x?"),
+    });
+    const map = '{"default": "us-central1", "gemini-1.5-pro-001": "attacker.example/x?"}';
+    expect(channelUpdateBody(7, { ...original, other: map, key: SA }, original)).toEqual({
+      ok: false,
+      message: regionMessage("attacker.example/x?"),
+    });
+  });
+
+  it("asks for the key with a new region, and sends one with it", () => {
+    expect(channelUpdateBody(7, { ...original, other: "europe-west4" }, original)).toEqual({
+      ok: false,
+      message: "修改部署地区（Region）时请重新填写渠道密钥！",
+    });
+    expect(channelUpdateBody(7, { ...original, other: "europe-west4", key: SA }, original)).toEqual({
+      ok: true,
+      body: { id: 7, other: "europe-west4", key: SA },
+    });
+    // Other fields need no key.
+    expect(channelUpdateBody(7, { ...original, name: "renamed" }, original)).toEqual({ ok: true, body: { id: 7, name: "renamed" } });
   });
 });
