@@ -1,8 +1,8 @@
 // GET requests the console sends to a channel's upstream on an admin's behalf (model lists,
 // balances). They go through the same connection pools as the relay and the channel test, so the
 // address rules hold here too: an address an admin below root set reaches no internal host while
-// ChannelPrivateAddressAllowed is off (see agentForChannel). Upstream text can echo the key; the
-// key is cut out of every message before an admin below root could read it.
+// ChannelPrivateAddressAllowed is off (see agentForChannel). Upstream text can echo the key or other
+// credentials; they are cut out of every message before an admin could read it (hideSecrets).
 import { request } from "undici";
 import { notFound } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
@@ -53,7 +53,7 @@ export async function loadChannelTargets(where: { status: number; types: readonl
   return rows.map(toTarget);
 }
 
-/** A failed upstream call; the message is safe to show an admin (the key is cut out). */
+/** A failed upstream call; the message is safe to show an admin (keys and tokens are cut out). */
 export class UpstreamCallError extends Error {
   constructor(message: string) {
     super(message);
