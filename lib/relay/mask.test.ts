@@ -105,7 +105,7 @@ describe("hideSecrets", () => {
 
   it("leaves what an admin needs to debug: hosts, URLs, model names, request ids", () => {
     const message =
-      "model claude-3-5-sonnet@20240620 not found in us-central1 at https://us-central1-aiplatform.googleapis.com/v1/projects/p (request id req_011CZ, key invalid)";
+      "model claude-3-5-sonnet@20240620 not found in us-central1 at https://us-central1-aiplatform.googleapis.com/v1/projects/p (request id req_011CZ, key invalid, key claude-3-5-sonnet-20241022)";
     expect(hideSecrets(message, "sk-unrelated-key")).toBe(message);
     expect(hideSecrets("当前分组上游负载已饱和，请稍后再试")).toBe("当前分组上游负载已饱和，请稍后再试");
   });

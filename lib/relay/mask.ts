@@ -33,7 +33,10 @@ const PEM_KEY_RE = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]
 /** Credentials named as headers: `x-api-key: …`, `Authorization: …` (a Bearer or Basic one is masked by BEARER_RE). */
 const HEADER_SECRET_RE =
   /\b(x-api-key|api-key|x-goog-api-key|authorization)(\s*:\s*)(?!(?:Bearer|Basic)\s)(?:(?:Token|Key|ApiKey)\s+)?[^\s"',;]+/gi;
-/** A long secret after the word naming it: "invalid api key 3f2a…", "token: A1b2…" (kept unless it mixes letters and digits). */
+/**
+ * A long secret after the word naming it: "invalid api key 3f2a…", "token: A1b2…". Masked when it
+ * mixes letters and digits in a long run (a model name's parts are short: "key claude-3-5-sonnet-20241022" stays).
+ */
 const NAMED_SECRET_RE = /\b(key|token|secret|signature|credential)(s?[\s:='"]{1,3})([A-Za-z0-9+/_-]{20,}={0,2})/gi;
 const JWT_RE = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?/g;
 /**
@@ -79,8 +82,10 @@ function maskHostname(match: string, suffix: string): string {
   return HOST_SUFFIXES.has(suffix.toLowerCase()) ? HOST_MASK : match;
 }
 
+const LONG_RUN = /[A-Za-z0-9]{16}/;
+
 function maskNamedSecret(match: string, name: string, between: string, value: string): string {
-  return HAS_DIGIT.test(value) && HAS_LETTER.test(value) ? `${name}${between}${KEY_MASK}` : match;
+  return HAS_DIGIT.test(value) && HAS_LETTER.test(value) && LONG_RUN.test(value) ? `${name}${between}${KEY_MASK}` : match;
 }
 
 /** Keys and tokens recognised by their shape, whoever's they are: `sk-***`, `ya29.***`, `Bearer ***`, `api_key=***`. */
