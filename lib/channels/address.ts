@@ -9,11 +9,16 @@
 //    again by the relay's connection pool at connect time: see agentForChannel).
 // Root's addresses are never checked. The channel row records whether root set its address
 // (`address_by_root`); a save by root that includes base_url or type approves the address.
+// Some types build the address from `other` too (a Vertex AI region is part of the host, a
+// Cloudflare account id names whose account is called; lib/channels/other checks its shape). A
+// change of that `other` on a channel keeping its type moves it as well, more strictly: root
+// only, with the key re-entered in the same request, so no stored credential follows a new
+// address that its owner did not type.
 import { ApiError, badRequest } from "@/lib/api/errors";
 import { isRoot } from "@/lib/auth/roles";
 import { channelTypeInfo } from "@/lib/channels/catalog";
-import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
+import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { internalAddressOf } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 
@@ -33,6 +38,13 @@ function hostOf({ type, base_url }: ChannelAddress): string | null {
 /** Whether a save moves the channel: a different type or base_url than stored. */
 export const movesChannel = (from: ChannelAddress, to: ChannelAddress) =>
   from.type !== to.type || trimTrailingSlashes(from.base_url) !== trimTrailingSlashes(to.base_url);
+
+/** Refuses a change of an address-shaping `other` unless root makes it with the key re-entered (`keyGiven`). */
+export function checkOtherChange(actor: Actor, type: number, keyGiven: boolean): void {
+  const label = channelTypeInfo(type)?.other?.label ?? "other";
+  if (!isRoot(actor)) throw new ApiError(CHANNEL_MSG.otherRootOnly(label), 403);
+  if (!keyGiven) throw badRequest(CHANNEL_MSG.keyRequiredToChangeOther(label));
+}
 
 /**
  * Refuses an address `actor` may not give a channel: a move without the key re-entered (`keyGiven`

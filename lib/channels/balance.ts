@@ -30,6 +30,7 @@ import {
   type UpstreamTarget,
 } from "@/lib/channels/upstream";
 import { getOptions } from "@/lib/options";
+import { hideSecrets } from "@/lib/relay/mask";
 
 export const BALANCE_MSG = {
   unsupported: "该渠道类型不支持查询余额",
@@ -135,7 +136,8 @@ async function refreshBalance(target: StoredTarget): Promise<number> {
   try {
     money = await read(target, channelBaseUrl(target.type, target.base_url));
   } catch (error) {
-    if (error instanceof UpstreamCallError) throw new ApiError(`${BALANCE_MSG.failed}：${error.message}`, 502);
+    // A vendor's own error text (code …, message) may quote the key: masked like every upstream message.
+    if (error instanceof UpstreamCallError) throw new ApiError(`${BALANCE_MSG.failed}：${hideSecrets(error.message, target.key)}`, 502);
     throw error;
   }
   const balance = Math.round((await toDollars(money)) * 1e6) / 1e6;

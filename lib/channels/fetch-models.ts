@@ -18,6 +18,7 @@ import {
   UpstreamCallError,
   type UpstreamTarget,
 } from "@/lib/channels/upstream";
+import { hideSecrets } from "@/lib/relay/mask";
 
 export const FETCH_MODELS_MSG = {
   failed: "获取模型列表失败",
@@ -57,7 +58,8 @@ async function listUpstreamModels(target: UpstreamTarget): Promise<string[]> {
   try {
     answer = await getUpstreamJson(target, `${base}${MODELS_PATH}`, bearer(target.key));
   } catch (error) {
-    if (error instanceof UpstreamCallError) throw new ApiError(`${FETCH_MODELS_MSG.failed}：${error.message}`, 502);
+    if (error instanceof UpstreamCallError)
+      throw new ApiError(`${FETCH_MODELS_MSG.failed}：${hideSecrets(error.message, target.key)}`, 502);
     throw error;
   }
   const parsed = modelListSchema.safeParse(answer);

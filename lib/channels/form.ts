@@ -5,6 +5,7 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, channelTypeInfo } from "@/lib/channels/catalog";
 import { joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG, channelCreateSchema, channelKeyProblem, channelUpdateSchema } from "@/lib/channels/schemas";
+import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import type { ChannelView } from "@/lib/channels/view";
 
 export const CHANNEL_FORM_MSG = {
@@ -268,6 +269,12 @@ export function channelUpdateBody(id: number, v: ChannelFormValues, original: Ch
   // The server checks a key alone against the stored type; the form knows the type.
   const keyProblem = v.key.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
   if (keyProblem) return { ok: false, message: keyProblem };
+  // Likewise `other`, and a new region or account needs the key (and root: the server says so).
+  const otherProblem = "other" in body || "type" in body ? channelOtherProblem(v.type, now.other) : null;
+  if (otherProblem) return { ok: false, message: otherProblem };
+  if (!v.key.trim() && changesAddressOther(original, { type: v.type, other: now.other })) {
+    return { ok: false, message: CHANNEL_MSG.keyRequiredToChangeOther(channelTypeFields(v.type).other?.label ?? "other") };
+  }
   // A name or models cleared to empty are sent so the server's rule answers.
   const parsed = channelUpdateSchema.safeParse(body);
   return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };

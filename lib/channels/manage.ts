@@ -10,7 +10,8 @@ import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities"
 import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyProblem } from "@/lib/channels/schemas";
-import { addressColumns, checkChannelAddress, movesChannel } from "@/lib/channels/address";
+import { addressColumns, checkChannelAddress, checkOtherChange, movesChannel } from "@/lib/channels/address";
+import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import { isRoot } from "@/lib/auth/roles";
 import { relayRefusal } from "@/lib/relay/providers";
 
@@ -72,8 +73,8 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
 
 /**
  * Updates the given fields of a channel. A blank key keeps the stored one, except that below root
- * a new type or base_url needs the key again; enabling clears the disable reason; an empty `other`
- * takes the type's default.
+ * a new type or base_url needs the key again, and a new `other` that shapes the address needs root
+ * and the key; enabling clears the disable reason; an empty `other` takes the type's default.
  */
 export async function updateChannel(input: ChannelUpdateInput, actor: ChannelActor): Promise<ChannelView> {
   const { id, key, status, ...fields } = input;
@@ -91,14 +92,18 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
   const keyProblem = newKey && type === undefined ? channelKeyProblem(current.type, newKey) : null;
   if (keyProblem) throw badRequest(keyProblem);
   const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
+  // The `other` the row will hold, checked against the type it will have (either may be the stored one).
+  const other = type !== undefined || fields.other !== undefined ? defaultOtherFor(address.type, fields.other ?? current.other) : null;
+  const otherProblem = other === null ? null : channelOtherProblem(address.type, other);
+  if (otherProblem) throw badRequest(otherProblem);
+  if (other !== null && changesAddressOther(current, { type: address.type, other })) checkOtherChange(actor, address.type, newKey !== "");
   const moved = movesChannel(current, address);
   if (moved) await checkChannelAddress(actor, address, newKey !== "");
   const data: Prisma.ChannelUpdateInput = addressColumns(actor, { type, base_url }, moved);
   for (const [name, value] of Object.entries(rest)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
   if (fields.group !== undefined) data.group = fields.group || "default";
   if (newKey) data.key = seal(newKey);
-  if (fields.type !== undefined || fields.other !== undefined)
-    data.other = defaultOtherFor(fields.type ?? current.type, fields.other ?? current.other);
+  if (other !== null) data.other = other;
   if (status !== undefined && status !== current.status) {
     data.status = status;
     data.other_info = otherInfoForStatus(current.other_info, status, undefined, nowSeconds());

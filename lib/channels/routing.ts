@@ -6,6 +6,7 @@ import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { notifyRootOfChannel } from "@/lib/channels/notify-root";
 import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
+import { hideSecrets } from "@/lib/relay/mask";
 
 const SEALED_PREFIX = "v1:";
 
@@ -91,7 +92,9 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
  * Returns false when the channel does not exist or already has that status. Root is told by
  * e-mail (lib/channels/notify-root.ts).
  */
-export async function setChannelStatus(id: number, status: number, reason?: string): Promise<boolean> {
+export async function setChannelStatus(id: number, status: number, rawReason?: string): Promise<boolean> {
+  // The reason quotes upstream text; admins read it in the list's tooltip and root in the mail.
+  const reason = rawReason === undefined ? undefined : hideSecrets(rawReason);
   const db = await getDirectDb();
   const [current] = await db.query("SELECT status, name, other_info FROM channels WHERE id = ?", [id]);
   if (!current || int(current.status) === status) return false;

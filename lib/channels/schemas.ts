@@ -7,6 +7,7 @@ import { pageQuery } from "@/lib/api/envelope";
 import { notFound } from "@/lib/api/errors";
 import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
+import { channelOtherProblem } from "@/lib/channels/other";
 
 export const CHANNEL_MSG = {
   nameKeyRequired: "请填写渠道名称和渠道密钥！",
@@ -18,6 +19,9 @@ export const CHANNEL_MSG = {
   weightMin: "权重不能小于 0",
   noneSelected: "请先选择要删除的通道！",
   keyRequiredToMove: "修改渠道类型或 Base URL 时请重新填写渠道密钥！",
+  /** A change of an `other` that decides the host or the account (lib/channels/other): root only, key re-entered. */
+  keyRequiredToChangeOther: (label: string) => `修改${label}时请重新填写渠道密钥！`,
+  otherRootOnly: (label: string) => `只有超级管理员可以修改渠道的${label}！`,
   keyFormat: (typeName: string, format: string) => `密钥格式应为 ${format}（${typeName}）`,
   keyLine: (line: number, message: string) => `第 ${line} 行：${message}`,
   vertexKeyNotJson: "Vertex AI 的密钥应为服务账号的 JSON 凭证（一个 JSON 对象），当前内容不是合法的 JSON 对象",
@@ -136,6 +140,8 @@ export const channelCreateSchema = channelFields
     if (!v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
     const keyProblem = keys.length > 0 ? channelKeysProblem(v.type ?? CHANNEL_TYPES.OpenAI, keys, v.mode === "batch") : null;
     if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
+    const otherProblem = channelOtherProblem(v.type ?? CHANNEL_TYPES.OpenAI, v.other ?? "");
+    if (otherProblem) ctx.addIssue({ code: "custom", message: otherProblem, path: [] });
     checkMappings(v, ctx);
   });
 
@@ -145,6 +151,9 @@ export const channelUpdateSchema = channelFields.extend({ id: z.coerce.number().
   // A key with the type it is for; a key alone is checked against the stored type (lib/channels/manage).
   const keyProblem = v.type !== undefined && v.key?.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
   if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
+  // Likewise `other`; manage.ts checks the stored channel's (an `other` alone, or a type alone).
+  const otherProblem = v.type !== undefined && v.other !== undefined ? channelOtherProblem(v.type, v.other) : null;
+  if (otherProblem) ctx.addIssue({ code: "custom", message: otherProblem, path: [] });
   checkMappings(v, ctx);
 });
 

@@ -20,7 +20,7 @@ import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/runtime";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { describeConnectError } from "@/lib/channels/upstream";
-import { hideKey } from "@/lib/relay/mask";
+import { hideSecrets } from "@/lib/relay/mask";
 import { type ChannelJob, startChannelJob } from "@/lib/channels/jobs";
 
 /** time: milliseconds. */
@@ -64,7 +64,7 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
     ...none,
     success: false,
     // Upstreams echo keys ("Incorrect API key provided: …"); admins below root never read one.
-    message: hideKey(error.message, ch.key),
+    message: hideSecrets(error.message, ch.key),
     time,
     status,
     disable: shouldDisableChannel(status, error, ch.type),
@@ -115,7 +115,7 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
     // The adapter's own refusal (a malformed key, an access token the vendor refused) says why;
     // otherwise the admin testing the channel is told which address was refused and why.
     const message = error instanceof RelayError ? error.message : describeConnectError(error);
-    return { ...none, success: false, message: hideKey(message, ch.key), time: Date.now() - started };
+    return { ...none, success: false, message: hideSecrets(message, ch.key), time: Date.now() - started };
   }
 }
 

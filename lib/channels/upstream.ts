@@ -1,8 +1,8 @@
 // GET requests the console sends to a channel's upstream on an admin's behalf (model lists,
 // balances). They go through the same connection pools as the relay and the channel test, so the
 // address rules hold here too: an address an admin below root set reaches no internal host while
-// ChannelPrivateAddressAllowed is off (see agentForChannel). Upstream text can echo the key; the
-// key is cut out of every message before an admin below root could read it.
+// ChannelPrivateAddressAllowed is off (see agentForChannel). Upstream text can echo the key or other
+// credentials; they are cut out of every message before an admin could read it (hideSecrets).
 import { request } from "undici";
 import { notFound } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
@@ -13,7 +13,7 @@ import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
 import { agentForChannel } from "@/lib/relay/runtime";
-import { hideKey } from "@/lib/relay/mask";
+import { hideSecrets } from "@/lib/relay/mask";
 
 /** Where a console request goes and with what: a stored channel, or the editor's unsaved form. */
 export type UpstreamTarget = { type: number; base_url: string; key: string; address_by_root: boolean };
@@ -53,7 +53,7 @@ export async function loadChannelTargets(where: { status: number; types: readonl
   return rows.map(toTarget);
 }
 
-/** A failed upstream call; the message is safe to show an admin (the key is cut out). */
+/** A failed upstream call; the message is safe to show an admin (keys and tokens are cut out). */
 export class UpstreamCallError extends Error {
   constructor(message: string) {
     super(message);
@@ -114,12 +114,12 @@ export async function getUpstreamJson(target: UpstreamTarget, url: string, heade
       res.body.destroy();
     }
   } catch (error) {
-    throw new UpstreamCallError(hideKey(describeConnectError(error), target.key));
+    throw new UpstreamCallError(hideSecrets(describeConnectError(error), target.key));
   }
   if (text === null) throw new UpstreamCallError("上游响应过大");
   if (status < 200 || status >= 300) {
     const { message } = parseUpstreamError(status, text);
-    throw new UpstreamCallError(hideKey(`HTTP ${status}：${message}`, target.key));
+    throw new UpstreamCallError(hideSecrets(`HTTP ${status}：${message}`, target.key));
   }
   try {
     return JSON.parse(text);

@@ -7,7 +7,7 @@ import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
-import { maskSensitiveText } from "@/lib/relay/mask";
+import { hideSecrets, maskSensitiveText } from "@/lib/relay/mask";
 
 /** A numeric filter; empty or malformed means "not filtered" (0); one no Int column holds is refused. */
 const numberFilter = queryNumber.transform((v, ctx) => {
@@ -67,8 +67,28 @@ const LOG_SELECT = {
 
 type LogRow = Prisma.LogGetPayload<{ select: typeof LOG_SELECT }>;
 
+/** An error row's admin_info.error_message with secrets masked (rows written before the relay masked them). */
+function withErrorMessageMasked(other: string): string {
+  try {
+    const parsed: unknown = JSON.parse(other);
+    const info = (parsed as { admin_info?: { error_message?: unknown } } | null)?.admin_info;
+    if (!info || typeof info.error_message !== "string") return other;
+    const masked = hideSecrets(info.error_message);
+    if (masked === info.error_message) return other;
+    info.error_message = masked;
+    return JSON.stringify(parsed);
+  } catch {
+    return other;
+  }
+}
+
 function toAdminLog(row: LogRow) {
   const { channel_id, quota, ...rest } = row;
+  if (row.type === LOG_TYPE.error) {
+    // Error rows quote upstream text, which may carry tokens and keys (of any vendor) that no admin should read.
+    rest.content = hideSecrets(row.content);
+    rest.other = withErrorMessageMasked(row.other);
+  }
   return { ...rest, channel: channel_id, quota: num(quota) };
 }
 

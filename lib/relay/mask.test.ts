@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hideKey, maskSensitiveText } from "./mask";
+import { hideSecrets, maskSensitiveText } from "./mask";
 
 describe("maskSensitiveText", () => {
   it("masks keys the upstream echoes back, whatever their vendor", () => {
@@ -61,18 +61,52 @@ describe("maskSensitiveText", () => {
   });
 });
 
-describe("hideKey", () => {
+describe("hideSecrets", () => {
   it("cuts the channel's key, its lines and its | parts out of upstream text", () => {
-    expect(hideKey("Incorrect API key provided: plainkey123456. Retry.", "plainkey123456")).toBe("Incorrect API key provided: ***. Retry.");
-    expect(hideKey("bad: second-line-key and first-line-key", "first-line-key\nsecond-line-key")).toBe("bad: *** and ***");
-    expect(hideKey("The security token AKIAEXAMPLE99 with secret wJalrXUtnFEMI is invalid", "AKIAEXAMPLE99|wJalrXUtnFEMI|us-east-1")).toBe(
-      "The security token *** with secret *** is invalid",
+    expect(hideSecrets("Incorrect API key provided: plainkey123456. Retry.", "plainkey123456")).toBe(
+      "Incorrect API key provided: ***. Retry.",
     );
+    expect(hideSecrets("bad: second-line-key and first-line-key", "first-line-key\nsecond-line-key")).toBe("bad: *** and ***");
+    expect(
+      hideSecrets("The security token AKIAEXAMPLE99 with secret wJalrXUtnFEMI is invalid", "AKIAEXAMPLE99|wJalrXUtnFEMI|us-east-1"),
+    ).toBe("The security token *** with secret *** is invalid");
   });
 
   it("leaves text without the key alone, and ignores parts too short to be secret", () => {
-    expect(hideKey("region us-east-1 unavailable", "AKIAEXAMPLE99|wJalrXUtnFEMI|us")).toBe("region us-east-1 unavailable");
-    expect(hideKey("model abc failed", "abc")).toBe("model abc failed");
-    expect(hideKey("", "")).toBe("");
+    expect(hideSecrets("region us-east-1 unavailable", "AKIAEXAMPLE99|wJalrXUtnFEMI|us")).toBe("region us-east-1 unavailable");
+    expect(hideSecrets("model abc failed", "abc")).toBe("model abc failed");
+    expect(hideSecrets("", "")).toBe("");
+  });
+
+  it("masks every key- or token-shaped string, not only the channel's key", () => {
+    const googleToken = `ya29.a0AfB_byC${"x1Y-_".repeat(30)}`;
+    expect(hideSecrets(`echo: Authorization=${googleToken}; seen ${googleToken}.`, "other-key-000")).toBe(
+      "echo: Authorization=ya29.***; seen ya29.***.",
+    );
+    expect(hideSecrets(`{"error":{"message":"got header Bearer ${googleToken}"}}`)).toBe('{"error":{"message":"got header Bearer ***"}}');
+    expect(hideSecrets(`keys sk-ant-api03-${"Zz9_".repeat(20)} and sk-proj-${"Ab1".repeat(16)} refused`)).toBe(
+      "keys sk-*** and sk-*** refused",
+    );
+    expect(hideSecrets("AKIAIOSFODNN7EXAMPLE / ASIAY34FZKBOKMUTVV7A were denied")).toBe("AKIA*** / ASIA*** were denied");
+    expect(hideSecrets(`bad AIzaSyD${"x9".repeat(16)}`)).toBe("bad AIza***");
+    expect(hideSecrets("jwt eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJlLXBhcnQ is expired")).toBe("jwt *** is expired");
+    expect(hideSecrets("x-api-key: plainsecret123 Authorization: Token abcdef12345")).toBe("x-api-key: *** Authorization: ***");
+    expect(hideSecrets(`?key=${"a1b2".repeat(8)}&token=${"QkFTRTY0".repeat(4)}==&secret=${"f0".repeat(16)}`)).toBe(
+      "?key=***&token=***&secret=***",
+    );
+    expect(hideSecrets(`invalid api key ${"3f2a9c0d".repeat(4)}; secret: ${"Zm9vYmFy".repeat(4)}==`)).toBe(
+      "invalid api key ***; secret: ***",
+    );
+    expect(hideSecrets('echo {"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE…\\n-----END PRIVATE KEY-----\\n"}')).toBe(
+      'echo {"private_key": "***"}',
+    );
+    expect(hideSecrets("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- leaked")).toBe("*** leaked");
+  });
+
+  it("leaves what an admin needs to debug: hosts, URLs, model names, request ids", () => {
+    const message =
+      "model claude-3-5-sonnet@20240620 not found in us-central1 at https://us-central1-aiplatform.googleapis.com/v1/projects/p (request id req_011CZ, key invalid, key claude-3-5-sonnet-20241022)";
+    expect(hideSecrets(message, "sk-unrelated-key")).toBe(message);
+    expect(hideSecrets("当前分组上游负载已饱和，请稍后再试")).toBe("当前分组上游负载已饱和，请稍后再试");
   });
 });

@@ -7,7 +7,7 @@ import { noteCharge } from "@/lib/billing/quota-remind";
 import type { LogRow } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
 import type { CallContext } from "@/lib/relay/call-context";
-import { maskSensitiveText } from "@/lib/relay/mask";
+import { hideSecrets, maskSensitiveText } from "@/lib/relay/mask";
 import type { StreamEndReason } from "@/lib/relay/openai-stream";
 import { getLedger, readyLedger } from "@/lib/relay/runtime";
 import type { RouteChannel } from "@/lib/relay/state";
@@ -93,7 +93,8 @@ const ERROR_LOG_CHARS = 1000;
 export async function settleFailure(ctx: CallContext, failure?: Failure) {
   if (ctx.reservation.settled) return;
   const ledger = await getLedger();
-  const full = failure?.error.message ?? "";
+  // Admins read `full`: no credential of any vendor, whichever path produced the failure.
+  const full = hideSecrets(failure?.error.message ?? "");
   const shown = maskSensitiveText(full);
   const log =
     failure && ctx.options.LogConsumeEnabled

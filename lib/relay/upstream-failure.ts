@@ -4,7 +4,7 @@
 import { setChannelStatus } from "@/lib/channels/routing";
 import type { CallContext } from "@/lib/relay/call-context";
 import { applyStatusCodeMapping, shouldDisableChannel, shouldRetry, UPSTREAM_ERROR_TYPE, type UpstreamError } from "@/lib/relay/errors";
-import { hideKey } from "@/lib/relay/mask";
+import { hideSecrets } from "@/lib/relay/mask";
 import type { RouteChannel } from "@/lib/relay/state";
 
 export type Failure = { status: number; error: UpstreamError; retriable: boolean };
@@ -28,7 +28,7 @@ export function unexpectedAnswer(contentType: string): UpstreamError {
 export function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, upstreamError: UpstreamError): Failure {
   const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
   // An upstream may echo the channel's key; the reason and admin_info reach admins below root.
-  const error = { ...upstreamError, message: hideKey(upstreamError.message, channel.row.key) };
+  const error = { ...upstreamError, message: hideSecrets(upstreamError.message, channel.row.key) };
   if (
     ctx.options.AutomaticDisableChannelEnabled &&
     channel.config.auto_ban &&

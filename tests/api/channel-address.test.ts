@@ -99,6 +99,88 @@ describe("moving a channel needs its key below root", () => {
   });
 });
 
+describe("a Vertex AI region is part of the host: checked, and changing it moves the channel", () => {
+  const SERVICE_ACCOUNT = JSON.stringify({
+    type: "service_account",
+    project_id: "proj-1",
+    client_email: "relay@proj-1.iam.gserviceaccount.com",
+    private_key: "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n",
+  });
+  const OTHER_KEY = SERVICE_ACCOUNT.replace("proj-1", "proj-2");
+  const regionMessage = (r: string) => `部署地区「${r}」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）`;
+  const vertex = (body: Record<string, unknown>, as: Caller) =>
+    create({ type: 41, name: "vertex", key: SERVICE_ACCOUNT, models: "gemini-1.5-pro-001", other: "us-central1", ...body }, as);
+
+  it("refuses a host-like region from an admin, with or without the key, and writes nothing", async () => {
+    const id = (await vertex({}, root)).json.data[0].id as number;
+    const before = await row(id);
+    for (const [body, message] of [
+      [{ other: "attacker.example/x?" }, regionMessage("attacker.example/x?")],
+      [{ other: "attacker.example/x?", key: OTHER_KEY }, regionMessage("attacker.example/x?")],
+      [{ other: '{"default": "us-central1", "gemini-1.5-pro-001": "attacker.example/x?"}' }, regionMessage("attacker.example/x?")],
+      [{ other: "{not json" }, '部署地区的 JSON 应为一个对象，每个值都是地区，例如 {"default": "us-central1", "模型": "地区"}'],
+      [{ type: 41, other: "evil.example#" }, regionMessage("evil.example#")],
+    ] as const) {
+      const res = await update(id, body, admin);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      // With the type, the schema answers ("参数错误：…"); without it, the stored type's rule.
+      expect(res.json).toEqual({ success: false, message: expect.stringContaining(message) });
+    }
+    // Nor can a channel of a type without a region rule carry one into Vertex AI.
+    const qwen = await createdId({ type: 17, other: "attacker.example/x?", key: "sk-q" }, root);
+    const moved = await update(qwen, { type: 41, key: SERVICE_ACCOUNT }, root);
+    expect(moved.json).toEqual({ success: false, message: regionMessage("attacker.example/x?") });
+    expect(await row(id)).toEqual(before);
+    expect((await row(qwen)).type).toBe(17);
+  });
+
+  it("refuses a host-like region on create, in batch mode too", async () => {
+    const db = await getDb();
+    for (const as of [admin, root]) {
+      const res = await vertex({ other: "attacker.example/x?" }, as);
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ success: false, message: `参数错误：${regionMessage("attacker.example/x?")}` });
+    }
+    const batch = await create({ type: 24, name: "gemini", key: "AIza-1\nAIza-2", mode: "batch", other: "v1beta/../../x" }, admin);
+    expect(batch.json).toEqual({ success: false, message: "参数错误：API 版本应为 v 加数字，可带小写字母，例如 v1beta、v1" });
+    expect(await db.channel.count()).toBe(0);
+  });
+
+  it("lets only root change a valid region, with the key re-entered", async () => {
+    const id = (await vertex({}, root)).json.data[0].id as number;
+    const before = await row(id);
+    const byAdmin = await update(id, { other: "europe-west4" }, admin);
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.json).toEqual({ success: false, message: "只有超级管理员可以修改渠道的部署地区（Region）！" });
+    const byAdminWithKey = await update(id, { other: "europe-west4", key: OTHER_KEY }, admin);
+    expect(byAdminWithKey.json).toEqual({ success: false, message: "只有超级管理员可以修改渠道的部署地区（Region）！" });
+    const byRootNoKey = await update(id, { other: '{"default": "europe-west4"}', key: " " }, root);
+    expect(byRootNoKey.status).toBe(400);
+    expect(byRootNoKey.json).toEqual({ success: false, message: "修改部署地区（Region）时请重新填写渠道密钥！" });
+    expect(await row(id)).toEqual(before);
+
+    // Sending the stored region back (the edit form does), or other fields, is not a change.
+    const renamed = await update(id, { name: "renamed", other: "us-central1", type: 41 }, admin);
+    expect(renamed.json.success, renamed.json.message).toBe(true);
+
+    const moved = await update(id, { other: '{"default": "europe-west4", "gemini-1.5-pro-001": "global"}', key: SERVICE_ACCOUNT }, root);
+    expect(moved.json.success, moved.json.message).toBe(true);
+    expect(await row(id)).toMatchObject({
+      name: "renamed",
+      other: '{"default": "europe-west4", "gemini-1.5-pro-001": "global"}',
+      key: SERVICE_ACCOUNT,
+    });
+  });
+
+  it("treats a Cloudflare account id the same way", async () => {
+    const id = await createdId({ type: 39, other: "0123456789abcdef0123456789abcdef", key: "cf-token" }, root);
+    expect((await update(id, { other: "../../other" }, root)).json.message).toBe("Account ID 只能由字母、数字、下划线和连字符组成");
+    expect((await update(id, { other: "fedcba9876543210" }, admin)).json.message).toBe("只有超级管理员可以修改渠道的Account ID！");
+    expect((await update(id, { other: "fedcba9876543210" }, root)).json.message).toBe("修改Account ID时请重新填写渠道密钥！");
+    expect((await update(id, { other: "fedcba9876543210", key: "cf-token-2" }, root)).json.success).toBe(true);
+  });
+});
+
 describe("ChannelPrivateAddressAllowed off: saving", () => {
   beforeEach(async () => {
     await updateOption("ChannelPrivateAddressAllowed", "false");

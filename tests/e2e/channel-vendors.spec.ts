@@ -24,6 +24,8 @@ const SERVICE_ACCOUNT = JSON.stringify(
   2,
 );
 
+const REGION_ERROR = "部署地区「attacker.example/x?」不合法：只能是 global，或由小写字母、数字和连字符组成（例如 us-central1）";
+
 const keyField = (page: Page) => page.getByRole("textbox", { name: "密钥", exact: true });
 const batchSwitch = (page: Page) => page.getByRole("switch", { name: "批量创建（一行一个密钥）" });
 
@@ -113,6 +115,14 @@ test("a Vertex AI channel from its service-account JSON key; batch mode is off f
   await shot(page, "channel-editor-vertex-refused");
 
   await keyField(page).fill(SERVICE_ACCOUNT);
+  // The region is part of the host: anything but a region is refused before it is sent.
+  const region = page.getByRole("textbox", { name: "部署地区（Region）", exact: true });
+  await region.fill("attacker.example/x?");
+  await page.getByRole("button", { name: "提交", exact: true }).click();
+  await expect(toast(page, REGION_ERROR)).toBeVisible();
+  await shot(page, "channel-editor-vertex-region-refused");
+  expect(await findChannels(page, VERTEX)).toHaveLength(0);
+  await region.fill("us-central1");
   await shot(page, "channel-editor-vertex");
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "渠道创建成功！")).toBeVisible();
@@ -125,6 +135,23 @@ test("a Vertex AI channel from its service-account JSON key; batch mode is off f
   const id = saved?.id;
   const revealed = await page.request.post(`/api/channel/${id}/key`, { headers: ROOT });
   expect((await revealed.json()).data.key).toBe(SERVICE_ACCOUNT);
+
+  // Changing the region moves the channel: the key must be typed again, even by root.
+  await page.goto(`/channel/edit/${id}`);
+  await expect(page.getByRole("heading", { name: `编辑渠道「${VERTEX}」` })).toBeVisible();
+  await region.fill("europe-west4");
+  await page.getByRole("button", { name: "提交", exact: true }).click();
+  await expect(toast(page, "修改部署地区（Region）时请重新填写渠道密钥！")).toBeVisible();
+  await shot(page, "channel-editor-vertex-region-needs-key");
+  await region.fill('{"default": "europe-west4", "gemini-1.5-pro-001": "evil.example#"}');
+  await keyField(page).fill(SERVICE_ACCOUNT);
+  await page.getByRole("button", { name: "提交", exact: true }).click();
+  await expect(toast(page, "部署地区「evil.example#」不合法")).toBeVisible();
+  expect((await findChannels(page, VERTEX))[0]?.other).toBe("us-central1");
+  await region.fill('{"default": "europe-west4", "gemini-1.5-pro-001": "global"}');
+  await page.getByRole("button", { name: "提交", exact: true }).click();
+  await expect(toast(page, "渠道更新成功！")).toBeVisible();
+  expect((await findChannels(page, VERTEX))[0]?.other).toBe('{"default": "europe-west4", "gemini-1.5-pro-001": "global"}');
 });
 
 test.describe("looks", () => {
@@ -144,5 +171,10 @@ test.describe("looks", () => {
     await keyField(page).fill(SERVICE_ACCOUNT);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "channel-editor-vertex-narrow");
+    await page.getByRole("textbox", { name: "名称", exact: true }).fill(`narrow${uid}`);
+    await page.getByRole("textbox", { name: "部署地区（Region）", exact: true }).fill("attacker.example/x?");
+    await page.getByRole("button", { name: "提交", exact: true }).click();
+    await expect(toast(page, REGION_ERROR)).toBeVisible();
+    await shot(page, "channel-editor-vertex-region-refused-narrow");
   });
 });

@@ -1,6 +1,7 @@
 // Building blocks shared by every OpenAI-protocol adapter, and `defineOpenAICompatible`, which
 // turns a vendor's data entry (base URL, paths, quirks) into an adapter.
 import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
+import { channelOtherProblem } from "@/lib/channels/other";
 import { RelayError } from "../errors";
 import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../json-body";
 import { multipartBoundary, setMultipartField } from "../multipart";
@@ -31,6 +32,27 @@ export function baseUrlOf(input: BuildRequestInput, defaultBaseUrl: string, vend
     throw new RelayError(500, `channel #${input.channel.id} (${vendor}) has no base URL configured`, { code: "channel_misconfigured" });
   }
   return base;
+}
+
+/**
+ * The channel's `other` (trimmed, else `fallback`) where it becomes part of the URL; 500 unless it
+ * has its type's shape (lib/channels/other): a row saved before the check or imported is refused
+ * before any URL is built.
+ */
+export function addressOtherOf(input: BuildRequestInput, vendor: string, fallback = ""): string {
+  const other = input.channel.other.trim() || fallback;
+  const problem = channelOtherProblem(input.channel.type, other);
+  if (problem) {
+    throw new RelayError(
+      500,
+      `channel #${input.channel.id} (${vendor}): "other" ${JSON.stringify(other.slice(0, 80))} is refused: ${problem}`,
+      {
+        code: "channel_misconfigured",
+        local: false,
+      },
+    );
+  }
+  return other;
 }
 
 /**

@@ -5,7 +5,7 @@ import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
 import { readMultipartField } from "../../multipart";
 import type { RelayMode } from "../../types";
-import { baseHeaders, baseUrlOf, buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import { addressOtherOf, baseHeaders, baseUrlOf, buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { toRunCompletionBody, toRunTranscriptionBody } from "./convert-request";
 import { runCompletionEventToOpenAI, runCompletionToOpenAI, runTranscriptionToOpenAI, type RunContext } from "./convert-response";
@@ -15,7 +15,7 @@ const MODES: readonly RelayMode[] = ["chat", "embeddings", "completions", "trans
 const supportedModes = new Set(MODES);
 
 function accountBase(input: BuildRequestInput): string {
-  const account = input.channel.other.trim();
+  const account = addressOtherOf(input, name);
   if (account === "") {
     throw new RelayError(500, `channel #${input.channel.id} (${name}) needs its account id in the "other" field`, {
       code: "channel_misconfigured",

@@ -11,7 +11,7 @@ import { withPromptImages } from "../../images";
 import { parseJsonObject } from "../../json-body";
 import { countInputTokens } from "../../tokens";
 import type { RelayMode } from "../../types";
-import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import { addressOtherOf, baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";
 import { toBatchEmbed, toGenerateContent } from "./convert-request";
 import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
@@ -107,7 +107,7 @@ export const gemini: ProviderAdapter = {
   buildRequest(input) {
     if (!supportedModes.has(input.mode)) throw unsupportedMode(name, input.channel.type, input.mode);
     const base = baseUrlOf(input, defaultBaseUrl, name);
-    const version = input.channel.other.trim() || DEFAULT_VERSION;
+    const version = addressOtherOf(input, name, DEFAULT_VERSION);
     if (input.mode === "embeddings") return embeddingsRequest(input, base, version);
     const modelUrl = `${base}/${version}/models/${modelSegment(input.upstreamModel)}`;
     return geminiChatRequest(input, modelUrl, { "x-goog-api-key": input.channel.key });
@@ -115,7 +115,7 @@ export const gemini: ProviderAdapter = {
   native: {
     gemini(input) {
       const base = baseUrlOf(input, defaultBaseUrl, name);
-      const version = input.channel.other.trim() || "v1beta";
+      const version = addressOtherOf(input, name, DEFAULT_VERSION);
       return geminiPassthrough(input, `${base}/${version}/models/${modelSegment(input.upstreamModel)}`, {
         "x-goog-api-key": input.channel.key,
       });

@@ -17,6 +17,7 @@
 // `{instances: [{content}]}`, answered `predictions[].embeddings.{values, statistics.token_count}`
 // → an OpenAI list (base64 on request) with the token counts summed as usage.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { parseVertexRegions } from "@/lib/channels/other";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../images";
@@ -42,23 +43,22 @@ export function publisherOf(model: string): VertexPublisher {
   return "google";
 }
 
-/** The region for a model from the channel's `other` (plain or a JSON map). */
+/**
+ * The region for a model from the channel's `other` (plain or a JSON map). The region becomes part
+ * of the host: an `other` that is not made of regions (saved before they were checked, or imported)
+ * refuses the call before any URL is built, so the service account's token goes nowhere else.
+ */
 export function regionFor(other: string, model: string, channelId: number): string {
-  const text = other.trim();
-  if (text === "") return DEFAULT_REGION;
-  if (!text.startsWith("{")) return text;
-  let map: unknown;
-  try {
-    map = JSON.parse(text);
-  } catch {
-    throw new RelayError(500, `channel #${channelId} (${name}): the region map in "other" is not valid JSON`, {
-      code: "channel_misconfigured",
-      local: false,
-    });
+  const parsed = parseVertexRegions(other);
+  if (!parsed) {
+    throw new RelayError(
+      500,
+      `channel #${channelId} (${name}): "other" must be a region (global, or lowercase letters, digits and hyphens) or a JSON map of regions`,
+      { code: "channel_misconfigured", local: false },
+    );
   }
-  const m = (map && typeof map === "object" ? map : {}) as Record<string, unknown>;
-  const r = m[model] ?? m.default;
-  return typeof r === "string" && r.trim() !== "" ? r.trim() : DEFAULT_REGION;
+  const region = "region" in parsed ? parsed.region : (parsed.regions.get(model) ?? parsed.regions.get("default") ?? "");
+  return region || DEFAULT_REGION;
 }
 
 /** Where a model's calls go: the host, and the project/location path under it. */

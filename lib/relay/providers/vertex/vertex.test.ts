@@ -64,7 +64,30 @@ describe("Vertex AI channel settings", () => {
     expect(regionFor(map, "gemini-pro", 1)).toBe("global");
     expect(regionFor(map, "gemini-1.5-flash-001", 1)).toBe("asia-east1");
     expect(regionFor('{"gemini-pro": "global"}', "other", 1)).toBe("us-central1");
-    expect(() => regionFor("{nope", "m", 1)).toThrow(/not valid JSON/);
+    expect(regionFor('{"default": "europe-west4"}', "constructor", 1)).toBe("europe-west4");
+  });
+
+  it("never puts a stored region that is not a region into a URL: the call is refused, no token is fetched", () => {
+    for (const other of [
+      "attacker.example/x?",
+      "evil.example#",
+      "US-CENTRAL1",
+      "us central1",
+      "{nope",
+      '["us-central1"]',
+      JSON.stringify({ default: "us-central1", "gemini-pro": "attacker.example/x?" }),
+      JSON.stringify({ default: "attacker.example:443/" }),
+      JSON.stringify({ default: 7 }),
+    ]) {
+      expect(() => regionFor(other, "gemini-pro", 9), other).toThrow(/channel #9 \(Vertex AI\): "other" must be a region/);
+      let error: unknown;
+      try {
+        vertex.buildRequest(input("gemini-pro", { other }));
+      } catch (e) {
+        error = e;
+      }
+      expect(error, other).toMatchObject({ status: 500, code: "channel_misconfigured" });
+    }
   });
 
   it("picks the publisher from the model name", () => {
