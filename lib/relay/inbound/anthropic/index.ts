@@ -4,6 +4,7 @@
 // tokenizer, without an upstream or a charge. Errors on both are Anthropic's shape (errors.ts).
 // The key comes in `x-api-key` or `Authorization: Bearer` (lib/relay/auth.ts reads both);
 // `anthropic-version` and `anthropic-beta` are accepted as they come.
+import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
 import { checkModelAllowed, keyCaller } from "@/lib/relay/auth";
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
@@ -37,6 +38,7 @@ const decoder = new TextDecoder();
 async function countTokens(req: RelayRequest, requestId: string): Promise<RelayResponse> {
   const authenticated = keyCaller(req);
   const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+  if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(decoder.decode(req.body));

@@ -1,6 +1,7 @@
 // The Gemini requests answered without a model call: the caller's model list (`GET
 // /v1beta/models`, `GET /v1beta/models/{model}`) and a local token count (`:countTokens`), both
 // authenticated by the caller's key and free.
+import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
 import { authenticateKey, checkModelAllowed, keyCaller } from "@/lib/relay/auth";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import { callerModels } from "@/lib/relay/info";
@@ -59,6 +60,7 @@ export async function serveModel(req: RelayRequest, model: string, requestId: st
  */
 export async function serveCountTokens(req: RelayRequest, model: string, requestId: string): Promise<RelayResponse> {
   const caller = await keyCaller(req);
+  if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(req.body).toString("utf8"));
