@@ -91,6 +91,14 @@ export async function relayWebRequest(request: Request): Promise<Response> {
 }
 
 /**
+ * The body of a request answered without it, read and dropped (held nowhere): cancelling it would
+ * destroy the socket under Node, and the client would get a reset instead of the answer.
+ */
+function dropUnreadBody(request: Request): void {
+  void readBodyWithin(request, 0).catch(() => undefined);
+}
+
+/**
  * The key from the headers, then the body within MAX_BODY_BYTES and this process's budget of
  * bodies in flight (before-body.ts), then the pipeline. A web host gives no hook for the end of
  * the answer: the budget is held while the body is read and the pipeline runs.
@@ -101,13 +109,13 @@ async function answerWeb(request: Request, req: WebRelayRequest): Promise<RelayR
       const caller = authenticateKey(req);
       req.caller = caller instanceof Promise ? await caller : caller;
     } catch (error) {
-      void request.body?.cancel().catch(() => undefined);
+      dropUnreadBody(request);
       return refusalBeforeBody(error, req);
     }
   }
   const declared = Math.min(declaredLength(request.headers.get("content-length")), MAX_BODY_BYTES);
   if (!admitBodyBytes(declared, 0)) {
-    void request.body?.cancel().catch(() => undefined);
+    dropUnreadBody(request);
     return bodyBudgetFull(req.method, req.path, req.query);
   }
   try {

@@ -9,7 +9,7 @@ import { getDb } from "@/lib/db";
 import { TOKEN_STATUS } from "@/lib/tokens/status";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess, type RelayProcess } from "@/tests/helpers/process";
-import { clearRelayData, seedChannel, seedUser } from "@/tests/helpers/relay";
+import { clearRelayData, seedChannel, seedUser, startRelay } from "@/tests/helpers/relay";
 
 const MODEL = "gpt-4o-mini";
 const BIG = 60 * 1024 * 1024;
@@ -36,9 +36,15 @@ function pausedUpload(port: number, path: string, headers: Record<string, string
         const i = line.indexOf(":");
         hs[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
       }
-      const body = raw.subarray(end + 4);
-      if (body.length < Number(hs["content-length"])) return;
-      resolve({ status: Number(lines[0]!.split(" ")[1]), headers: hs, body: body.toString() });
+      let body = raw.subarray(end + 4).toString();
+      if (hs["content-length"] !== undefined) {
+        if (Buffer.byteLength(body) < Number(hs["content-length"])) return;
+      } else {
+        // Chunked (the route-handler entry streams its answer): whole once the last chunk is in.
+        if (!body.endsWith("0\r\n\r\n")) return;
+        body = body.replace(/(?:^|\r\n)[0-9a-f]+\r\n/g, "").replace(/\r\n$/, "");
+      }
+      resolve({ status: Number(lines[0]!.split(" ")[1]), headers: hs, body });
     });
     socket.on("error", reject);
   });
@@ -128,6 +134,19 @@ describe("the relay door before the body", () => {
       const done = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "hi" }] });
       expect(done.choices[0]!.message.content).toBeTruthy();
     });
+  });
+
+  it("answers a bogus key 401 before the body through the route-handler entry too", async () => {
+    const relay = await startRelay("web");
+    try {
+      const paused = pausedUpload(relay.port, "/v1/messages", { "x-api-key": BOGUS, "anthropic-version": "2023-06-01" }, BIG, 64 * 1024);
+      const res = await paused.answer;
+      paused.close();
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body)).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+    } finally {
+      await relay.close();
+    }
   });
 
   describe("caps the bytes of bodies in flight per process", () => {
