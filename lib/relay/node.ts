@@ -73,8 +73,8 @@ function readBody(req: IncomingMessage, request: NodeRelayRequest): Promise<Uint
       if (into) resolve(size === into.length ? into : into.subarray(0, size));
       else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
-    // The client cut the upload off: nothing to answer, one line to log.
-    req.on("close", () => {
+    // The client cut the upload off ("aborted"): nothing to answer, one line to log.
+    req.on("error", () => {
       if (ended || over) return;
       chunks.length = 0;
       into = null;
@@ -83,7 +83,6 @@ function readBody(req: IncomingMessage, request: NodeRelayRequest): Promise<Uint
       );
       resolve("gone");
     });
-    req.on("error", noop); // "aborted": the close above tells it
   });
 }
 
