@@ -77,7 +77,7 @@ export function authenticateKey(req: RelayRequest): RelayCaller | Promise<RelayC
  * (lib/relay/before-body.ts), else the key checked now. One check per request, never two.
  */
 export function keyCaller(req: RelayRequest): RelayCaller | Promise<RelayCaller> {
-  return req.caller ?? authenticateKey(req);
+  return (req.caller as RelayCaller | undefined) ?? authenticateKey(req);
 }
 
 function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null): RelayCaller | Promise<RelayCaller> {

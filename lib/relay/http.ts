@@ -2,7 +2,6 @@
 // Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
 import { openAIError, RelayError } from "@/lib/relay/errors";
-import type { RelayCaller } from "@/lib/relay/auth";
 import type { BodySummaryResult } from "@/lib/relay/request-body";
 import type { RelayMode } from "@/lib/relay/types";
 
@@ -15,10 +14,11 @@ export interface RelayRequest {
   body: Uint8Array;
   clientIp: string;
   /**
-   * The key's caller, when the door checked the key from the headers before reading the body
-   * (lib/relay/before-body.ts): the pipeline uses it rather than checking the key again.
+   * The key's caller (auth.ts's RelayCaller), when the door checked the key from the headers
+   * before reading the body (lib/relay/before-body.ts): the pipeline uses it rather than checking
+   * the key again. Typed loosely: auth.ts sits above this module in the import graph.
    */
-  caller?: RelayCaller;
+  caller?: object;
   /** The client has gone away (its connection closed before the answer ended). */
   readonly gone: boolean;
   /** Calls `callback` once when the client goes away (at once if it has); returns an unsubscribe. */
