@@ -1,8 +1,7 @@
 // Serves the relay core through web Request/Response, for Next route handlers.
 import { handleRelay } from "@/lib/relay/pipeline";
 import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
-import type { RelayCaller } from "@/lib/relay/auth";
-import { authenticateKey } from "@/lib/relay/auth";
+import { authenticateKey, type RelayCaller } from "@/lib/relay/auth";
 import { admitBodyBytes, bodyBudgetFull, keyedBeforeBody, refusalBeforeBody, releaseBodyBytes, shapeFor } from "@/lib/relay/before-body";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
