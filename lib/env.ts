@@ -75,6 +75,11 @@ const schema = z.object({
   QIAO_CONSOLE_SOCKET: str(""),
   /** Largest request body /api reads, in bytes; a larger one is refused with 413. */
   API_MAX_BODY_BYTES: int(1024 * 1024).refine((n) => n > 0, "must be a positive number of bytes"),
+  /**
+   * Bytes of request bodies one relay process holds at once (read or being read, until the answer
+   * ends); past it a call gets 503 with retry-after. One body alone is always admitted.
+   */
+  RELAY_BODY_BYTES_IN_FLIGHT: int(64 * 1024 * 1024).refine((n) => n > 0, "must be a positive number of bytes"),
 });
 
 export type Env = z.infer<typeof schema>;

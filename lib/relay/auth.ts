@@ -72,6 +72,14 @@ export function authenticateKey(req: RelayRequest): RelayCaller | Promise<RelayC
   return withToken(req, parsed, token);
 }
 
+/**
+ * The caller of a keyed call: the one the door found from the headers before reading the body
+ * (lib/relay/before-body.ts), else the key checked now. One check per request, never two.
+ */
+export function keyCaller(req: RelayRequest): RelayCaller | Promise<RelayCaller> {
+  return (req.caller as RelayCaller | undefined) ?? authenticateKey(req);
+}
+
 function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null): RelayCaller | Promise<RelayCaller> {
   const { masked } = parsed;
   if (!token) throw unauthorized(`无效的令牌 ${masked}`);

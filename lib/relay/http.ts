@@ -13,6 +13,12 @@ export interface RelayRequest {
   headers: { get(name: string): string | null };
   body: Uint8Array;
   clientIp: string;
+  /**
+   * The key's caller (auth.ts's RelayCaller), when the door checked the key from the headers
+   * before reading the body (lib/relay/before-body.ts): the pipeline uses it rather than checking
+   * the key again. Typed loosely: auth.ts sits above this module in the import graph.
+   */
+  caller?: object;
   /** The client has gone away (its connection closed before the answer ended). */
   readonly gone: boolean;
   /** Calls `callback` once when the client goes away (at once if it has); returns an unsubscribe. */

@@ -12,7 +12,7 @@
 import { getOptions, loadedOptions } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
-import { authenticateKey, authenticateSession, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
+import { authenticateSession, keyCaller, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
 import { attemptChannels } from "@/lib/relay/attempts";
 import { CallContext, type ParsedBody } from "@/lib/relay/call-context";
 import {
@@ -122,7 +122,7 @@ async function relayCall(
   } else {
     // In the steady state the key, the routing table, the options and the ledger are all in
     // memory: each is taken without an await, which would cost a turn of the microtask queue.
-    const authenticated = authenticateKey(req);
+    const authenticated = keyCaller(req);
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
     // Another caller protocol: from here on the request is the canonical chat completions one.
     if (inbound) ({ req, call } = canonicalRequest(req, inbound.protocol, inbound.route, requestId));

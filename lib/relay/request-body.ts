@@ -9,6 +9,7 @@
 // count's budget, see planJsonPromptTokens) and the top-level members, the small ones as values
 // and the large ones (a `messages` of megabytes) as byte offsets into the body, parsed on the
 // event loop only if something reads them. The bytes themselves go upstream untouched.
+import { nestsTooDeep, tooDeep } from "./json-depth";
 import { RelayError } from "./errors";
 import { topLevelMembers } from "./json-body";
 import { checkRequestBody, requestModel } from "./request-rules";
@@ -63,6 +64,7 @@ const decoder = new TextDecoder();
 
 /** The body as a JSON object; OpenAI's 400 when it is not one. */
 export function parseJsonRequest(bytes: Uint8Array): Record<string, unknown> {
+  if (nestsTooDeep(bytes)) throw tooDeep();
   let json: unknown;
   try {
     json = JSON.parse(decoder.decode(bytes));

@@ -132,3 +132,13 @@ describe("promptCheckEnabled", () => {
     expect(promptCheckEnabled({ CheckSensitiveEnabled: true, CheckSensitiveOnPromptEnabled: false })).toBe(false);
   });
 });
+
+describe("findSensitiveWord on nesting a client can send", () => {
+  it("walks arrays 20 000 deep without overflowing the stack, in order", () => {
+    const deep = JSON.parse(`${"[".repeat(20_000)}"forbidden fruit"${"]".repeat(20_000)}`);
+    const matcher = matcherFor("forbidden fruit\nother");
+    expect(findSensitiveWord({ messages: [{ role: "user", content: deep }] }, matcher)).toBe("forbidden fruit");
+    expect(findSensitiveWord({ prompt: [["a", ["other"]], "forbidden fruit"] }, matcher)).toBe("other");
+    expect(findSensitiveWord({ input: JSON.parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`) }, matcher)).toBeNull();
+  });
+});

@@ -183,16 +183,27 @@ export function matcherFor(raw: string): WordMatcher {
   return built.matcher;
 }
 
-/** A text-bearing member: a string, an array of them, or content parts (`{type:"text", text}`). */
+/**
+ * A text-bearing member: a string, an array of them (nested arrays too), or content parts
+ * (`{type:"text", text}`). The arrays are walked with a stack of their own, not by recursion: no
+ * nesting a client can send (`[[[[…]]]]`, 20 000 deep) overflows the call stack.
+ */
 function findIn(value: unknown, matcher: WordMatcher): string | null {
   if (typeof value === "string") return matcher.find(value);
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const word = findIn(item, matcher);
-      if (word !== null) return word;
-    }
-    return null;
+  if (!Array.isArray(value)) return findInPart(value, matcher);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    let word: string | null = null;
+    if (typeof item === "string") word = matcher.find(item);
+    else if (Array.isArray(item)) for (let i = item.length - 1; i >= 0; i--) pending.push(item[i]);
+    else word = findInPart(item, matcher);
+    if (word !== null) return word;
   }
+  return null;
+}
+
+function findInPart(value: unknown, matcher: WordMatcher): string | null {
   if (value && typeof value === "object") {
     const part = value as { type?: unknown; text?: unknown };
     if (part.type === "text" && typeof part.text === "string") return matcher.find(part.text);

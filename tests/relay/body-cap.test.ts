@@ -111,6 +111,7 @@ for (const entry of ENTRIES) {
 
 describe("relay body cap of the route-handler entry, as any web host calls it", () => {
   it("counts the bytes it reads: a Content-Length that understates does not get a larger body in", async () => {
+    const user = await seedUser(); // the key is checked before the body: a valid one reaches the count
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -121,7 +122,7 @@ describe("relay body cap of the route-handler entry, as any web host calls it", 
     });
     const request = new Request("http://127.0.0.1/v1/chat/completions", {
       method: "POST",
-      headers: { "content-type": "application/json", "content-length": "20" },
+      headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json", "content-length": "20" },
       body,
       duplex: "half",
     } as RequestInit);

@@ -2,6 +2,7 @@
 // pipeline uses to serve them: finding a request's protocol, decoding its body into the
 // canonical request, and re-encoding the relay's OpenAI stream for the caller.
 import { RelayError } from "@/lib/relay/errors";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
 import type { RelayRequest } from "@/lib/relay/http";
 import { encodeSse, SseReader } from "@/lib/relay/sse";
 import { anthropicProtocol } from "./anthropic";
@@ -76,6 +77,7 @@ export function canonicalRequest(
   route: InboundRoute,
   requestId: string,
 ): { req: RelayRequest; call: InboundCall } {
+  if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(decoder.decode(req.body));

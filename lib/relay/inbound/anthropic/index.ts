@@ -4,7 +4,8 @@
 // tokenizer, without an upstream or a charge. Errors on both are Anthropic's shape (errors.ts).
 // The key comes in `x-api-key` or `Authorization: Bearer` (lib/relay/auth.ts reads both);
 // `anthropic-version` and `anthropic-beta` are accepted as they come.
-import { authenticateKey, checkModelAllowed } from "@/lib/relay/auth";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
+import { checkModelAllowed, keyCaller } from "@/lib/relay/auth";
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import type { InboundProtocol } from "@/lib/relay/inbound/types";
@@ -35,8 +36,9 @@ const decoder = new TextDecoder();
 
 /** `{"input_tokens": N}`: the prompt as the relay would count it for billing, tools included. */
 async function countTokens(req: RelayRequest, requestId: string): Promise<RelayResponse> {
-  const authenticated = authenticateKey(req);
+  const authenticated = keyCaller(req);
   const caller = authenticated instanceof Promise ? await authenticated : authenticated;
+  if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(decoder.decode(req.body));

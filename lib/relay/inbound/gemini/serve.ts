@@ -1,7 +1,8 @@
 // The Gemini requests answered without a model call: the caller's model list (`GET
 // /v1beta/models`, `GET /v1beta/models/{model}`) and a local token count (`:countTokens`), both
 // authenticated by the caller's key and free.
-import { authenticateKey, checkModelAllowed } from "@/lib/relay/auth";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
+import { authenticateKey, checkModelAllowed, keyCaller } from "@/lib/relay/auth";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import { callerModels } from "@/lib/relay/info";
 import { countRequestPromptTokens } from "@/lib/relay/tokens";
@@ -58,7 +59,8 @@ export async function serveModel(req: RelayRequest, model: string, requestId: st
  * tokenizer, for `contents` or a whole `generateContentRequest`. Nothing is billed or logged.
  */
 export async function serveCountTokens(req: RelayRequest, model: string, requestId: string): Promise<RelayResponse> {
-  const caller = await authenticateKey(req);
+  const caller = await keyCaller(req);
+  if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(req.body).toString("utf8"));

@@ -4,6 +4,7 @@
 // first (`remoteImageUrls` → `fetchUserImage`) and handed in as `images`: Bedrock and Vertex do
 // not take Anthropic's `url` image source, and fetching through the SSRF guard keeps one rule for
 // every Claude channel.
+import { textNestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { RelayError } from "../../errors";
 import { imageUrlOf } from "../../images";
@@ -86,6 +87,7 @@ function userBlocks(content: unknown, images: ReadonlyMap<string, UserImage> | u
 function parseArguments(args: unknown): Obj {
   if (isObj(args)) return args;
   if (typeof args !== "string" || args.trim() === "") return {};
+  if (textNestsTooDeep(args)) throw tooDeep("tool_calls[].function.arguments ");
   try {
     const v = JSON.parse(args);
     return isObj(v) ? v : {};

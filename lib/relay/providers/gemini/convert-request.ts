@@ -18,6 +18,7 @@
 //   endpoint) and goes back on the functionCall part when the client replays the call. Gemini 3
 //   refuses a replayed call without one (400), so for gemini-3 models a model turn's first call
 //   without a signature gets Google's documented "skip_thought_signature_validator" sentinel.
+import { textNestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
 import { RelayError } from "../../errors";
 import type { UserImage } from "@/lib/net/fetch-url";
 
@@ -128,6 +129,7 @@ function userParts(content: unknown, images: ReadonlyMap<string, UserImage>): Ob
 function parseArgs(raw: unknown): Obj {
   if (isObj(raw)) return raw;
   if (typeof raw !== "string" || raw.trim() === "") return {};
+  if (textNestsTooDeep(raw)) throw tooDeep("tool_calls[].function.arguments ");
   try {
     const v = JSON.parse(raw);
     return isObj(v) ? v : { value: v };
