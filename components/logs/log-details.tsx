@@ -5,7 +5,7 @@ import { Badge, Code, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { QuotaText } from "@/components/data/display";
 import type { AdminLogItem as LogRow } from "@/lib/logs/query";
-import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain } from "@/lib/logs/display";
+import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain, usageAnomalyText } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -26,6 +26,7 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   const charge = row.type === LOG_TYPE.consume ? explainCharge(row, other) : null;
   const frt = firstTokenSeconds(other);
   const chain = retryChain(other);
+  const anomaly = usageAnomalyText(other, row);
   const facts: [string, ReactNode][] = [];
   if (other.request_path) facts.push(["请求路径", other.request_path]);
   if (row.type === LOG_TYPE.consume || row.type === LOG_TYPE.error) {
@@ -35,6 +36,7 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   if (frt !== null) facts.push([row.is_stream ? "首字时间" : "响应时间", `${plain(frt)} s`]);
   if (other.is_model_mapped && other.upstream_model_name) facts.push(["实际模型", other.upstream_model_name]);
   if (other.upstream_usage === false) facts.push(["用量来源", "上游未返回用量，按本地计数"]);
+  if (anomaly) facts.push(["用量异常", anomaly]);
   if (other.client_gone) facts.push(["客户端", "请求中途断开"]);
   if (other.stream_end) facts.push(["流结束原因", other.stream_end]);
   if (other.ws) facts.push(["实时接口", "是"]);
