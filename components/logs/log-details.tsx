@@ -36,7 +36,6 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   if (frt !== null) facts.push([row.is_stream ? "首字时间" : "响应时间", `${plain(frt)} s`]);
   if (other.is_model_mapped && other.upstream_model_name) facts.push(["实际模型", other.upstream_model_name]);
   if (other.upstream_usage === false) facts.push(["用量来源", "上游未返回用量，按本地计数"]);
-  if (anomaly) facts.push(["用量异常", anomaly]);
   if (other.client_gone) facts.push(["客户端", "请求中途断开"]);
   if (other.stream_end) facts.push(["流结束原因", other.stream_end]);
   if (other.ws) facts.push(["实时接口", "是"]);
@@ -59,6 +58,12 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
         </div>
       )}
       {admin && other.admin_info?.error_message && <Fact label="上游原始错误（仅管理员可见）">{other.admin_info.error_message}</Fact>}
+      {anomaly && (
+        // Its own line, kept within the screen: the expanded cell is as wide as the table.
+        <div style={{ maxWidth: "calc(100vw - 3rem)" }} data-testid="usage-anomaly">
+          <Fact label="用量异常">{anomaly}</Fact>
+        </div>
+      )}
       {facts.length > 0 && (
         <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="xs" verticalSpacing={6}>
           {facts.map(([label, value]) => (

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_OUTPUT_CAP, outputLimit } from "./output-limits";
 import { boundUsage, completionBound, PROMPT_ALLOWANCE, type PromptBounds, promptBound, promptQuickBound } from "./usage-bounds";
-import { usageAnomalyText } from "@/lib/logs/display";
 import type { Usage } from "../relay/types";
 
 const usage = (prompt: number, completion: number, extra: Partial<Usage> = {}): Usage => ({
@@ -98,15 +97,5 @@ describe("boundUsage", () => {
 
   it("the prompt bound is never under the bytes sent", () => {
     expect(promptBound(50_000, 10)).toBe(50_000 + PROMPT_ALLOWANCE);
-  });
-});
-
-describe("usageAnomalyText", () => {
-  it("writes the expanded log row's line from other.usage_anomaly", () => {
-    const other = { usage_anomaly: { prompt_tokens: 10, completion_tokens: 1e12, completion_limit: 100 } };
-    expect(usageAnomalyText(other, { prompt_tokens: 10, completion_tokens: 100 })).toBe(
-      "上游报告 提示 10 / 补全 1000000000000 tokens，超出本次请求可能的用量，已按 提示 10 / 补全 100 计费",
-    );
-    expect(usageAnomalyText({}, { prompt_tokens: 1, completion_tokens: 1 })).toBeNull();
   });
 });
