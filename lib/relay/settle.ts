@@ -29,9 +29,10 @@ export type SettleExtra = {
  * The usage a call is billed for: the upstream's (or the local count), made consistent by
  * clampUsage (a number beyond any context, or negative, is replaced by the local count), then held
  * within what the request could have used (lib/billing/usage-bounds.ts). When either changed a
- * count, the call's `usageAnomaly` keeps the vendor's raw numbers for the log row.
+ * count of the upstream's (`fromUpstream`), the call's `usageAnomaly` keeps its raw numbers for
+ * the log row; a local count (no upstream usage) is bounded the same way, silently.
  */
-export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usage): Usage {
+export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usage, fromUpstream: boolean): Usage {
   const clamped = clampUsage(raw, { fallback: new PromptFallback(ctx) });
   const completionLimit = completionBound(ctx.body.json, upstreamModel);
   const bounded = boundUsage(clamped.usage, completionLimit, ctx, raw);
@@ -40,6 +41,7 @@ export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usag
   const { flags } = clamped;
   if (!bounded && !flags.absurd.length && !flags.negative.length && !flags.nonNumeric.length) return clamped.usage;
   const billed = bounded ? bounded.usage : clamped.usage;
+  if (!fromUpstream) return billed;
   ctx.usageAnomaly = bounded ? bounded.anomaly : usageAnomaly(raw, completionLimit);
   console.warn(
     `[relay] ${ctx.requestId} usage anomaly on channel #${ctx.tried[ctx.tried.length - 1] ?? 0}: upstream reported ${raw.prompt_tokens} prompt / ${raw.completion_tokens} completion tokens, billed ${billed.prompt_tokens} / ${billed.completion_tokens}`,

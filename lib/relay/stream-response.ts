@@ -258,7 +258,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     }
     if (!this.clientGone) this.sink!.end();
     const { ctx, relay } = this;
-    const usage = billableUsage(ctx, this.upstreamModel, relay.usage);
+    const usage = billableUsage(ctx, this.upstreamModel, relay.usage, relay.sawUpstreamUsage);
     const quota = quotaForTokens(ctx.pricing, usage);
     const frt = relay.firstTokenAt ?? relay.firstByteAt;
     // Not awaited: the response has ended; the bookkeeping follows in the same turn.

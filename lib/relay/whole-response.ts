@@ -76,7 +76,7 @@ export async function wholeResponse(
   } else if (ctx.mode === "speech") {
     quota = quotaForSpeech(ctx.pricing, ctx.promptTokens);
   } else {
-    usage = billableUsage(ctx, upstreamModel, usage);
+    usage = billableUsage(ctx, upstreamModel, usage, extracted.sawUpstreamUsage);
     quota = quotaForTokens(ctx.pricing, usage);
   }
   if (ctx.inbound && upstream.passthrough) {

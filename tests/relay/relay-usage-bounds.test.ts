@@ -127,6 +127,20 @@ for (const entry of ENTRIES) {
       });
     }
 
+    it("a prompt with a file the relay cannot size is billed as the upstream reports it", async () => {
+      mock.setBehaviour({ usage: { prompt_tokens: 1_000_000, completion_tokens: 5, total_tokens: 1_000_005 } });
+      const u = await seedUser({ quota: 10_000_000 });
+      const content = [
+        { type: "text", text: "summarise" },
+        { type: "file", file: { file_id: "file-abc123" } },
+      ];
+      await drain(await chat(u.key, { model: "m-flat", max_tokens: 100, messages: [{ role: "user", content }] }));
+      await settleAll();
+      const log = await lastLog(u.id);
+      expect(log.quota).toBe(1_000_005n);
+      expect(JSON.parse(log.other).usage_anomaly).toBeUndefined();
+    });
+
     it("sane usage is billed as reported, with no anomaly", async () => {
       mock.setBehaviour({ usage: { prompt_tokens: 1_000, completion_tokens: 90, total_tokens: 1_090 } });
       const u = await seedUser({ quota: 100_000 });
