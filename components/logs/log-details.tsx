@@ -5,7 +5,7 @@ import { Badge, Code, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { QuotaText } from "@/components/data/display";
 import type { AdminLogItem as LogRow } from "@/lib/logs/query";
-import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain } from "@/lib/logs/display";
+import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain, usageAnomalyText } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -26,6 +26,7 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   const charge = row.type === LOG_TYPE.consume ? explainCharge(row, other) : null;
   const frt = firstTokenSeconds(other);
   const chain = retryChain(other);
+  const anomaly = usageAnomalyText(other, row);
   const facts: [string, ReactNode][] = [];
   if (other.request_path) facts.push(["请求路径", other.request_path]);
   if (row.type === LOG_TYPE.consume || row.type === LOG_TYPE.error) {
@@ -57,6 +58,12 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
         </div>
       )}
       {admin && other.admin_info?.error_message && <Fact label="上游原始错误（仅管理员可见）">{other.admin_info.error_message}</Fact>}
+      {anomaly && (
+        // Its own line, kept within the screen: the expanded cell is as wide as the table.
+        <div style={{ maxWidth: "calc(100vw - 3rem)" }} data-testid="usage-anomaly">
+          <Fact label="用量异常">{anomaly}</Fact>
+        </div>
+      )}
       {facts.length > 0 && (
         <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="xs" verticalSpacing={6}>
           {facts.map(([label, value]) => (

@@ -49,3 +49,23 @@ export async function visibleQuota<T extends { id: number; quota: bigint }>(row:
 export async function visibleRemain<T extends { id: number; remain_quota: bigint }>(row: T): Promise<T> {
   return (await withVisibleRemain([row]))[0]!;
 }
+
+/**
+ * A token's remaining quota read fresh: `shown`, as the token list shows it (withVisibleRemain),
+ * and `left`, the same with requests in flight counted as unspent. `left` only ever falls (usage
+ * lowers it; leases and refunds move quota between the token and its holds without changing it),
+ * until someone edits the token; so once it is ≤ 0 the token stays spent, and the relay may
+ * remember that. Null for a token that is gone.
+ */
+export async function tokenRemainNow(id: number, db?: DirectDb): Promise<{ shown: bigint; left: bigint } | null> {
+  db ??= await getDirectDb();
+  const [token] = await db.query("SELECT remain_quota FROM tokens WHERE id = ?", [id]);
+  if (!token) return null;
+  const [held] = await db.query(
+    "SELECT SUM(amount) AS amount, SUM(consumed) AS consumed, SUM(reserved) AS reserved FROM quota_holds WHERE state = 0 AND token_id = ?",
+    [id],
+  );
+  const remain = big(token.remain_quota);
+  const left = remain + big(held?.amount ?? 0) - big(held?.consumed ?? 0);
+  return { shown: left - big(held?.reserved ?? 0), left };
+}

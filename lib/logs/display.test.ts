@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { breakdownJsonOpen, quotaForImages, quotaForTokens } from "@/lib/billing/price";
 import type { Pricing } from "@/lib/billing/ratios";
 import { simpleUsage, type Usage } from "@/lib/relay/types";
-import { explainCharge, firstTokenColor, firstTokenSeconds, parseOther, retryChain, latencyColor } from "./display";
+import { explainCharge, firstTokenColor, firstTokenSeconds, parseOther, retryChain, latencyColor, usageAnomalyText } from "./display";
 
 function ratio(modelRatio: number, over: Partial<Pricing> = {}): Pricing {
   return {
@@ -116,5 +116,15 @@ describe("row helpers", () => {
     expect(firstTokenSeconds(parseOther("[]"))).toBeNull();
     expect(retryChain(parseOther('{"admin_info":{"use_channel":["3","7"]}}'))).toEqual(["3", "7"]);
     expect(retryChain(parseOther('{"admin_info":{}}'))).toEqual([]);
+  });
+});
+
+describe("usageAnomalyText", () => {
+  it("writes the expanded log row's line from other.usage_anomaly", () => {
+    const other = { usage_anomaly: { prompt_tokens: 10, completion_tokens: 1e12, completion_limit: 100 } };
+    expect(usageAnomalyText(other, { prompt_tokens: 10, completion_tokens: 100 })).toBe(
+      "上游报告 提示 10 / 补全 1000000000000 tokens，超出本次请求可能的用量，已按 提示 10 / 补全 100 计费",
+    );
+    expect(usageAnomalyText({}, { prompt_tokens: 1, completion_tokens: 1 })).toBeNull();
   });
 });

@@ -66,6 +66,8 @@ export type LogOther = {
   upstream_usage?: boolean;
   client_gone?: boolean;
   stream_end?: string;
+  /** The upstream reported more than the call could use; it was billed at the bounds (lib/billing/usage-bounds.ts). */
+  usage_anomaly?: { prompt_tokens?: number; completion_tokens?: number; prompt_limit?: number; completion_limit?: number };
   is_model_mapped?: boolean;
   upstream_model_name?: string;
   request_path?: string;
@@ -102,6 +104,16 @@ const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ?
 export function plain(v: number): string {
   if (!Number.isFinite(v)) return "0";
   return String(Number(v.toFixed(6)));
+}
+
+/**
+ * The expanded row's line for a usage anomaly: what the upstream reported and that the row was
+ * billed within the request's bounds instead. Null when the row has none.
+ */
+export function usageAnomalyText(o: LogOther, row: { prompt_tokens: number; completion_tokens: number }): string | null {
+  const a = o.usage_anomaly;
+  if (!a || typeof a !== "object") return null;
+  return `上游报告 提示 ${n(a.prompt_tokens)} / 补全 ${n(a.completion_tokens)} tokens，超出本次请求可能的用量，已按 提示 ${row.prompt_tokens} / 补全 ${row.completion_tokens} 计费`;
 }
 
 export type ChargeExplanation = {

@@ -4,7 +4,8 @@ import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { checkSessionCookie } from "@/lib/auth/session-check";
 import { ipInList } from "@/lib/net/ip";
 import { isAdmin, USER_STATUS } from "@/lib/auth/roles";
-import { expiryPassed, TOKEN_STATUS } from "@/lib/tokens/status";
+import { expiryPassed, quotaSpent, TOKEN_STATUS } from "@/lib/tokens/status";
+import { tokenRemainNow } from "@/lib/billing/visible";
 import { RelayError } from "@/lib/relay/errors";
 import { cachedKeyEntry, cachedUserEntry, keyEntry, userEntry, type KeyEntry, type UserEntry } from "@/lib/relay/state";
 import type { RelayRequest } from "@/lib/relay/http";
@@ -25,6 +26,7 @@ const KEY_RE = /^[0-9A-Za-z]{48}$/;
 
 const unauthorized = (message: string) => new RelayError(401, message, { code: "invalid_api_key" });
 const forbidden = (message: string, code: string | null = null) => new RelayError(403, message, { code });
+const spentKey = (masked: string) => unauthorized(`该令牌额度已用尽 ${masked}`);
 
 export function maskKey(key: string): string {
   if (key.length <= 8) return "sk-****";
@@ -85,8 +87,7 @@ function withToken(req: RelayRequest, parsed: ParsedKey, token: KeyEntry | null)
   if (!token) throw unauthorized(`无效的令牌 ${masked}`);
   const now = Math.floor(Date.now() / 1000);
   if (token.status === TOKEN_STATUS.expired || expiryPassed(token.expiredTime, now)) throw unauthorized(`该令牌已过期 ${masked}`);
-  if (token.status === TOKEN_STATUS.exhausted || (!token.unlimited && token.remainHint <= 0n))
-    throw unauthorized(`该令牌额度已用尽 ${masked}`);
+  if (token.status === TOKEN_STATUS.exhausted || quotaSpent(token.unlimited, token.remainHint)) throw spentKey(masked);
   if (token.status !== TOKEN_STATUS.enabled) throw unauthorized(`该令牌状态不可用 ${masked}`);
   const user = cachedUserEntry(token.userId);
   if (user === undefined) return userEntry(token.userId).then((u) => withUser(req, parsed, token, u));
@@ -151,4 +152,28 @@ function checkGroup(options: OptionValues, wanted: string): string {
 export function checkModelAllowed(caller: RelayCaller, model: string) {
   const limits = caller.key?.modelLimits;
   if (limits && !limits.has(model)) throw forbidden(`该令牌无权访问模型 ${model}`, "model_not_allowed");
+}
+
+/**
+ * The answer to a reservation the balance could not cover. A shortfall refuses that one request
+ * and nothing else: a smaller one may still fit, so no hint is lowered for it. Only a key found
+ * really spent (quotaSpent on its quota as the token list shows it, read fresh) is answered
+ * 该令牌额度已用尽, exactly when the list shows it 已耗尽; and when nothing would be left even if every
+ * request in flight returned its reservation, the key is remembered as spent, so its next calls
+ * are refused without asking the database (an edit of the token drops the memory).
+ */
+export async function shortfallRefusal(caller: RelayCaller, who: "user" | "token", reserved: number): Promise<RelayError> {
+  const key = caller.key;
+  if (who === "token" && key) {
+    const now = await tokenRemainNow(key.id);
+    if (now && quotaSpent(key.unlimited, now.shown)) {
+      if (quotaSpent(key.unlimited, now.left)) key.remainHint = now.left;
+      return spentKey(caller.maskedKey);
+    }
+    return new RelayError(403, `令牌额度不足 ${caller.maskedKey}`, { type: "insufficient_user_quota", code: "insufficient_token_quota" });
+  }
+  return new RelayError(403, `用户额度不足，剩余额度不足以支付本次请求（预扣 ${reserved}）`, {
+    type: "insufficient_user_quota",
+    code: "insufficient_user_quota",
+  });
 }

@@ -8,6 +8,7 @@ import type { RelayCaller } from "@/lib/relay/auth";
 import type { RelayRequest } from "@/lib/relay/http";
 import type { InboundCall } from "@/lib/relay/inbound";
 import type { RelayErrorData } from "@/lib/relay/request-body";
+import { promptBound, promptQuickBound, type UsageAnomaly } from "@/lib/billing/usage-bounds";
 import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/tokens";
 import type { RelayMode } from "@/lib/relay/types";
 
@@ -30,6 +31,8 @@ export type ParsedBody = {
 export class CallContext {
   readonly tried: number[] = [];
   private counted: number | undefined;
+  /** Set when the upstream's usage was over the call's bounds (settle.ts billableUsage). */
+  usageAnomaly: UsageAnomaly | null = null;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,
@@ -45,10 +48,47 @@ export class CallContext {
     /** A call in another protocol (Anthropic, Gemini, Responses): its answer is encoded back. */
     readonly inbound: InboundCall | null = null,
   ) {}
-  /** Prompt tokens counted locally; computed on first read (only when the upstream reports none). */
+  /**
+   * Prompt tokens counted locally; computed on first read: only when the upstream reports none, or
+   * reports more than the bytes sent allow (promptBound).
+   */
   get promptTokens(): number {
     return (this.counted ??= countPrompt(this.mode, this.body));
   }
+  /** The prompt bound's cheap part (usage-bounds.ts): the bytes sent, no counting. */
+  get promptQuickBound(): number {
+    return promptQuickBound(this.req.body.length);
+  }
+  /** The prompt bound, counting the prompt: read only when the vendor's count is over the quick bound. */
+  get promptBound(): number {
+    if (this.body.json && hasUnsizedParts(this.body.json)) return Number.POSITIVE_INFINITY;
+    return promptBound(this.req.body.length, this.promptTokens);
+  }
+}
+
+/**
+ * Parts whose size the relay cannot know from the request: files and audio (a PDF by file id, a
+ * video by URI: up to a million tokens), and hosted tools (web or file search add what they find
+ * to the prompt). A prompt carrying them is not bounded by the local count.
+ */
+function hasUnsizedParts(json: Record<string, unknown>): boolean {
+  if (json.web_search_options !== undefined) return true;
+  if (Array.isArray(json.tools)) {
+    for (const tool of json.tools) {
+      const type = (tool as { type?: unknown } | null)?.type;
+      if (type !== undefined && type !== "function" && type !== "custom") return true;
+    }
+  }
+  if (!Array.isArray(json.messages)) return false;
+  for (const message of json.messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) {
+      const type = (part as { type?: unknown } | null)?.type;
+      if (type === "file" || type === "input_file" || type === "input_audio" || type === "audio" || type === "video") return true;
+    }
+  }
+  return false;
 }
 
 /** Prompt tokens counted locally: the bill when the upstream reports no usage. */

@@ -12,7 +12,7 @@
 import { getOptions, loadedOptions } from "@/lib/options";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
-import { authenticateSession, keyCaller, checkModelAllowed, type RelayCaller } from "@/lib/relay/auth";
+import { authenticateSession, checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/auth";
 import { attemptChannels } from "@/lib/relay/attempts";
 import { CallContext, type ParsedBody } from "@/lib/relay/call-context";
 import {
@@ -45,7 +45,7 @@ import { relayRefusal } from "@/lib/relay/providers";
 import { admitRequest } from "@/lib/relay/rate-limit";
 import { promptCheckEnabled } from "@/lib/relay/sensitive";
 import { settleFailure } from "@/lib/relay/settle";
-import { cachedRoutingTable, noteUserQuota, pickChannel, routingTable } from "@/lib/relay/state";
+import { cachedRoutingTable, pickChannel, routingTable } from "@/lib/relay/state";
 import type { RelayMode } from "@/lib/relay/types";
 
 export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
@@ -163,17 +163,7 @@ async function relayCall(
     const amount = BigInt(reserveAmount);
     reservation = ledger.tryReserve(owner, amount) ?? (await ledger.reserve(owner, amount, caller.user.quotaHint));
   } catch (error) {
-    if (isQuotaShortfall(error)) {
-      if (error.who === "user") {
-        noteUserQuota(caller.user.id, 0n);
-        throw new RelayError(403, `用户额度不足，剩余额度不足以支付本次请求（预扣 ${reserveAmount}）`, {
-          type: "insufficient_user_quota",
-          code: "insufficient_user_quota",
-        });
-      }
-      if (caller.key) caller.key.remainHint = 0n;
-      throw new RelayError(403, `令牌额度不足 ${caller.maskedKey}`, { type: "insufficient_user_quota", code: "insufficient_token_quota" });
-    }
+    if (isQuotaShortfall(error)) throw await shortfallRefusal(caller, error.who, reserveAmount);
     throw error;
   }
 

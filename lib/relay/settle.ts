@@ -2,11 +2,12 @@
 // against the ledger) and logged; a failed one gets its reservation back and an error row. Every
 // relay log row is built by logRow below.
 import { usageBucket } from "@/lib/data/buckets";
-import { breakdownJsonOpen, type QuotaResult } from "@/lib/billing/price";
+import { breakdownJsonOpen, clampUsage, type QuotaResult } from "@/lib/billing/price";
+import { boundUsage, completionBound, usageAnomaly } from "@/lib/billing/usage-bounds";
 import { noteCharge } from "@/lib/billing/quota-remind";
 import type { LogRow } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
-import type { CallContext } from "@/lib/relay/call-context";
+import { type CallContext, PromptFallback } from "@/lib/relay/call-context";
 import { hideSecrets, maskSensitiveText } from "@/lib/relay/mask";
 import type { StreamEndReason } from "@/lib/relay/openai-stream";
 import { getLedger, readyLedger } from "@/lib/relay/runtime";
@@ -25,6 +26,30 @@ export type SettleExtra = {
 };
 
 /**
+ * The usage a call is billed for: the upstream's (or the local count), made consistent by
+ * clampUsage (a number beyond any context, or negative, is replaced by the local count), then held
+ * within what the request could have used (lib/billing/usage-bounds.ts). When either changed a
+ * count of the upstream's (`fromUpstream`), the call's `usageAnomaly` keeps its raw numbers for
+ * the log row; a local count (no upstream usage) is bounded the same way, silently.
+ */
+export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usage, fromUpstream: boolean): Usage {
+  const clamped = clampUsage(raw, { fallback: new PromptFallback(ctx) });
+  const completionLimit = completionBound(ctx.body.json, upstreamModel);
+  const bounded = boundUsage(clamped.usage, completionLimit, ctx, raw);
+  // The usual call: sane numbers within the bounds, nothing allocated beyond clampUsage's usage.
+  if (!bounded && !clamped.clamped) return clamped.usage;
+  const { flags } = clamped;
+  if (!bounded && !flags.absurd.length && !flags.negative.length && !flags.nonNumeric.length) return clamped.usage;
+  const billed = bounded ? bounded.usage : clamped.usage;
+  if (!fromUpstream) return billed;
+  ctx.usageAnomaly = bounded ? bounded.anomaly : usageAnomaly(raw, completionLimit);
+  console.warn(
+    `[relay] ${ctx.requestId} usage anomaly on channel #${ctx.tried[ctx.tried.length - 1] ?? 0}: upstream reported ${raw.prompt_tokens} prompt / ${raw.completion_tokens} completion tokens, billed ${billed.prompt_tokens} / ${billed.completion_tokens}`,
+  );
+  return billed;
+}
+
+/**
  * The consume log's `other` JSON (new-api's keys): the price breakdown, `upstream_usage`,
  * `frt`, `client_gone` and `stream_end` for streams, `admin_info.use_channel`, `request_path`,
  * and the model mapping when there was one. Written out rather than built as an object for
@@ -35,6 +60,7 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   out += `,"upstream_usage":${extra.upstreamUsage ? "true" : "false"}`;
   if (extra.clientGone) out += `,"client_gone":true`;
   if (extra.streamEnd !== undefined) out += `,"stream_end":${JSON.stringify(extra.streamEnd)}`;
+  if (ctx.usageAnomaly) out += `,"usage_anomaly":${JSON.stringify(ctx.usageAnomaly)}`;
   out += `,"frt":${extra.frt ?? Date.now() - ctx.startedAt}`;
   out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;

@@ -13,6 +13,7 @@ import { parseCidrList, type Cidr } from "@/lib/net/ip";
 import { toChannelConfig } from "@/lib/relay/channel";
 import type { ChannelConfig } from "@/lib/relay/types";
 import { findTokenByKey } from "@/lib/tokens/relay";
+import { tokenRemainNow } from "@/lib/billing/visible";
 import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 
@@ -24,7 +25,11 @@ export type KeyEntry = {
   status: number;
   expiredTime: number;
   unlimited: boolean;
-  /** remain_quota when loaded; the ledger's conditional update is what really decides. */
+  /**
+   * A limited key's quota left when loaded (tokenRemainNow's `left`: remain_quota plus its open
+   * leases' unused part, requests in flight counted as unspent), or later seen spent. Only read
+   * as "spent or not" (quotaSpent): the ledger's conditional update decides every reservation.
+   */
   remainHint: bigint;
   modelLimits: Set<string> | null;
   allowIps: Cidr[] | null;
@@ -168,7 +173,7 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     status: row.status,
     expiredTime: row.expired_time,
     unlimited: row.unlimited_quota,
-    remainHint: row.remain_quota,
+    remainHint: row.unlimited_quota ? row.remain_quota : ((await tokenRemainNow(row.id))?.left ?? row.remain_quota),
     modelLimits: limits,
     allowIps: ips?.length ? ips : null,
     group: row.group,
@@ -196,12 +201,6 @@ export async function userEntry(id: number): Promise<UserEntry | null> {
     : null;
   state.users.set(id, entry);
   return entry;
-}
-
-/** Records a fresher balance seen by the relay (after a shortfall, say). */
-export function noteUserQuota(id: number, quota: bigint) {
-  const e = state.users.get(id);
-  if (e) e.quotaHint = quota;
 }
 
 function buildRouting(channels: RoutingChannel[]): RoutingTable {

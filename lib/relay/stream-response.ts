@@ -3,14 +3,14 @@
 // [DONE] run by one shared sweeper; when the stream ends for any reason (done, client gone,
 // upstream broke, timeout, shutdown) it is settled for what it delivered (settle.ts).
 import { env } from "@/lib/env";
-import { clampUsage, quotaForTokens } from "@/lib/billing/price";
-import { type CallContext, PromptFallback } from "@/lib/relay/call-context";
+import { quotaForTokens } from "@/lib/billing/price";
+import type { CallContext } from "@/lib/relay/call-context";
 import type { RelayResponse, RelaySink, RelayStreamBody } from "@/lib/relay/http";
 import { OpenAIStreamRelay, type OpenAIStreamOptions } from "@/lib/relay/openai-stream";
 import type { InboundStreamWriter } from "@/lib/relay/inbound";
 import type { StreamFraming, UpstreamRequest } from "@/lib/relay/providers";
 import { onRelayShutdown } from "@/lib/relay/runtime";
-import { settle, settleFailure } from "@/lib/relay/settle";
+import { billableUsage, settle, settleFailure } from "@/lib/relay/settle";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/sse";
 import type { RouteChannel } from "@/lib/relay/state";
 import type { Exchange, UpstreamSink } from "@/lib/relay/upstream";
@@ -258,7 +258,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     }
     if (!this.clientGone) this.sink!.end();
     const { ctx, relay } = this;
-    const usage = clampUsage(relay.usage, { fallback: new PromptFallback(ctx) }).usage;
+    const usage = billableUsage(ctx, this.upstreamModel, relay.usage, relay.sawUpstreamUsage);
     const quota = quotaForTokens(ctx.pricing, usage);
     const frt = relay.firstTokenAt ?? relay.firstByteAt;
     // Not awaited: the response has ended; the bookkeeping follows in the same turn.

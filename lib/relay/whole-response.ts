@@ -1,8 +1,8 @@
 // A whole (non-streamed) answer: read the upstream's body, check it is what the endpoint
 // produces, convert it for adapters that need it, read its usage, price it, and answer; the
 // settlement (settle.ts) follows right after the answer is written.
-import { clampUsage, quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
-import { type CallContext, PromptFallback, UsageContext } from "@/lib/relay/call-context";
+import { quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
+import { type CallContext, UsageContext } from "@/lib/relay/call-context";
 import { describeUpstreamNetworkError, errorFromJson, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
 import type { RelayResponse } from "@/lib/relay/http";
 import type { UpstreamRequest } from "@/lib/relay/providers";
@@ -12,7 +12,7 @@ import { answerContentType, JSON_TYPE, looksLikeJson } from "@/lib/relay/answer-
 import { extractResponseUsage } from "@/lib/relay/openai-response";
 import { openAIUsage } from "@/lib/relay/usage";
 import { imageParams } from "@/lib/relay/pricing";
-import { settle, settleFailure } from "@/lib/relay/settle";
+import { billableUsage, settle, settleFailure } from "@/lib/relay/settle";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/upstream-failure";
 
 /** A whole (non-streamed) answer larger than this is refused: base64 images and audio fit well. */
@@ -76,7 +76,7 @@ export async function wholeResponse(
   } else if (ctx.mode === "speech") {
     quota = quotaForSpeech(ctx.pricing, ctx.promptTokens);
   } else {
-    usage = clampUsage(usage, { fallback: new PromptFallback(ctx) }).usage;
+    usage = billableUsage(ctx, upstreamModel, usage, extracted.sawUpstreamUsage);
     quota = quotaForTokens(ctx.pricing, usage);
   }
   if (ctx.inbound && upstream.passthrough) {

@@ -3,7 +3,7 @@
 import type { Token } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { maskTokenKey } from "@/lib/tokens/keys";
-import { expiryPassed, TOKEN_STATUS } from "@/lib/tokens/status";
+import { expiryPassed, quotaSpent, TOKEN_STATUS } from "@/lib/tokens/status";
 
 export { TOKEN_STATUS };
 
@@ -31,7 +31,7 @@ export type TokenView = ReturnType<typeof toTokenView>;
 type Limits = Pick<Token, "expired_time" | "remain_quota" | "unlimited_quota">;
 
 export const isTokenExpired = (t: Limits, now = nowSeconds()) => expiryPassed(t.expired_time, now);
-export const isTokenExhausted = (t: Limits) => !t.unlimited_quota && t.remain_quota <= 0n;
+export const isTokenExhausted = (t: Limits) => quotaSpent(t.unlimited_quota, t.remain_quota);
 
 /**
  * An enabled token past its expiry or out of quota is shown as expired (3) or exhausted (4) even

@@ -243,3 +243,63 @@ test("root reads the all-users log with filters in the URL, the channels a row u
   await expect(page.getByRole("heading", { name: "使用日志" })).toBeVisible();
   await shot(page, "log-narrow");
 });
+
+test("a call billed at its bounds shows 用量异常 with the upstream's numbers in the expanded row", async ({ page, browser }) => {
+  // An upstream answering an absurd completion count (issue 20.2): billed at max_tokens (30).
+  const absurd = await startOpenAIMock();
+  absurd.setBehaviour({ usage: { prompt_tokens: 10, completion_tokens: 1e12, total_tokens: 1e12 + 10 } });
+  const absurdModel = uniqueName("e2e-anomaly-");
+  await call(page.request, 1, "POST", "/api/channel/", {
+    name: absurdModel,
+    type: 1,
+    key: "sk-up",
+    base_url: absurd.url,
+    models: absurdModel,
+    group: "default",
+  });
+  await mergeOption(page.request, "ModelRatio", { [absurdModel]: 1 });
+  await mergeOption(page.request, "CompletionRatio", { [absurdModel]: 1 });
+  const context = await browser.newContext();
+  const userPage = await context.newPage();
+  const { username } = await newUserSession(userPage, "la");
+  const id: number = await userPage.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "{}").id);
+  await call(page.request, 1, "PUT", "/api/user/", { id, quota: 1_000_000, original_quota: 0 });
+  const token = await call(userPage.request, id, "POST", "/api/token/", {
+    name: uniqueName("key-"),
+    remain_quota: 0,
+    unlimited_quota: true,
+    expired_time: -1,
+  });
+  const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
+  const res = await userPage.request.post("/v1/chat/completions", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { model: absurdModel, max_tokens: 30, messages: [{ role: "user", content: "hi" }] },
+  });
+  expect(res.status()).toBe(200);
+  await context.close();
+  await absurd.close();
+
+  await expect
+    .poll(async () => (await call(page.request, 1, "GET", `/api/log/?username=${username}&model_name=${absurdModel}`)).total)
+    .toBe(1);
+  await page.goto(`/log?username=${username}&model_name=${absurdModel}`);
+  await expect(rows(page)).toHaveCount(1);
+  await expand(rows(page).first());
+  const details = page.getByTestId("log-details");
+  await expect(details.getByText("用量异常")).toBeVisible();
+  await expect(
+    details.getByText("上游报告 提示 10 / 补全 1000000000000 tokens，超出本次请求可能的用量，已按 提示 10 / 补全 30 计费"),
+  ).toBeVisible();
+  await expect(details.getByText("(提示 10 + 补全 30 × 1) × 1 × 1 = 40")).toBeVisible();
+  await shot(page, "log-anomaly-light");
+  await page.getByRole("button", { name: "切换明暗主题", exact: true }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
+  await shot(page, "log-anomaly-dark");
+  await page.getByRole("button", { name: "切换明暗主题", exact: true }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await expand(rows(page).first());
+  await expect(page.getByTestId("log-details").getByText("用量异常")).toBeVisible();
+  await shot(page, "log-anomaly-narrow");
+});
