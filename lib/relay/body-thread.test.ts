@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BODY_THREAD_NICE, BodyThread, MAX_DEATHS, summariseJsonBodyOffLoop } from "./body-thread";
+import { BODY_THREAD_NICE, BodyThread, MAX_DEATHS, RECYCLE_BYTES, summariseJsonBodyOffLoop } from "./body-thread";
 import { summariseJsonBody } from "./request-body";
 
 const body = Buffer.from(JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }));
@@ -48,6 +48,20 @@ describe("the body thread", () => {
     expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
     expect(thread.running).toBe(true);
     expect(niceThreads()).toBe(before + 1);
+  });
+
+  it("ends its thread after a huge body, so the worker does not keep the body's heap; the next body starts a new one", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const thread = new BodyThread();
+    expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
+    expect(thread.running).toBe(true); // a large body below RECYCLE_BYTES keeps the thread
+    const huge = Buffer.from(JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "b".repeat(RECYCLE_BYTES) }] }));
+    const result = await thread.summarise(huge, "chat", "");
+    expect(result).toMatchObject({ ok: true, summary: { model: "gpt-4o", rulesError: null } });
+    expect(thread.running).toBe(false);
+    expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
+    expect(thread.running).toBe(true);
+    expect(errors).not.toHaveBeenCalled(); // an ended thread is not a death
   });
 
   it("answers on the event loop when its thread dies, and stops starting threads after MAX_DEATHS", async () => {

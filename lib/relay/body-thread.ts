@@ -100,9 +100,26 @@ export class BodyThread {
     const p = this.pending.get(m.id);
     if (!p) return;
     this.pending.delete(m.id);
-    if (this.pending.size === 0) this.worker?.unref();
+    if (this.pending.size === 0) {
+      if (p.job.bytes.length >= RECYCLE_BYTES) this.recycle();
+      else this.worker?.unref();
+    }
     if ("result" in m) p.resolve(m.result);
     else p.reject(new Error(`body thread: ${m.failed}`));
+  }
+
+  /**
+   * After a huge body, the idle thread is ended and the next large body starts a new one. Its heap
+   * held the body twice (the decoded text and the parsed object, ~2× the bytes), and V8 keeps an
+   * idle thread's garbage and pages: a relay worker stayed ~120 MB heavier after each 60 MB body,
+   * and the next one's peak stacked on top (issue 20.4). Ending the thread returns all of it at
+   * once; starting one costs milliseconds, beside the seconds such a body takes to arrive.
+   */
+  private recycle(): void {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = null; // its exit is not a death (died() ignores a thread that is not current)
+    worker.terminate().catch(() => undefined);
   }
 
   /** The thread is gone: what it held is read here, and the next large body starts a new one. */
@@ -128,6 +145,9 @@ export class BodyThread {
 
 /** The nice value body-worker.ts gives its thread (0 is normal, 19 the lowest priority). */
 export const BODY_THREAD_NICE = 10;
+
+/** A body of this size or more ends the thread once it is read (BodyThread.recycle). */
+export const RECYCLE_BYTES = 8 * 1024 * 1024;
 
 /** Threads that may die before bodies are read on the event loop for good. */
 export const MAX_DEATHS = 3;
