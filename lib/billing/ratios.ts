@@ -186,7 +186,11 @@ export function builtinAudioCompletionRatio(_model: string): number {
  * refuses exactly the models it refuses, and the model lists users see leave them out.
  */
 export function isModelPriced(model: string, options: PriceTable): boolean {
-  return !!options.selfUseModeEnabled || lookupRatio(options.modelPrice, model) !== undefined || lookupRatio(options.modelRatio, model) !== undefined;
+  return (
+    !!options.selfUseModeEnabled ||
+    lookupRatio(options.modelPrice, model) !== undefined ||
+    lookupRatio(options.modelRatio, model) !== undefined
+  );
 }
 
 /**
