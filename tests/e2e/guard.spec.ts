@@ -93,7 +93,7 @@ test.describe("session gone mid-use", () => {
     await expect(page.getByTestId("expired-notice")).toHaveCount(0);
   });
 
-  test("a reload after every cookie is gone still tells the stored user the session expired", async ({ page, context }) => {
+  test("with every cookie gone, the stored user still learns that its session expired", async ({ page, context }) => {
     await newUserSession(page, "ex");
     await context.clearCookies();
     await sideMenu(page).getByRole("link", { name: "钱包" }).click();
