@@ -1,5 +1,5 @@
 // Wide screens: the side menu collapses and expands; DefaultCollapseSidebar starts it collapsed.
-import { expect, test } from "./support";
+import { expect, shot, test } from "./support";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 
 test.use({ storageState: ROOT_STATE });
@@ -66,6 +66,18 @@ test("the menu offers no page that does not exist, and nothing prefetches one", 
     await page.goto("/setting");
     expect(missing).toEqual([]);
     expect(errors).toEqual([]);
+
+    // The menu with every flag on, as root sees it.
+    await shot(page, "menu-flags-on-light");
+    await page.getByRole("button", { name: "切换明暗主题" }).click();
+    await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
+    await shot(page, "menu-flags-on-dark");
+    await page.getByRole("button", { name: "切换明暗主题" }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "展开侧边栏" }).click();
+    await expect(menu.getByRole("link", { name: "设置" })).toBeInViewport();
+    await expect(menu.getByRole("link", { name: "绘图" })).toHaveCount(0);
+    await shot(page, "menu-flags-on-390");
   } finally {
     for (const key of ["DrawingEnabled", "TaskEnabled"]) await setOption(key, "false");
     await setOption("DataExportEnabled", String(status.data.enable_data_export));
