@@ -7,7 +7,7 @@ import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import { isProduction } from "@/lib/env";
 import { consolePolicy, newNonce, NONCE_HEADER } from "@/lib/ui/csp";
-import { guardPage, pageAccess } from "@/lib/ui/route-access";
+import { guardPage, pageAccess, SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
 
 export async function proxy(req: NextRequest) {
   const nonce = newNonce();
@@ -29,11 +29,15 @@ async function guard(req: NextRequest, next: () => NextResponse): Promise<NextRe
   const cookie = req.cookies.get(SESSION_COOKIE)?.value;
   const check = await checkSession(cookie);
   const session = check.state === "active" ? check.user : null;
-  const decision = guardPage(pathname, searchParams, session, !!cookie);
+  const decision = guardPage(pathname, searchParams, session, !!cookie || req.cookies.has(SIGNED_IN_COOKIE));
   if (decision.action === "next") return next();
   const res = NextResponse.redirect(new URL(decision.to, req.url));
-  // A cookie that no longer stands (expired, tampered, logged out, revoked, banned) is dropped.
-  if (cookie && !session) res.cookies.delete(SESSION_COOKIE);
+  if (!session) {
+    // A cookie that no longer stands (expired, tampered, logged out, revoked, banned) is dropped,
+    // and so is the marker: the expired notice is said once, the next visit is a fresh one.
+    if (cookie) res.cookies.delete(SESSION_COOKIE);
+    if (req.cookies.has(SIGNED_IN_COOKIE)) res.cookies.delete(SIGNED_IN_COOKIE);
+  }
   return res;
 }
 

@@ -19,10 +19,14 @@ import { TIME_ZONE_COOKIE } from "@/lib/ui/time-zone";
 import { validTimeZone } from "@/lib/ui/format";
 import type { DisplaySettings } from "@/components/data/display";
 
-export const metadata: Metadata = {
-  title: "Qiao",
-  description: "Qiao（桥）：自托管的 AI 模型接口网关与管理控制台",
-};
+/** The tab title is the configured system name (SystemName, the 其他设置 tab) on every page, from the first byte. */
+export async function generateMetadata(): Promise<Metadata> {
+  const options = await getOptions();
+  return {
+    title: options.SystemName || "Qiao",
+    description: "Qiao（桥）：自托管的 AI 模型接口网关与管理控制台",
+  };
+}
 
 export const viewport: Viewport = { width: "device-width", initialScale: 1 };
 

@@ -13,12 +13,13 @@ import { useTurnstile } from "@/components/auth/use-turnstile";
 import { api } from "@/lib/client/api";
 import { useSiteStatus } from "@/lib/client/hooks";
 import { showError, showSuccess } from "@/lib/client/notify";
-import { clearUser, writeAff, writeUser } from "@/lib/client/storage";
+import { clearUser, readUser, writeAff, writeUser } from "@/lib/client/storage";
 import type { StoredUser } from "@/lib/client/types";
 import { TEXT } from "@/lib/ui/api-errors";
 import { loginFormSchema, type LoginFormValues } from "@/lib/ui/auth-schemas";
+import { EXPIRED_LOGIN_PATH } from "@/lib/ui/route-access";
 
-export function LoginForm({ expired, aff }: { expired: boolean; aff: string }) {
+export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signedIn: boolean; aff: string }) {
   const router = useRouter();
   const status = useSiteStatus();
   const turnstile = useTurnstile(status);
@@ -33,6 +34,16 @@ export function LoginForm({ expired, aff }: { expired: boolean; aff: string }) {
     if (aff) writeAff(aff);
     if (expired) clearUser();
   }, [aff, expired]);
+
+  // Sent to the plain login page while the console still holds a stored user whose session is
+  // gone (its cookies cleared by hand): that is an expired session too (spec §4). Forgetting the
+  // user also takes the side menu and the avatar out of the frame around this form.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: checked once, when the page opens
+  useEffect(() => {
+    if (expired || signedIn || !readUser()) return;
+    clearUser();
+    router.replace(EXPIRED_LOGIN_PATH);
+  }, []);
 
   const passwordLoginOff = status?.password_login_enabled === false;
 

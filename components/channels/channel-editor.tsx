@@ -3,6 +3,7 @@
 // channel, or one per key line in batch mode) and edit (only changed fields are sent; a blank key
 // keeps the stored one). The rules live in lib/channels/form.ts and the server's schemas.
 import {
+  Alert,
   Button,
   Group,
   MultiSelect,
@@ -37,6 +38,7 @@ import {
   withType,
 } from "@/lib/channels/form";
 import type { ChannelView } from "@/lib/channels/view";
+import { isModelPriced, type PriceTable } from "@/lib/billing/ratios";
 
 const MAPPING_EXAMPLE = '{\n  "gpt-3.5-turbo-0301": "gpt-3.5-turbo"\n}';
 const STATUS_CODE_EXAMPLE = '{\n  "400": "500"\n}';
@@ -49,9 +51,11 @@ type Props = {
   /** type → why the relay does not serve it yet (lib/relay/providers): shown, not selectable. */
   notRelayed: Record<number, string>;
   root: boolean;
+  /** Which models have a price (the options' ModelRatio, ModelPrice and self-use mode). */
+  priceTable: PriceTable;
 };
 
-export function ChannelEditor({ channel, models: knownModels, groups, modelListTypes, notRelayed, root }: Props) {
+export function ChannelEditor({ channel, models: knownModels, groups, modelListTypes, notRelayed, root, priceTable }: Props) {
   const router = useRouter();
   const original = useMemo(() => (channel ? channelFormOf(channel) : null), [channel]);
   const [values, setValues] = useState<ChannelFormValues>(() => original ?? emptyChannelForm());
@@ -73,6 +77,9 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   const typeRefusal = notRelayed[values.type];
 
   const modelOptions = useMemo(() => [...new Set([...values.models, ...knownModels])], [values.models, knownModels]);
+  // The relay refuses these (倍率或价格未配置) whatever channel serves them: said here, not blocking,
+  // because the admin may well set their prices right after.
+  const unpriced = useMemo(() => values.models.filter((m) => !isModelPriced(m, priceTable)), [values.models, priceTable]);
   const groupOptions = useMemo(() => [...new Set([...groups, ...values.group])], [groups, values.group]);
 
   const addCustom = () => {
@@ -247,6 +254,12 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 <Text size="xs" c="dimmed">
                   仅 OpenAI 接口格式的渠道支持从上游获取模型列表
                 </Text>
+              )}
+              {unpriced.length > 0 && (
+                <Alert color="yellow" variant="light" title="以下模型未设置价格" data-testid="unpriced-models">
+                  {unpriced.join("、")}：未配置模型倍率或模型价格，用户调用时会被拒绝（倍率或价格未配置）。请在「设置 → 运营设置 →
+                  倍率设置」中为它们设置倍率或价格，或开启自用模式。
+                </Alert>
               )}
               <Group gap="xs" align="flex-end" wrap="nowrap">
                 <TextInput

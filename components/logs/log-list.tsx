@@ -31,6 +31,7 @@ import {
   parseOther,
   retryChain,
   latencyColor,
+  statQuotaLabel,
 } from "@/lib/logs/display";
 import type { AdminLogItem, LogPage, LogStat } from "@/lib/logs/query";
 import type { LogFilters } from "@/lib/logs/range";
@@ -88,6 +89,9 @@ export function LogList({ admin, page, stat, filters }: Props) {
       channel: null,
     });
   };
+
+  // The filter the shown stat was computed for (the URL's), not the form being edited.
+  const quotaLabel = statQuotaLabel(filters.type);
 
   const toggle = (id: number) => setOpen((ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id]));
 
@@ -199,10 +203,12 @@ export function LogList({ admin, page, stat, filters }: Props) {
     <Stack gap="md">
       <Title order={3}>使用日志</Title>
       <Group gap="xs" aria-label="统计">
-        <Badge size="lg" variant="light" color="blue" tt="none">
-          消耗额度：
-          <QuotaText quota={stat.quota} />
-        </Badge>
+        {quotaLabel && (
+          <Badge size="lg" variant="light" color="blue" tt="none">
+            {quotaLabel}：
+            <QuotaText quota={stat.quota} />
+          </Badge>
+        )}
         <Badge size="lg" variant="light" color="pink" tt="none">
           RPM：{stat.rpm}
         </Badge>

@@ -6,11 +6,14 @@ import { notFound, redirect } from "next/navigation";
 import { hasTier, type RoleTier } from "@/lib/auth/roles";
 import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession, type SessionUser } from "@/lib/auth/session-check";
+import { loginPath, SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
 
-/** The active session's user, or a redirect to the login page. */
+/** The active session's user, or a redirect to the login page (the expired notice for someone who was logged in, as proxy.ts). */
 export async function pageUser(tier: RoleTier = "user"): Promise<SessionUser> {
-  const check = await checkSession((await cookies()).get(SESSION_COOKIE)?.value);
-  if (check.state !== "active") redirect("/login?expired=true");
+  const jar = await cookies();
+  const cookie = jar.get(SESSION_COOKIE)?.value;
+  const check = await checkSession(cookie);
+  if (check.state !== "active") redirect(loginPath(!!cookie || jar.has(SIGNED_IN_COOKIE)));
   if (!hasTier(check.user, tier)) notFound();
   return check.user;
 }

@@ -14,6 +14,16 @@ export const QUOTA_PER_UNIT = 500_000;
 /** Tokens reserved for the completion when the request sets no max_tokens (new-api's PreConsumedQuota). */
 export const PRE_CONSUMED_TOKENS = 500;
 
+/**
+ * A ratio or price as a person writes it: no float noise, at most 6 decimals (0.075 stays 0.075).
+ * Every place that shows one (the log row's content line, its expanded billing) uses this, so
+ * the same number reads the same everywhere.
+ */
+export function plain(v: number): string {
+  if (!Number.isFinite(v)) return "0";
+  return String(Number(v.toFixed(6)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact decimals
 // ---------------------------------------------------------------------------------------------

@@ -11,10 +11,10 @@
 // a model none of them reaches is left out, so the page names no private group or its models.
 // Models the relay would refuse for want of a price (no ModelPrice or ModelRatio entry, self-use
 // mode off) are left out too.
-import { lookupGroupRatio, resolvePricing, type RatioMap } from "@/lib/billing/ratios";
+import { isModelPriced, lookupGroupRatio, type PriceTable, resolvePricing, type RatioMap } from "@/lib/billing/ratios";
 import { onInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
-import { getOptions } from "@/lib/options";
+import { getOptions, type OptionValues } from "@/lib/options";
 import { usableGroups } from "@/lib/options/groups";
 
 export const VISITOR_GROUP = "default";
@@ -86,6 +86,17 @@ function servedModels(): Promise<Map<string, string[]>> {
   return state.value;
 }
 
+/** The options that decide whether a model has a price (lib/billing/ratios.ts isModelPriced). */
+export function priceTableOf(o: OptionValues): PriceTable {
+  return { modelRatio: o.ModelRatio as RatioMap, modelPrice: o.ModelPrice as RatioMap, selfUseModeEnabled: o.SelfUseModeEnabled };
+}
+
+/** The models of `models` the relay can bill: the lists users pick from leave the others out. */
+export async function withPrice(models: string[]): Promise<string[]> {
+  const table = priceTableOf(await getOptions());
+  return models.filter((model) => isModelPriced(model, table));
+}
+
 /** The pricing table for a signed-in user (their group) or a visitor (null). */
 export async function listPricing(viewer: { group: string } | null): Promise<PricingList> {
   const [o, served] = await Promise.all([getOptions(), servedModels()]);
@@ -95,13 +106,7 @@ export async function listPricing(viewer: { group: string } | null): Promise<Pri
   const group_ratio: Record<string, number> = {};
   for (const group of Object.keys(usable_group)) group_ratio[group] = lookupGroupRatio(o.GroupRatio as RatioMap, group) ?? 1;
 
-  const options = {
-    modelRatio: o.ModelRatio as RatioMap,
-    modelPrice: o.ModelPrice as RatioMap,
-    completionRatio: o.CompletionRatio as RatioMap,
-    groupRatio: o.GroupRatio as RatioMap,
-    selfUseModeEnabled: o.SelfUseModeEnabled,
-  };
+  const options = { ...priceTableOf(o), completionRatio: o.CompletionRatio as RatioMap, groupRatio: o.GroupRatio as RatioMap };
   const data: PricingEntry[] = [];
   for (const [model, groups] of served) {
     const enable_groups = groups.filter((group) => Object.hasOwn(usable_group, group));

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { builtinCacheRatio, builtinCompletionRatio, lookupRatio, resolvePricing, UNKNOWN_MODEL_RATIO, type PricingOptions } from "./ratios";
+import {
+  builtinCacheRatio,
+  builtinCompletionRatio,
+  isModelPriced,
+  lookupRatio,
+  resolvePricing,
+  UNKNOWN_MODEL_RATIO,
+  type PricingOptions,
+} from "./ratios";
 
 const options: PricingOptions = {
   modelRatio: { "gpt-4o": 1.25, "gpt-4o-mini": 0.075, "claude-3-5-sonnet*": 1.5, "claude-*": 2, "glm-4-flash": 0, broken: -1 },
@@ -124,5 +132,16 @@ describe("built-in completion ratios (inventory table)", () => {
   it("lookupRatio ignores invalid entries", () => {
     expect(lookupRatio({ a: Number.NaN, "a*": 3 }, "a")).toBe(3);
     expect(lookupRatio(undefined, "a")).toBeUndefined();
+  });
+});
+
+describe("isModelPriced", () => {
+  it("is exactly resolvePricing's refusal: a price, a ratio (exact or pattern, even 0) or self-use mode", () => {
+    const models = ["gpt-4o", "claude-3-5-sonnet-20241022", "claude-x", "dall-e-3", "gpt-4-gizmo-g1", "glm-4-flash", "broken", "nobody"];
+    for (const selfUseModeEnabled of [false, true]) {
+      const o = { ...options, selfUseModeEnabled };
+      for (const model of models) expect(isModelPriced(model, o), model).toBe(resolvePricing(model, o, "default").ok);
+    }
+    expect(models.filter((m) => !isModelPriced(m, options))).toEqual(["broken", "nobody"]);
   });
 });

@@ -37,6 +37,9 @@ export interface PricingOptions {
   quotaPerUnit?: number;
 }
 
+/** What decides whether a model has a price at all (isModelPriced). */
+export type PriceTable = Pick<PricingOptions, "modelRatio" | "modelPrice" | "selfUseModeEnabled">;
+
 export type PricingKind = "ratio" | "price";
 
 export interface Pricing {
@@ -178,10 +181,34 @@ export function builtinAudioCompletionRatio(_model: string): number {
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * Whether the relay can bill `model` at all (the unknown-model rule at the top of this file): it
+ * has a ModelPrice or a ModelRatio entry, or self-use mode is on. The one test: resolvePricing
+ * refuses exactly the models it refuses, and the model lists users see leave them out.
+ */
+export function isModelPriced(model: string, options: PriceTable): boolean {
+  return (
+    !!options.selfUseModeEnabled ||
+    lookupRatio(options.modelPrice, model) !== undefined ||
+    lookupRatio(options.modelRatio, model) !== undefined
+  );
+}
+
+/**
  * Pricing of `model` for a user of `group`. Per-call price first (ModelPrice), then ModelRatio,
  * then the unknown-model rule described at the top of this file.
  */
 export function resolvePricing(model: string, options: PricingOptions, group: string): PricingResult {
+  if (!isModelPriced(model, options)) {
+    return {
+      ok: false,
+      error: {
+        // Not a transient failure: a 4xx stops SDKs from retrying a request that cannot succeed.
+        status: 400,
+        code: "model_price_error",
+        message: `模型 ${model} 倍率或价格未配置，请联系管理员设置或开启自用模式 (model ${model} has no ratio or price configured)`,
+      },
+    };
+  }
   const groupValue = lookupGroupRatio(options.groupRatio, group);
   const groupRatio = groupValue ?? 1;
   const common = {
@@ -205,18 +232,8 @@ export function resolvePricing(model: string, options: PricingOptions, group: st
   if (ratio !== undefined) {
     return { ok: true, pricing: { kind: "ratio", modelRatio: ratio, modelPrice: -1, usedDefaultRatio: false, ...common } };
   }
-  if (options.selfUseModeEnabled) {
-    return { ok: true, pricing: { kind: "ratio", modelRatio: UNKNOWN_MODEL_RATIO, modelPrice: -1, usedDefaultRatio: true, ...common } };
-  }
-  return {
-    ok: false,
-    error: {
-      // Not a transient failure: a 4xx stops SDKs from retrying a request that cannot succeed.
-      status: 400,
-      code: "model_price_error",
-      message: `模型 ${model} 倍率或价格未配置，请联系管理员设置或开启自用模式 (model ${model} has no ratio or price configured)`,
-    },
-  };
+  // Priced only by self-use mode.
+  return { ok: true, pricing: { kind: "ratio", modelRatio: UNKNOWN_MODEL_RATIO, modelPrice: -1, usedDefaultRatio: true, ...common } };
 }
 
 /** A group's GroupRatio entry (exact name, no patterns); undefined when it has none (billed at 1). */

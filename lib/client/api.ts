@@ -3,6 +3,7 @@
 import { showError, showInfo } from "@/lib/client/notify";
 import { clearUser, readUser } from "@/lib/client/storage";
 import { describeFailure } from "@/lib/ui/api-errors";
+import { EXPIRED_LOGIN_PATH } from "@/lib/ui/route-access";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -29,8 +30,6 @@ type Envelope = { success: boolean; message?: unknown; data?: unknown };
 
 const isEnvelope = (value: unknown): value is Envelope =>
   !!value && typeof value === "object" && typeof (value as Envelope).success === "boolean";
-
-export const EXPIRED_LOGIN_PATH = "/login?expired=true";
 
 /** Forget the stored user and go to the login page with the expired notice. */
 export function goToExpiredLogin() {

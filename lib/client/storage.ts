@@ -2,6 +2,7 @@
 // change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
 import type { SiteStatus, StoredUser } from "@/lib/client/types";
 import { DEFAULT_PAGE_SIZE, ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
+import { SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
 
 export const STORAGE_KEYS = {
   user: "user",
@@ -76,12 +77,24 @@ export function readUser(): StoredUser | null {
 
 export function writeUser(user: StoredUser) {
   write(STORAGE_KEYS.user, JSON.stringify(user));
+  markSignedIn(true);
   notify();
 }
 
 export function clearUser() {
   write(STORAGE_KEYS.user, null);
+  markSignedIn(false);
   notify();
+}
+
+/**
+ * The stored user's shadow for the server (lib/ui/route-access.ts SIGNED_IN_COOKIE): a page
+ * request without a standing session then goes to the expired notice instead of the plain login.
+ */
+function markSignedIn(on: boolean) {
+  if (typeof document === "undefined") return;
+  // biome-ignore lint/suspicious/noDocumentCookie: a marker, not a credential; the Cookie Store API is not in every browser
+  document.cookie = `${SIGNED_IN_COOKIE}=${on ? "1" : ""}; path=/; max-age=${on ? 31536000 : 0}; samesite=lax`;
 }
 
 // ---- status -----------------------------------------------------------------------------------

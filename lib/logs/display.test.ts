@@ -2,7 +2,19 @@ import { describe, expect, it } from "vitest";
 import { breakdownJsonOpen, quotaForImages, quotaForTokens } from "@/lib/billing/price";
 import type { Pricing } from "@/lib/billing/ratios";
 import { simpleUsage, type Usage } from "@/lib/relay/types";
-import { explainCharge, firstTokenColor, firstTokenSeconds, parseOther, retryChain, latencyColor, usageAnomalyText } from "./display";
+import { defaultOptionValues, type OptionValues } from "@/lib/options/registry";
+import { LOG_TYPE } from "@/lib/logs/write";
+import { priceFor } from "@/lib/relay/pricing";
+import {
+  explainCharge,
+  firstTokenColor,
+  firstTokenSeconds,
+  latencyColor,
+  parseOther,
+  retryChain,
+  statQuotaLabel,
+  usageAnomalyText,
+} from "./display";
 
 function ratio(modelRatio: number, over: Partial<Pricing> = {}): Pricing {
   return {
@@ -126,5 +138,36 @@ describe("usageAnomalyText", () => {
       "上游报告 提示 10 / 补全 1000000000000 tokens，超出本次请求可能的用量，已按 提示 10 / 补全 100 计费",
     );
     expect(usageAnomalyText({}, { prompt_tokens: 1, completion_tokens: 1 })).toBeNull();
+  });
+});
+
+describe("one number everywhere (issue 20.19)", () => {
+  it("writes the row's content line with the ratios its expanded billing shows", () => {
+    const o = defaultOptionValues().values;
+    const options = {
+      ...o,
+      ModelRatio: { "m-cheap": 0.075, "m-odd": 1.2345678 },
+      CompletionRatio: { "m-cheap": 4 },
+      GroupRatio: { default: 0.7 },
+      ModelPrice: { "m-call": 0.015 },
+    } as OptionValues;
+    for (const model of ["m-cheap", "m-odd"]) {
+      const { result, content } = priceFor(options, model, "default");
+      if (!result.ok) throw new Error(model);
+      const { explained } = logged(result.pricing, usage({ prompt_tokens: 10, completion_tokens: 10 }));
+      const shown = Object.fromEntries(explained!.factors.map((f) => [f.label, f.value]));
+      expect(content).toBe(`模型倍率 ${shown.模型倍率}，补全倍率 ${shown.补全倍率}，分组倍率 ${shown.分组倍率}`);
+    }
+    expect(priceFor(options, "m-cheap", "default").content).toBe("模型倍率 0.075，补全倍率 4，分组倍率 0.7");
+    expect(priceFor(options, "m-call", "default").content).toBe("模型价格 0.015，分组倍率 0.7");
+  });
+
+  it("labels the stat badge for the type filter: consumption, top-ups, none for rows without quota", () => {
+    expect(statQuotaLabel(0)).toBe("消耗额度");
+    expect(statQuotaLabel(LOG_TYPE.consume)).toBe("消耗额度");
+    expect(statQuotaLabel(LOG_TYPE.topup)).toBe("充值额度");
+    expect(statQuotaLabel(LOG_TYPE.manage)).toBeNull();
+    expect(statQuotaLabel(LOG_TYPE.system)).toBeNull();
+    expect(statQuotaLabel(LOG_TYPE.error)).toBe("消耗额度");
   });
 });

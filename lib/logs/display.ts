@@ -1,7 +1,7 @@
 // How a log row reads on /log (spec §3 log entry, §9 colours): type names, latency colours, the
 // retry chain, and the charge written out from `other` so a user can redo the sum by hand. Pure,
 // so the page and its unit tests share one copy; the formulas are lib/billing/price.ts's.
-import { QUOTA_PER_UNIT } from "@/lib/billing/price";
+import { plain, QUOTA_PER_UNIT } from "@/lib/billing/price";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 /** The type filter (spec §4: 0 all, 1–4) and the relay's error rows (5). */
@@ -13,6 +13,18 @@ export const LOG_TYPE_OPTIONS: { value: string; label: string }[] = [
   { value: String(LOG_TYPE.system), label: "系统" },
   { value: String(LOG_TYPE.error), label: "错误" },
 ];
+
+/**
+ * The label of the stat badge's quota sum for the type filter (spec §2 Log page: "total quota
+ * consumed"). The sum is of the chosen type's rows (lib/logs/query.ts statOf, consumption when
+ * none is chosen), so a top-up filter sums top-ups. Admin and system rows record no quota (their
+ * amounts are in the text), so for them the badge is left out rather than read a sum of zeros.
+ */
+export function statQuotaLabel(type: number): string | null {
+  if (type === LOG_TYPE.topup) return "充值额度";
+  if (type === LOG_TYPE.manage || type === LOG_TYPE.system) return null;
+  return "消耗额度";
+}
 
 const TYPE_LOOK: Record<number, { label: string; color: string }> = {
   [LOG_TYPE.topup]: { label: "充值", color: "cyan" },
@@ -100,11 +112,7 @@ export function retryChain(o: LogOther): string[] {
 
 const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-/** A number as a person writes it: no float noise, at most 6 decimals. */
-export function plain(v: number): string {
-  if (!Number.isFinite(v)) return "0";
-  return String(Number(v.toFixed(6)));
-}
+export { plain };
 
 /**
  * The expanded row's line for a usage anomaly: what the upstream reported and that the row was

@@ -246,9 +246,10 @@ export const OPTION_REGISTRY = {
   StreamCacheQueueLength: int(0, { min: 0 }),
   SensitiveWords: text("test_sensitive", { normalize: (v) => splitList(v, /\r?\n/, "\n") }),
 
-  // Drawing (Midjourney) and asynchronous tasks (Suno)
-  DrawingEnabled: bool(true),
-  TaskEnabled: bool(true),
+  // Drawing (Midjourney) and asynchronous tasks (Suno). new-api's flags, default off here: their
+  // pages come with the task issue, and until then the menu never offers them (lib/ui/menu.ts).
+  DrawingEnabled: bool(false),
+  TaskEnabled: bool(false),
   MjNotifyEnabled: bool(false),
   MjAccountFilterEnabled: bool(false),
   MjModeClearEnabled: bool(false),

@@ -1,6 +1,7 @@
 // Read-only relay endpoints: the model list in OpenAI's shape, filtered by what the key may use,
 // and the OpenAI-style billing dashboard some clients show (subscription and usage).
-import { getOptions } from "@/lib/options";
+import { getOptions, loadedOptions } from "@/lib/options";
+import { pricedModels } from "@/lib/relay/pricing";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { MODEL_PREFIX, MODELS_PATH } from "@/lib/relay/endpoints";
@@ -27,11 +28,18 @@ function ownerOf(model: string): string {
   return "custom";
 }
 
-/** The models a key may call: its model limits, else every model its group's channels serve. */
+/**
+ * The models a key may call: its model limits, else every model its group's channels serve;
+ * either way only those with a price (a model without one is refused 倍率或价格未配置, so a
+ * client that offers it would offer a certain failure). Memoised per options and list.
+ */
 export async function callerModels(caller: RelayCaller): Promise<readonly string[]> {
-  if (caller.key?.modelLimits) return [...caller.key.modelLimits].sort();
-  return (await routingTable()).modelsByGroup.get(caller.group) ?? [];
+  const options = loadedOptions() ?? (await getOptions());
+  const models = caller.key?.modelLimits ?? (await routingTable()).modelsByGroup.get(caller.group) ?? NO_MODELS;
+  return pricedModels(options, models);
 }
+
+const NO_MODELS: readonly string[] = [];
 
 /** A caller of Anthropic's API (its SDK sends `anthropic-version` on every request). */
 export const isAnthropicCaller = (req: RelayRequest): boolean => req.headers.get("anthropic-version") !== null;

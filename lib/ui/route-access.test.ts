@@ -37,7 +37,7 @@ describe("pageAccess", () => {
 });
 
 describe("guardPage", () => {
-  it("sends visitors without a session to /login, and holders of a dead cookie to the expired notice", () => {
+  it("sends visitors who never logged in to /login, and those whose session has gone to the expired notice", () => {
     expect(guardPage("/token", q(), null, false)).toEqual({ action: "redirect", to: "/login" });
     expect(guardPage("/token", q(), null, true)).toEqual({ action: "redirect", to: "/login?expired=true" });
     expect(guardPage("/about", q(), null, false)).toEqual({ action: "next" });

@@ -37,18 +37,34 @@ export function pageAccess(pathname: string): PageAccess {
 export type GuardDecision = { action: "next" } | { action: "redirect"; to: string };
 
 /**
+ * Set by the browser while it keeps a stored user (lib/client/storage.ts writeUser/clearUser), so
+ * the server can tell what spec §4 tells apart by that stored user: a visitor who never logged in
+ * goes to the plain login page, one whose session has gone (expired, revoked, its cookie deleted)
+ * to `?expired=true` and its notice. Not a credential: it only chooses between two login URLs.
+ */
+export const SIGNED_IN_COOKIE = "qiao_signed_in";
+
+export const EXPIRED_LOGIN_PATH = "/login?expired=true";
+
+/** Where a request without a standing session goes: the expired notice only for someone who was logged in. */
+export function loginPath(wasSignedIn: boolean): string {
+  return wasSignedIn ? EXPIRED_LOGIN_PATH : "/login";
+}
+
+/**
  * The proxy's decision for one page request. `session` is the decoded cookie (null when absent
- * or invalid); `hadCookie` tells an expired or tampered cookie from no cookie at all.
+ * or invalid); `wasSignedIn` says the browser held a session (a session cookie that no longer
+ * stands, or the SIGNED_IN_COOKIE marker), as opposed to a fresh visitor.
  */
 export function guardPage(
   pathname: string,
   searchParams: URLSearchParams,
   session: { role: number } | null,
-  hadCookie: boolean,
+  wasSignedIn: boolean,
 ): GuardDecision {
   const access = pageAccess(pathname);
   if (access === "public") return { action: "next" };
-  if (!session) return { action: "redirect", to: hadCookie ? "/login?expired=true" : "/login" };
+  if (!session) return { action: "redirect", to: loginPath(wasSignedIn) };
   if (access === "admin" && session.role < ROLE.admin) return { action: "redirect", to: "/" };
   if (pathname.replace(/\/+$/, "") === "/setting" && session.role < ROLE.root) {
     const tab = searchParams.get("tab");

@@ -10,6 +10,7 @@ import { invalidateRootDefaultPassword } from "@/lib/options/status";
 import { usableGroups } from "@/lib/options/groups";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
+import { withPrice } from "@/lib/billing/pricing";
 import { softDeleteUser } from "@/lib/users/soft-delete";
 import type { UpdateSelfInput } from "@/lib/users/schemas";
 import { clearPasswordFailures, notePasswordFailure, refuseIfLocked } from "@/lib/users/auth";
@@ -70,7 +71,11 @@ export async function createAccessToken(id: number): Promise<string> {
   return token;
 }
 
-/** Models the user's group can reach through enabled channels. */
+/**
+ * Models the user's group can reach through enabled channels and the relay can bill: a model
+ * without a price is refused (倍率或价格未配置), so the token's model limits, the playground and
+ * the settings' model list do not offer it.
+ */
 export async function listUserModels(group: string): Promise<string[]> {
   const db = await getDb();
   const rows = await db.ability.findMany({
@@ -79,7 +84,7 @@ export async function listUserModels(group: string): Promise<string[]> {
     distinct: ["model"],
     orderBy: { model: "asc" },
   });
-  return rows.map((r) => r.model);
+  return withPrice(rows.map((r) => r.model));
 }
 
 /** The groups a user may choose for a token, as group → label (UserUsableGroups plus their own). */

@@ -43,7 +43,8 @@ describe("GET and PUT /api/option/", () => {
   it("lists every option as a key/value string pair, defaults included", async () => {
     const options = await listed();
     expect(options.get("QuotaPerUnit")).toBe("500000");
-    expect(options.get("DrawingEnabled")).toBe("true");
+    expect(options.get("DrawingEnabled")).toBe("false");
+    expect(options.get("TaskEnabled")).toBe("false");
     expect(options.get("TurnstileSiteKey")).toBe("");
     expect(JSON.parse(options.get("ModelRatio")!)["gpt-4o"]).toBe(1.25);
     for (const value of options.values()) expect(typeof value).toBe("string");

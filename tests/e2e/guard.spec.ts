@@ -1,5 +1,5 @@
 // Page guard, expired sessions and the not-found page.
-import { expect, test, forgedSessionCookie, shot } from "./support";
+import { expect, forgedSessionCookie, newUserSession, type Page, shot, sideMenu, test } from "./support";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 
 test.describe("logged out", () => {
@@ -57,5 +57,59 @@ test.describe("expired session", () => {
     await page.goto("/log");
     await expect(page).toHaveURL(/\/login\?expired=true$/);
     await expect(page.getByTestId("expired-notice")).toBeVisible();
+  });
+});
+
+// Issue 20.15: the session goes while the console is open (its cookie deleted, as when it expires
+// in the browser). Whatever the click does next (a list's 查询, a menu entry) ends on the expired
+// notice in a logged-out frame, not on the plain login page inside the old menu and avatar.
+test.describe("session gone mid-use", () => {
+  const loggedOutFrame = async (page: Page) => {
+    await expect(page).toHaveURL(/\/login\?expired=true$/);
+    await expect(page.getByTestId("expired-notice")).toHaveText("未登录或登录已过期，请重新登录！");
+    await expect(sideMenu(page)).toHaveCount(0);
+    await expect(page.getByTestId("user-menu")).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "登录", exact: true })).toBeVisible();
+    expect(await page.evaluate(() => localStorage.getItem("user"))).toBeNull();
+  };
+
+  test("查询 on /token after the session cookie is deleted", async ({ page, context }) => {
+    await newUserSession(page, "ex");
+    await context.clearCookies({ name: "qiao_session" });
+    await page.getByLabel("令牌名称").fill("anything");
+    await page.getByRole("button", { name: "查询" }).click();
+    await loggedOutFrame(page);
+    await shot(page, "login-expired");
+  });
+
+  test("a menu entry after the session cookie is deleted; the next visit is a fresh one", async ({ page, context }) => {
+    await newUserSession(page, "ex");
+    await context.clearCookies({ name: "qiao_session" });
+    await sideMenu(page).getByRole("link", { name: "日志" }).click();
+    await loggedOutFrame(page);
+    // The notice is said once: a later visit to a console page is an ordinary logged-out one.
+    await page.goto("/token");
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(page.getByTestId("expired-notice")).toHaveCount(0);
+  });
+
+  test("with every cookie gone, the stored user still learns that its session expired", async ({ page, context }) => {
+    await newUserSession(page, "ex");
+    await context.clearCookies();
+    await sideMenu(page).getByRole("link", { name: "钱包" }).click();
+    await loggedOutFrame(page);
+  });
+
+  test("the expired notice in light, dark and at 390 px", async ({ page }) => {
+    await page.goto("/login?expired=true");
+    await expect(page.getByTestId("expired-notice")).toBeVisible();
+    await page.getByRole("button", { name: "切换明暗主题" }).click();
+    await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
+    await shot(page, "login-expired-dark");
+    await page.getByRole("button", { name: "切换明暗主题" }).click();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId("expired-notice")).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot(page, "login-expired-390");
   });
 });

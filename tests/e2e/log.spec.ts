@@ -29,6 +29,8 @@ async function mergeOption(request: APIRequestContext, key: string, entries: Rec
 
 let upstream: Upstream;
 let model: string;
+/** Priced at 0.075: a ratio two decimals would round to 0.07. */
+let cheapModel: string;
 let channelId: number;
 
 test.beforeAll(async ({ browser }) => {
@@ -36,6 +38,7 @@ test.beforeAll(async ({ browser }) => {
   // 100 prompt and 20 completion tokens at ratio 2.5, completion ratio 4: (100 + 20 × 4) × 2.5 = 450.
   upstream.setBehaviour({ usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
   model = uniqueName("e2e-log-");
+  cheapModel = `${model}-cheap`;
   const context = await browser.newContext({ storageState: ROOT_STATE });
   const request = context.request;
   await call(request, 1, "POST", "/api/channel/", {
@@ -43,12 +46,12 @@ test.beforeAll(async ({ browser }) => {
     type: 1,
     key: "sk-up",
     base_url: upstream.url,
-    models: model,
+    models: `${model},${cheapModel}`,
     group: "default",
   });
   const found = await call(request, 1, "GET", `/api/channel/search?keyword=${model}`);
   channelId = (found.items ?? found)[0].id;
-  await mergeOption(request, "ModelRatio", { [model]: 2.5 });
+  await mergeOption(request, "ModelRatio", { [model]: 2.5, [cheapModel]: 0.075 });
   await mergeOption(request, "CompletionRatio", { [model]: 4 });
   await context.close();
 });
@@ -242,6 +245,58 @@ test("root reads the all-users log with filters in the URL, the channels a row u
   await page.reload();
   await expect(page.getByRole("heading", { name: "使用日志" })).toBeVisible();
   await shot(page, "log-narrow");
+});
+
+// Issue 20.19: the row and its expanded billing give the same ratio (0.075, not 0.07 in one and
+// 0.075 in the other), and the stat badge says what it sums for the type chosen.
+test("the row's ratio is its breakdown's, and the stat badge fits the type filter", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await newUserSession(page, "lr");
+  const id: number = await page.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "{}").id);
+  const root = await browser.newContext({ storageState: ROOT_STATE });
+  await call(root.request, 1, "PUT", "/api/user/", { id, quota: 1_000_000, original_quota: 0 });
+  await root.close();
+  const token = await call(page.request, id, "POST", "/api/token/", {
+    name: uniqueName("key-"),
+    remain_quota: 0,
+    unlimited_quota: true,
+    expired_time: -1,
+  });
+  const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
+  const res = await page.request.post("/v1/chat/completions", {
+    headers: { authorization: `Bearer ${key}` },
+    data: { model: cheapModel, messages: [{ role: "user", content: "hi" }] },
+  });
+  expect(res.status()).toBe(200);
+  await expect.poll(async () => (await call(page.request, id, "GET", `/api/log/self/?model_name=${cheapModel}`)).total).toBe(1);
+
+  await page.goto(`/log?model_name=${cheapModel}`);
+  const row = rows(page).first();
+  await expect(row).toContainText("模型倍率 0.075，补全倍率 1，分组倍率 1");
+  await expand(row);
+  await expect(page.getByTestId("log-details").getByText("模型倍率 0.075", { exact: true })).toBeVisible();
+  const stats = page.locator('[aria-label="统计"]');
+  await expect(stats.getByText(/^消耗额度：/)).toBeVisible();
+
+  // Top-ups sum top-ups; admin rows carry no quota, so no sum is shown for them.
+  await page.goto("/log?type=1");
+  await expect(stats.getByText(/^充值额度：/)).toBeVisible();
+  await expect(page.getByText(/消耗额度/)).toHaveCount(0);
+  await shot(page, "log-topup-light");
+  await page.getByRole("button", { name: "切换明暗主题" }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
+  await shot(page, "log-topup-dark");
+  await page.getByRole("button", { name: "切换明暗主题" }).click();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(stats.getByText(/^充值额度：/)).toBeVisible();
+  await shot(page, "log-topup-390");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto("/log?type=3");
+  await expect(page.getByRole("heading", { name: "使用日志" })).toBeVisible();
+  await expect(page.getByText(/额度：/)).toHaveCount(0);
+  await expect(stats.getByText(/^RPM：/)).toBeVisible();
+  await context.close();
 });
 
 test("a call billed at its bounds shows 用量异常 with the upstream's numbers in the expanded row", async ({ page, browser }) => {

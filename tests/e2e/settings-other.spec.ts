@@ -223,3 +223,24 @@ test.describe("looks", () => {
     await shot(page, "settings-other-narrow");
   });
 });
+
+// Issue 20.19: the browser tab says the configured system name on every page, in the page as
+// served (before any script runs) and after in-app navigation.
+test("the tab title is the system name on every page", async ({ page, browser }) => {
+  const name = uniqueName("标题站");
+  await rootPut(page, "SystemName", name);
+  for (const path of ["/", "/login", "/pricing", "/token", "/log", "/no/such/page"]) {
+    const html = await (await page.request.get(path)).text();
+    expect(/<title>([^<]*)<\/title>/.exec(html)?.[1], path).toBe(name);
+  }
+  await page.goto("/token");
+  await expect(page).toHaveTitle(name);
+  await page.getByRole("navigation", { name: "侧边菜单" }).getByRole("link", { name: "日志" }).click();
+  await expect(page.getByRole("heading", { name: "使用日志" })).toBeVisible();
+  await expect(page).toHaveTitle(name);
+  const visitor = await browser.newContext({ baseURL: E2E_BASE_URL });
+  const visitorPage = await visitor.newPage();
+  await visitorPage.goto("/login");
+  await expect(visitorPage).toHaveTitle(name);
+  await visitor.close();
+});

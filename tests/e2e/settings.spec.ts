@@ -72,6 +72,13 @@ test("an ordinary user reads the profile, copies models and the invite link, and
     models: models.join(","),
     group: "default",
   });
+  // Only models with a price are offered to users (issue 20.17).
+  const options = await root.call<{ key: string; value: string }[]>("GET", "/api/option/");
+  const ratios = options.find((o) => o.key === "ModelRatio")!.value;
+  await root.call("PUT", "/api/option/", {
+    key: "ModelRatio",
+    value: JSON.stringify({ ...JSON.parse(ratios), [models[0]!]: 1, [models[1]!]: 1 }),
+  });
   // Each registration through an invite link earns the inviter $2.
   await root.call("PUT", "/api/option/", { key: "QuotaForInviter", value: "1000000" });
   try {
@@ -166,6 +173,7 @@ test("an ordinary user reads the profile, copies models and the invite link, and
     await expect(dialog).toBeVisible();
     await shot(page, "settings-transfer-390");
   } finally {
+    await root.call("PUT", "/api/option/", { key: "ModelRatio", value: ratios });
     await root.call("PUT", "/api/option/", { key: "QuotaForInviter", value: "0" });
     await root.call("DELETE", `/api/channel/${channel!.id}`);
     await root.dispose();

@@ -117,6 +117,8 @@ for (const entry of ENTRIES) {
 
     it("lists the key's models in Anthropic's shape (paged), and OpenAI's list stays OpenAI's", async () => {
       await seedChannel({ type: 14, base_url: mock.url, models: "claude-3-haiku-20240307,claude-3-opus-20240229", key: "sk-ant-mock" });
+      // Only priced models are listed (issue 20.17).
+      await updateOption("ModelRatio", JSON.stringify({ [MODEL]: 2, "claude-3-haiku-20240307": 0.125, "claude-3-opus-20240229": 7.5 }));
       const all = ["claude-3-5-sonnet-20241022", "claude-3-haiku-20240307", "claude-3-opus-20240229"];
       const page = await client.models.list({ limit: 2 });
       expect(page.data.map((m) => m.id)).toEqual(all.slice(0, 2));

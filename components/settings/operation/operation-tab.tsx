@@ -52,7 +52,12 @@ const GENERAL: OptionField[] = [
 ];
 
 const DRAWING: OptionField[] = [
-  { key: "DrawingEnabled", kind: "switch", label: "启用绘图功能", description: "关闭后侧边栏不显示「绘图」" },
+  {
+    key: "DrawingEnabled",
+    kind: "switch",
+    label: "启用绘图功能",
+    description: "绘图页面尚未提供：开启后侧边栏暂不显示「绘图」，待绘图页面上线后生效",
+  },
   { key: "MjNotifyEnabled", kind: "switch", label: "允许回调（会泄露服务器 IP 地址）" },
   { key: "MjAccountFilterEnabled", kind: "switch", label: "允许 AccountFilter 参数", unavailable: true },
   { key: "MjForwardUrlEnabled", kind: "switch", label: "开启之后将上游地址替换为服务器地址", unavailable: true },

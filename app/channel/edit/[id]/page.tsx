@@ -8,6 +8,8 @@ import { supportsModelList } from "@/lib/channels/fetch-models";
 import { getChannel, listChannelModels } from "@/lib/channels/query";
 import { parseChannelId } from "@/lib/channels/schemas";
 import { listGroups } from "@/lib/options/groups";
+import { getOptions } from "@/lib/options";
+import { priceTableOf } from "@/lib/billing/pricing";
 import { notRelayedTypes } from "@/lib/relay/providers";
 
 // The channel editor for a stored channel, from the same lib/ function GET /api/channel/{id} calls.
@@ -23,7 +25,7 @@ export default async function ChannelEditPage({ params }: { params: Promise<{ id
       throw error;
     }
   })();
-  const [models, groups] = await Promise.all([listChannelModels(), listGroups()]);
+  const [models, groups, options] = await Promise.all([listChannelModels(), listGroups(), getOptions()]);
   return (
     <ChannelEditor
       channel={channel}
@@ -32,6 +34,7 @@ export default async function ChannelEditPage({ params }: { params: Promise<{ id
       modelListTypes={CHANNEL_TYPE_CODES.filter(supportsModelList)}
       notRelayed={notRelayedTypes()}
       root={isRoot(user)}
+      priceTable={priceTableOf(options)}
     />
   );
 }
