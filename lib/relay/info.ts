@@ -1,7 +1,7 @@
 // Read-only relay endpoints: the model list in OpenAI's shape, filtered by what the key may use,
 // and the OpenAI-style billing dashboard some clients show (subscription and usage).
 import { getOptions, loadedOptions } from "@/lib/options";
-import { pricedModels } from "@/lib/relay/pricing";
+import { pricedModels } from "@/lib/relay/priced-models";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/auth";
 import { decodePathSegment, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { MODEL_PREFIX, MODELS_PATH } from "@/lib/relay/endpoints";

@@ -2,7 +2,7 @@
 // snapshot, with the log row's content line), and the quota reserved before the upstream is
 // asked (settle.ts charges what was actually used).
 import type { OptionValues } from "@/lib/options";
-import { isModelPriced, resolvePricing, type Pricing } from "@/lib/billing/ratios";
+import { resolvePricing, type Pricing } from "@/lib/billing/ratios";
 import { estimateReserve, plain, quotaForImages } from "@/lib/billing/price";
 import type { ParsedBody } from "@/lib/relay/call-context";
 import type { RelayRequest } from "@/lib/relay/http";
@@ -30,27 +30,6 @@ export function priceFor(options: OptionValues, model: string, group: string): P
         : `模型倍率 ${plain(p.modelRatio)}，补全倍率 ${plain(p.completionRatio)}，分组倍率 ${plain(p.groupRatio)}`;
     if (memo.size > 10_000) memo.clear();
     memo.set(key, (hit = { result, content }));
-  }
-  return hit;
-}
-
-/** Model lists per options snapshot, per list object (a group's routed models, a key's limits). */
-const pricedMemo = new WeakMap<OptionValues, WeakMap<object, readonly string[]>>();
-
-/**
- * The models of `models` the relay can bill (isModelPriced, the test that refuses the others with
- * 倍率或价格未配置), sorted. Computed once per options snapshot and list object: the routing
- * table's lists and a cached key's limits are replaced when they change, so a model list request
- * costs two WeakMap lookups.
- */
-export function pricedModels(options: OptionValues, models: readonly string[] | ReadonlySet<string>): readonly string[] {
-  let memo = pricedMemo.get(options);
-  if (!memo) pricedMemo.set(options, (memo = new WeakMap()));
-  let hit = memo.get(models);
-  if (!hit) {
-    const table = pricingOptions(options);
-    hit = [...models].filter((model) => isModelPriced(model, table)).sort();
-    memo.set(models, hit);
   }
   return hit;
 }
