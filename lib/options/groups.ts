@@ -13,7 +13,9 @@ export const OWN_GROUP_LABEL = "用户分组";
  * as group → label: UserUsableGroups plus their own group.
  */
 export function usableGroups(userGroup: string, o: Pick<OptionValues, "UserUsableGroups">): Record<string, string> {
-  const groups: Record<string, string> = { ...(o.UserUsableGroups as Record<string, string>) };
+  // Without a prototype, a group called `__proto__` is a key like any other (on a plain object
+  // the assignment below would be dropped), and nothing inherited reads as a group.
+  const groups: Record<string, string> = Object.assign(Object.create(null), o.UserUsableGroups);
   if (!Object.hasOwn(groups, userGroup)) groups[userGroup] = OWN_GROUP_LABEL;
   return groups;
 }

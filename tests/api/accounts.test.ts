@@ -9,12 +9,15 @@ import * as register from "@/app/api/user/register/route";
 import * as self from "@/app/api/user/self/route";
 import * as users from "@/app/api/user/route";
 import * as bind from "@/app/api/oauth/email/bind/route";
+import * as tokens from "@/app/api/token/route";
+import * as selfGroups from "@/app/api/user/self/groups/route";
 import { env } from "@/lib/env";
 import { updateOption } from "@/lib/options";
 import { storeVerificationCode } from "@/lib/auth/verification";
 import { ADDRESS_FAILURE_FACTOR, LOGIN_FAILED, TOO_MANY_FAILURES } from "@/lib/users/auth";
 import { EMAIL_MSG } from "@/lib/users/email";
 import { USERNAME_MSG } from "@/lib/users/username";
+import { OWN_GROUP_LABEL } from "@/lib/options/groups";
 
 let seq = 0;
 /** A fresh client address per call, so only the limit under test can bite. */
@@ -179,6 +182,37 @@ describe("one address, one account (issue 20.9)", () => {
       expect(await (await getDb()).user.count({ where: { username: "mail-newcomer" } })).toBe(0);
     } finally {
       await updateOption("EmailVerificationEnabled", "false");
+    }
+  });
+});
+
+describe("group names that are Object.prototype's members (issue 20.10)", () => {
+  const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty"];
+  const tokenBody = (group: string) => ({ name: "k", remain_quota: 0, expired_time: -1, unlimited_quota: true, group });
+
+  it("are not usable groups for a key, on create or update", async () => {
+    const u = await createUser({ username: "proto-keys" });
+    const made = await call(tokens.POST, "POST", "/api/token/", { as: u, body: tokenBody("") });
+    expect(made.json.success).toBe(true);
+    const id = (await (await getDb()).token.findFirstOrThrow({ where: { user_id: u.id } })).id;
+    for (const name of NAMES) {
+      const refused = { success: false, message: `无权使用分组 ${name}` };
+      expect((await call(tokens.POST, "POST", "/api/token/", { as: u, body: tokenBody(name) })).json, name).toEqual(refused);
+      expect((await call(tokens.PUT, "PUT", "/api/token/", { as: u, body: { id, group: name } })).json, name).toEqual(refused);
+    }
+    expect(await (await getDb()).token.count({ where: { user_id: u.id, group: { in: NAMES } } })).toBe(0);
+  });
+
+  it("a user an admin put in such a group sees it as their own, and may use it for a key", async () => {
+    const u = await createUser({ username: "proto-group" });
+    for (const name of NAMES) {
+      const edited = await call(users.PUT, "PUT", "/api/user/", { as: root, body: { id: u.id, group: name } });
+      expect(edited.json, name).toMatchObject({ success: true, data: { group: name } });
+      const listed = await call(selfGroups.GET, "GET", "/api/user/self/groups", { as: u });
+      expect(Object.hasOwn(listed.json.data, name), name).toBe(true);
+      expect(listed.json.data[name], name).toBe(OWN_GROUP_LABEL);
+      const made = await call(tokens.POST, "POST", "/api/token/", { as: u, body: tokenBody(name) });
+      expect(made.json.success, name).toBe(true);
     }
   });
 });

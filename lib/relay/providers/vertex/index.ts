@@ -57,7 +57,7 @@ export function regionFor(other: string, model: string, channelId: number): stri
     });
   }
   const m = (map && typeof map === "object" ? map : {}) as Record<string, unknown>;
-  const r = m[model] ?? m.default;
+  const r = Object.hasOwn(m, model) ? m[model] : m.default;
   return typeof r === "string" && r.trim() !== "" ? r.trim() : DEFAULT_REGION;
 }
 
