@@ -5,6 +5,7 @@
 import { ApiError, forbidden, notFound } from "@/lib/api/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { textFilter } from "@/lib/db/text-search";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { hashPassword } from "@/lib/auth/password";
@@ -40,15 +41,13 @@ async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<U
 /** Every user, newest first; soft-deleted users included (DeletedAt set) so the console shows them as deactivated. */
 export const listUsers = (q: UserListQuery) => pageOf({}, q);
 
-/** keyword: id (exact), username, display name or e-mail (contains); group: exact. */
-export function searchUsers(q: UserSearchQuery): Promise<UserPage> {
+/** keyword: id (exact), username, display name or e-mail (contains, literally); group: exact. */
+export async function searchUsers(q: UserSearchQuery): Promise<UserPage> {
   const and: Prisma.UserWhereInput[] = [];
   if (q.keyword) {
-    const or: Prisma.UserWhereInput[] = [
-      { username: { contains: q.keyword } },
-      { display_name: { contains: q.keyword } },
-      { email: { contains: q.keyword } },
-    ];
+    const or = (await Promise.all(
+      (["username", "display_name", "email"] as const).map((column) => textFilter("users", column, "contains", q.keyword)),
+    )) as Prisma.UserWhereInput[];
     if (/^\d{1,9}$/.test(q.keyword)) or.push({ id: Number(q.keyword) });
     and.push({ OR: or });
   }
