@@ -34,7 +34,8 @@ export async function updateSelf(id: number, input: UpdateSelfInput, ip: string)
     select: { password: true, username: true, username_key: true, auth_version: true },
   });
   if (!current) throw notFound("用户不存在");
-  const data: { username?: string; username_key?: string; display_name?: string; password?: string; auth_version?: { increment: number } } = {};
+  const data: { username?: string; username_key?: string; display_name?: string; password?: string; auth_version?: { increment: number } } =
+    {};
   if (input.username !== undefined && input.username !== current.username) {
     // Its own key is free to keep: `alice` may become `Alice`.
     if (usernameKey(input.username) !== current.username_key) await assertUsernameFree(db, input.username);
@@ -53,11 +54,13 @@ export async function updateSelf(id: number, input: UpdateSelfInput, ip: string)
     data.auth_version = { increment: 1 };
   }
   if (Object.keys(data).length === 0) return { user: await getSelf(id), authVersion: null };
-  const updated = await db.user.update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } }).catch((error: unknown) => {
-    // The unique indexes decide a race for the same name.
-    if ((error as { code?: string } | null)?.code === "P2002") throw new ApiError(USERNAME_MSG.taken, 400);
-    throw error;
-  });
+  const updated = await db.user
+    .update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } })
+    .catch((error: unknown) => {
+      // The unique indexes decide a race for the same name.
+      if ((error as { code?: string } | null)?.code === "P2002") throw new ApiError(USERNAME_MSG.taken, 400);
+      throw error;
+    });
   if (data.password) invalidateRootDefaultPassword();
   return { user: toUserView(await visibleQuota(updated)), authVersion: data.auth_version ? updated.auth_version : null };
 }

@@ -87,7 +87,9 @@ describe("usernames (issue 20.7, 20.8)", () => {
     expect((await registerAs("alice@example.com")).json).toEqual(at);
     const u = await createUser({ username: "at-self" });
     expect((await call(self.PUT, "PUT", "/api/user/self", { as: u, body: { username: "a@b" } })).json).toEqual(at);
-    expect((await call(users.POST, "POST", "/api/user/", { as: root, body: { username: "x@y", password: "password123" } })).json).toEqual(at);
+    expect((await call(users.POST, "POST", "/api/user/", { as: root, body: { username: "x@y", password: "password123" } })).json).toEqual(
+      at,
+    );
     expect((await call(users.PUT, "PUT", "/api/user/", { as: root, body: { id: u.id, username: "x@y" } })).json).toEqual(at);
     expect(await (await getDb()).user.count({ where: { username: { contains: "@" } } })).toBe(0);
   });

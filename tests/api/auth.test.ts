@@ -75,7 +75,10 @@ describe("rate limits", () => {
     await createUser({ username: "frequent", password: "password123" });
     let last = { status: 0, json: { success: true, message: "" } };
     for (let i = 0; i < 21; i++) {
-      last = await call(login.POST, "POST", "/api/user/login", { body: { username: "frequent", password: "password123" }, ip: "192.0.2.50" });
+      last = await call(login.POST, "POST", "/api/user/login", {
+        body: { username: "frequent", password: "password123" },
+        ip: "192.0.2.50",
+      });
       if (i < 20) expect(last.status).toBe(200);
     }
     expect(last.status).toBe(429);

@@ -17,13 +17,14 @@ beforeAll(async () => {
   root = { id: row.id, cookie: await sessionCookieFor(row.id) };
 });
 
-const names = (res: { json: { data: { items: { name?: string; username?: string }[] } } }) =>
-  res.json.data.items.map((i) => i.name ?? i.username).sort();
+type Item = { name?: string; username?: string };
+const names = (res: { json: { data?: { items: Item[] } } }) => res.json.data!.items.map((i) => i.name ?? i.username).sort();
 
 describe("console searches match % and _ literally", () => {
   it("users", async () => {
     for (const username of ["lit_user", "litxuser", "lit%pct", "litzzpct"]) await createUser({ username });
-    const search = (keyword: string) => call(userSearch.GET, "GET", `/api/user/search?keyword=${encodeURIComponent(keyword)}`, { as: root });
+    const search = (keyword: string) =>
+      call(userSearch.GET, "GET", `/api/user/search?keyword=${encodeURIComponent(keyword)}`, { as: root });
     expect(names(await search("lit_user"))).toEqual(["lit_user"]);
     expect(names(await search("lit%pct"))).toEqual(["lit%pct"]);
     expect((await search("_")).json.data.items.map((u: { username: string }) => u.username)).toEqual(["lit_user"]);
@@ -57,9 +58,9 @@ describe("console searches match % and _ literally", () => {
 
   it("redemption codes", async () => {
     for (const name of ["r_1", "rx1"]) {
-      expect((await call(redemptions.POST, "POST", "/api/redemption/", { as: root, body: { name, quota: 1, count: 1 } })).json.success).toBe(
-        true,
-      );
+      expect(
+        (await call(redemptions.POST, "POST", "/api/redemption/", { as: root, body: { name, quota: 1, count: 1 } })).json.success,
+      ).toBe(true);
     }
     const res = await call(redemptionSearch.GET, "GET", "/api/redemption/search?keyword=r_1", { as: root });
     expect(names(res)).toEqual(["r_1"]);

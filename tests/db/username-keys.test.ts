@@ -39,7 +39,10 @@ for (const kind of KINDS) {
 
     it("backfills existing rows, keeps a clash from breaking the start, and the index holds afterwards", async () => {
       const all = migrations[kind];
-      const before = all.slice(0, all.findIndex((m) => m.id === KEY_MIGRATION));
+      const before = all.slice(
+        0,
+        all.findIndex((m) => m.id === KEY_MIGRATION),
+      );
       await applyMigrations(db, kind, before);
       const q = (n: number) => (kind === "postgresql" ? `$${n}` : "?");
       // MariaDB's collation (utf8mb4_unicode_ci) already refused names equal but for case and
@@ -68,9 +71,9 @@ for (const kind of KINDS) {
         ROOT: null, // root had the key first
         alice_2: "alice_2",
         // NFKC makes it "Ben", whose key "ben" the ASCII row got in SQL (where that row got in)
-        "Ｂｅｎ": stored.includes("ben") ? null : "ben",
+        Ｂｅｎ: stored.includes("ben") ? null : "ben",
         ben: "ben",
-        "Ｚｏë": "zoë",
+        Ｚｏë: "zoë",
       };
       expect(keyOf).toEqual(Object.fromEntries(stored.map((n) => [n, expected[n]])));
       const idOf = (name: string) => rows.find((r) => r.username === name)!.id;

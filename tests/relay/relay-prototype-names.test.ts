@@ -18,7 +18,11 @@ for (const entry of ENTRIES) {
     let savedRatio: string;
 
     const post = (path: string, body: unknown, headers: Record<string, string>) =>
-      fetch(`${relay.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+      fetch(`${relay.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
     const chat = (key: string, model: string) =>
       post("/v1/chat/completions", { model, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${key}` });
 
