@@ -87,9 +87,10 @@ async function findSignInAccount(typed: string) {
   }
   const direct = await getDirectDb();
   const rows = await direct.query("SELECT id FROM users WHERE LOWER(email) = LOWER(?) AND deleted_at IS NULL LIMIT 2", [typed]);
-  // An address two accounts share (bound before that was refused) names neither of them.
-  if (rows.length !== 1) return null;
-  return db.user.findFirst({ where: { id: int(rows[0]!.id), deleted_at: null }, select: SIGN_IN_SELECT });
+  // An address two accounts share (bound before that was refused) names neither of them. The
+  // second lookup runs either way, so an unknown address takes as long as a known one.
+  const id = rows.length === 1 ? int(rows[0]!.id) : 0;
+  return db.user.findFirst({ where: { id, deleted_at: null }, select: SIGN_IN_SELECT });
 }
 
 /**
