@@ -13,9 +13,10 @@ export const OWN_GROUP_LABEL = "用户分组";
  * as group → label: UserUsableGroups plus their own group.
  */
 export function usableGroups(userGroup: string, o: Pick<OptionValues, "UserUsableGroups">): Record<string, string> {
-  // Without a prototype, a group called `__proto__` is a key like any other (on a plain object
-  // the assignment below would be dropped), and nothing inherited reads as a group.
-  const groups: Record<string, string> = Object.assign(Object.create(null), o.UserUsableGroups);
-  if (!Object.hasOwn(groups, userGroup)) groups[userGroup] = OWN_GROUP_LABEL;
-  return groups;
+  const entries = Object.entries(o.UserUsableGroups as Record<string, string>);
+  if (!entries.some(([group]) => group === userGroup)) entries.push([userGroup, OWN_GROUP_LABEL]);
+  // fromEntries defines each key as an own property, so a group called `__proto__` is a key like
+  // any other (an assignment would set the prototype instead). A plain object still: pages hand it
+  // to client components, which take no null-prototype objects.
+  return Object.fromEntries(entries);
 }
