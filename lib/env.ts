@@ -59,7 +59,7 @@ const schema = z.object({
   /** Login, register and other sensitive calls per client IP per window. */
   CRITICAL_RATE_LIMIT: int(20),
   CRITICAL_RATE_LIMIT_DURATION: int(1200),
-  /** Failed logins per username per CRITICAL_RATE_LIMIT_DURATION. */
+  /** Wrong passwords per account (and twice as many per client address) per CRITICAL_RATE_LIMIT_DURATION. */
   LOGIN_FAILURE_LIMIT: int(5),
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
   /** Where Turnstile tokens are verified (Cloudflare's siteverify, or a compatible endpoint). */

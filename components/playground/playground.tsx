@@ -34,7 +34,7 @@ const nextId = () => `m${++lastId}`;
 
 export function Playground({ userId, ownGroup, groups, models }: Props) {
   const [settings, setSettings] = useState<PlaygroundSettings>(() => {
-    const group = ownGroup in groups ? ownGroup : (Object.keys(groups)[0] ?? ownGroup);
+    const group = Object.hasOwn(groups, ownGroup) ? ownGroup : (Object.keys(groups)[0] ?? ownGroup);
     return {
       group,
       model: pickModel(models[group] ?? [], ""),

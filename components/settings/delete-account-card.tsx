@@ -45,7 +45,7 @@ function DeleteForm({ username, onCancel }: { username: string; onCancel: () => 
       return;
     }
     showSuccess(SETTINGS_MSG.deleted);
-    await api("GET", "/api/user/logout", undefined, { quiet: true, redirectOn401: false });
+    await api("POST", "/api/user/logout", undefined, { quiet: true, redirectOn401: false });
     clearUser();
     router.push("/login");
   };

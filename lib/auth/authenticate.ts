@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { unauthorized, forbidden } from "@/lib/api/errors";
 import { getDb } from "@/lib/db";
-import { checkSessionCookie } from "@/lib/auth/session-check";
+import { checkSessionCookie, SESSION_MSG } from "@/lib/auth/session-check";
 import { hasTier, isActiveUser, VALID_ROLES, type RoleTier } from "@/lib/auth/roles";
 
 export type Caller = {
@@ -35,8 +35,8 @@ export async function authenticate(headers: Headers, tier: RoleTier): Promise<Ca
   let caller: Caller;
   if (session.state !== "none") {
     const claimed = headers.get("new-api-user");
-    if (!claimed) throw unauthorized("无权进行此操作，请刷新页面或清空缓存后重试");
-    if (!/^\d+$/.test(claimed) || Number(claimed) !== session.user.id) throw unauthorized("无权进行此操作，与登录用户不匹配");
+    if (!claimed) throw unauthorized(SESSION_MSG.headerMissing);
+    if (!/^\d+$/.test(claimed) || Number(claimed) !== session.user.id) throw unauthorized(SESSION_MSG.headerMismatch);
     caller = { ...session.user, via: "session" };
   } else {
     const raw = (headers.get("authorization") ?? "").replace(/^Bearer\s+/i, "").trim();

@@ -7,7 +7,14 @@
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { isActiveUser } from "@/lib/auth/roles";
+import { unauthorized } from "@/lib/api/errors";
 import { type DecodedSession, decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
+
+/** What a console call with a session cookie but no (or another user's) New-Api-User is told. */
+export const SESSION_MSG = {
+  headerMissing: "无权进行此操作，请刷新页面或清空缓存后重试",
+  headerMismatch: "无权进行此操作，与登录用户不匹配",
+} as const;
 
 export type SessionUser = { id: number; username: string; display_name: string; role: number; status: number; group: string };
 
@@ -63,8 +70,17 @@ export async function revokeSession(session: Pick<DecodedSession, "id" | "jti" |
   ]);
 }
 
-/** Logout: ends the session of the cookie in a Cookie header, if it carries a signed one. */
-export async function endSessionCookie(cookieHeader: string | null): Promise<void> {
-  const session = await decodeSession(readCookie(cookieHeader, SESSION_COOKIE));
-  if (session) await revokeSession(session);
+/**
+ * Logout: ends the session of the cookie in `headers`, if it carries a signed one. Like every
+ * console call it must name that session's user in New-Api-User: another site can make a browser
+ * send the cookie (an <img> of /api/user/logout) but not that header. Without a session there is
+ * nothing to end, and the answer only clears the cookie.
+ */
+export async function endSessionCookie(headers: Headers): Promise<void> {
+  const session = await decodeSession(readCookie(headers.get("cookie"), SESSION_COOKIE));
+  if (!session) return;
+  const claimed = headers.get("new-api-user");
+  if (!claimed) throw unauthorized(SESSION_MSG.headerMissing);
+  if (claimed !== String(session.id)) throw unauthorized(SESSION_MSG.headerMismatch);
+  await revokeSession(session);
 }

@@ -141,8 +141,9 @@ export function viewPricing(
   options: { inCurrency: boolean; ownGroup?: string; quotaPerUnit?: number },
 ): PricingView {
   const group = chooseGroup(query.group.trim(), list.usable_group, options.ownGroup);
-  const groupRatio = list.group_ratio[group] ?? 1;
-  const groups = Object.entries(list.usable_group).map(([value, label]) => ({ value, label, ratio: list.group_ratio[value] ?? 1 }));
+  const ratioOf = (g: string) => (Object.hasOwn(list.group_ratio, g) ? list.group_ratio[g]! : 1);
+  const groupRatio = ratioOf(group);
+  const groups = Object.entries(list.usable_group).map(([value, label]) => ({ value, label, ratio: ratioOf(value) }));
   const keyword = query.keyword.trim().toLowerCase();
   const sort: PricingSort = isPricingSort(query.sort) ? query.sort : "name";
 

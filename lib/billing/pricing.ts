@@ -103,8 +103,10 @@ export async function listPricing(viewer: { group: string } | null): Promise<Pri
   const usable_group = viewer
     ? usableGroups(viewer.group, o)
     : { [VISITOR_GROUP]: (o.UserUsableGroups as Record<string, string>)[VISITOR_GROUP] ?? VISITOR_GROUP_LABEL };
-  const group_ratio: Record<string, number> = {};
-  for (const group of Object.keys(usable_group)) group_ratio[group] = lookupGroupRatio(o.GroupRatio as RatioMap, group) ?? 1;
+  // fromEntries: every group an own key, `__proto__` included.
+  const group_ratio: Record<string, number> = Object.fromEntries(
+    Object.keys(usable_group).map((group) => [group, lookupGroupRatio(o.GroupRatio as RatioMap, group) ?? 1]),
+  );
 
   const options = { ...priceTableOf(o), completionRatio: o.CompletionRatio as RatioMap, groupRatio: o.GroupRatio as RatioMap };
   const data: PricingEntry[] = [];

@@ -1,5 +1,6 @@
 // Reading channels for the console: list, search, one channel, the model picker, and the root-only
 // key reveal. No function here returns a key except revealChannelKey.
+import { textFilter } from "@/lib/db/text-search";
 import { notFound } from "@/lib/api/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
@@ -28,15 +29,13 @@ async function pageOf(where: Prisma.ChannelWhereInput, q: ChannelListQuery): Pro
 export const listChannels = (q: ChannelListQuery) => pageOf({}, q);
 
 /** A comma-list column holding `item` as one whole entry. */
-function listHas(field: "group", item: string): Prisma.ChannelWhereInput {
-  return {
-    OR: [
-      { [field]: item },
-      { [field]: { startsWith: `${item},` } },
-      { [field]: { endsWith: `,${item}` } },
-      { [field]: { contains: `,${item},` } },
-    ],
-  };
+async function listHas(field: "group", item: string): Promise<Prisma.ChannelWhereInput> {
+  const [starts, ends, inside] = await Promise.all([
+    textFilter("channels", field, "startsWith", `${item},`),
+    textFilter("channels", field, "endsWith", `,${item}`),
+    textFilter("channels", field, "contains", `,${item},`),
+  ]);
+  return { OR: [{ [field]: item }, starts, ends, inside] };
 }
 
 /** Shortest text treated as a possible key; shorter keywords only match ids and names. */
@@ -54,18 +53,18 @@ async function channelIdsWithKey(keyword: string): Promise<number[]> {
   return rows.filter((r) => splitKeyLines(openChannelKey(r.key)).includes(keyword)).map((r) => r.id);
 }
 
-/** keyword: id (exact), name (contains) or a whole key; group: one of the channel's groups; model: contains. */
+/** keyword: id (exact), name (contains) or a whole key; group: one of the channel's groups; model: contains (all literally). */
 export async function searchChannels(q: ChannelSearchQuery): Promise<ChannelPage> {
   const and: Prisma.ChannelWhereInput[] = [];
   if (q.keyword) {
-    const or: Prisma.ChannelWhereInput[] = [{ name: { contains: q.keyword } }];
+    const or: Prisma.ChannelWhereInput[] = [await textFilter("channels", "name", "contains", q.keyword)];
     if (/^\d{1,9}$/.test(q.keyword)) or.push({ id: Number(q.keyword) });
     const keyIds = await channelIdsWithKey(q.keyword);
     if (keyIds.length) or.push({ id: { in: keyIds } });
     and.push({ OR: or });
   }
-  if (q.group) and.push(listHas("group", q.group));
-  if (q.model) and.push({ models: { contains: q.model } });
+  if (q.group) and.push(await listHas("group", q.group));
+  if (q.model) and.push(await textFilter("channels", "models", "contains", q.model));
   return pageOf({ AND: and }, q);
 }
 

@@ -38,7 +38,7 @@ export async function refreshSelf(options: { asUser?: number; redirect: boolean 
 }
 
 export async function logout(): Promise<void> {
-  await api("GET", "/api/user/logout", undefined, { quiet: true, redirectOn401: false });
+  await api("POST", "/api/user/logout", undefined, { quiet: true, redirectOn401: false });
   clearUser();
   showSuccess("注销成功!");
 }

@@ -13,7 +13,10 @@ export const OWN_GROUP_LABEL = "用户分组";
  * as group → label: UserUsableGroups plus their own group.
  */
 export function usableGroups(userGroup: string, o: Pick<OptionValues, "UserUsableGroups">): Record<string, string> {
-  const groups: Record<string, string> = { ...(o.UserUsableGroups as Record<string, string>) };
-  if (!Object.hasOwn(groups, userGroup)) groups[userGroup] = OWN_GROUP_LABEL;
-  return groups;
+  const entries = Object.entries(o.UserUsableGroups as Record<string, string>);
+  if (!entries.some(([group]) => group === userGroup)) entries.push([userGroup, OWN_GROUP_LABEL]);
+  // fromEntries defines each key as an own property, so a group called `__proto__` is a key like
+  // any other (an assignment would set the prototype instead). A plain object still: pages hand it
+  // to client components, which take no null-prototype objects.
+  return Object.fromEntries(entries);
 }

@@ -131,7 +131,7 @@ export function checkOperationValue(key: OperationKey, value: string): string | 
       return INVALID_JSON_MESSAGE;
     }
   }
-  const min = INTEGER_MIN[key];
+  const min = Object.hasOwn(INTEGER_MIN, key) ? INTEGER_MIN[key] : undefined;
   if (min !== undefined) {
     if (!/^\d+$/.test(v)) return key === "DataExportInterval" ? OPERATION_MSG.intervalMin : "请输入不小于 0 的整数";
     if (Number(v) < min) return key === "DataExportInterval" ? OPERATION_MSG.intervalMin : `不能小于 ${min}`;

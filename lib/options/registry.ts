@@ -444,7 +444,7 @@ const NEEDS_SERVER_ADDRESS: ReadonlySet<OptionKey> = new Set(["PayAddress", "Epa
 
 /** Rules that involve other options' current values; null when the change is allowed. */
 export function crossKeyError(key: OptionKey, value: unknown, current: OptionValues): string | null {
-  const requirement = ENABLE_REQUIRES[key];
+  const requirement = Object.hasOwn(ENABLE_REQUIRES, key) ? ENABLE_REQUIRES[key] : undefined;
   if (requirement && value === true && requirement.needs.some((k) => String(current[k]).trim() === "")) {
     return requirement.message;
   }

@@ -2,6 +2,7 @@
 // these). Deleted codes are kept (soft delete, like tokens) but are not found by any call and can
 // no longer be redeemed. Every state change is conditional on the state its rule allows, so an
 // edit never lands on a code that was redeemed meanwhile.
+import { textFilter } from "@/lib/db/text-search";
 import { ApiError, notFound } from "@/lib/api/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
@@ -39,10 +40,10 @@ async function pageOf(where: Prisma.RedemptionWhereInput, q: RedemptionListQuery
 export const listRedemptions = (q: RedemptionListQuery) => pageOf(live(), q);
 
 /** keyword (trimmed by the schema): an id (exact), a name fragment, or a whole code (by hash). */
-export function searchRedemptions(q: RedemptionSearchQuery): Promise<RedemptionPage> {
+export async function searchRedemptions(q: RedemptionSearchQuery): Promise<RedemptionPage> {
   const keyword = q.keyword.trim();
   if (!keyword) return pageOf(live(), q);
-  const or: Prisma.RedemptionWhereInput[] = [{ name: { contains: keyword } }];
+  const or: Prisma.RedemptionWhereInput[] = [await textFilter("redemptions", "name", "contains", keyword)];
   if (/^\d{1,9}$/.test(keyword)) or.push({ id: Number(keyword) });
   if (keyword.length === REDEMPTION_KEY_LENGTH) or.push({ key_hash: hashRedemptionKey(keyword) });
   return pageOf({ AND: [live(), { OR: or }] }, q);

@@ -140,11 +140,13 @@ async function effectiveGroup(user: UserEntry, wanted: string): Promise<string> 
   return checkGroup(await getOptions(), wanted);
 }
 
-/** A group other than the user's own: allowed only while usable and priced. */
+/**
+ * A group other than the user's own: allowed only while usable and priced. Own keys only: `in`
+ * would take `constructor` or `toString` for groups through Object.prototype.
+ */
 function checkGroup(options: OptionValues, wanted: string): string {
-  const usable = options.UserUsableGroups as Record<string, string>;
-  if (!(wanted in usable)) throw forbidden(`令牌分组 ${wanted} 已被禁用`);
-  if (!((options.GroupRatio as Record<string, number>)[wanted] !== undefined)) throw forbidden(`分组 ${wanted} 已被弃用`);
+  if (!Object.hasOwn(options.UserUsableGroups, wanted)) throw forbidden(`令牌分组 ${wanted} 已被禁用`);
+  if (!Object.hasOwn(options.GroupRatio, wanted)) throw forbidden(`分组 ${wanted} 已被弃用`);
   return wanted;
 }
 

@@ -79,6 +79,6 @@ export function toChannelConfig(row: ChannelRowLike): ChannelConfig {
 
 /** The model name sent upstream: the channel's mapping applied once (no chains), else unchanged. */
 export function resolveUpstreamModel(channel: Pick<ChannelConfig, "model_mapping">, requestModel: string): string {
-  const mapped = channel.model_mapping[requestModel];
-  return mapped === undefined ? requestModel : mapped;
+  // Own keys only: a model called `constructor` is not mapped to Object.prototype's.
+  return Object.hasOwn(channel.model_mapping, requestModel) ? channel.model_mapping[requestModel]! : requestModel;
 }

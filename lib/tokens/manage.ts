@@ -1,5 +1,6 @@
 // A user's API tokens. Every query is scoped by the caller's user id: another user's token id is
 // simply not found. Every committed change tells the relay's key cache to drop the token.
+import { textFilter } from "@/lib/db/text-search";
 import { ApiError, notFound } from "@/lib/api/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
@@ -38,13 +39,18 @@ export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned
  * fragment matches the stored hint (first and last four characters), so "sk-abcd" or "wxyz" find
  * a key shown as sk-abcd**********wxyz.
  */
-export function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<TokenPage> {
+export async function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<TokenPage> {
   const and: Prisma.TokenWhereInput[] = [owned(owner.id)];
-  if (q.keyword) and.push({ name: { contains: q.keyword } });
+  if (q.keyword) and.push(await textFilter("tokens", "name", "contains", q.keyword));
   const key = normalizeTokenKey(q.token);
   if (key.length === TOKEN_KEY_LENGTH) and.push({ key_hash: hashTokenKey(key) });
-  else if (key.length > 8) and.push({ OR: [{ key_hint: { startsWith: key.slice(0, 4) } }, { key_hint: { endsWith: key.slice(-4) } }] });
-  else if (key) and.push({ key_hint: { contains: key } });
+  else if (key.length > 8) {
+    const [head, tail] = await Promise.all([
+      textFilter("tokens", "key_hint", "startsWith", key.slice(0, 4)),
+      textFilter("tokens", "key_hint", "endsWith", key.slice(-4)),
+    ]);
+    and.push({ OR: [head, tail] });
+  } else if (key) and.push(await textFilter("tokens", "key_hint", "contains", key));
   return pageOf({ AND: and }, q);
 }
 

@@ -5,6 +5,7 @@
 import { ApiError, forbidden, notFound } from "@/lib/api/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { textFilter } from "@/lib/db/text-search";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
 import { hashPassword } from "@/lib/auth/password";
@@ -17,6 +18,9 @@ import { type Actor, editRefusal, manageRefusal, USER_MSG } from "@/lib/users/ma
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
 import { softDeleteUser } from "@/lib/users/soft-delete";
+import { assertEmailFree } from "@/lib/users/email";
+import { usernameColumns, usernameKey } from "@/lib/users/username";
+import { assertUsernameFree } from "@/lib/users/username-keys";
 import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";
 
 export type { Actor } from "@/lib/users/manage-rules";
@@ -37,15 +41,13 @@ async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<U
 /** Every user, newest first; soft-deleted users included (DeletedAt set) so the console shows them as deactivated. */
 export const listUsers = (q: UserListQuery) => pageOf({}, q);
 
-/** keyword: id (exact), username, display name or e-mail (contains); group: exact. */
-export function searchUsers(q: UserSearchQuery): Promise<UserPage> {
+/** keyword: id (exact), username, display name or e-mail (contains, literally); group: exact. */
+export async function searchUsers(q: UserSearchQuery): Promise<UserPage> {
   const and: Prisma.UserWhereInput[] = [];
   if (q.keyword) {
-    const or: Prisma.UserWhereInput[] = [
-      { username: { contains: q.keyword } },
-      { display_name: { contains: q.keyword } },
-      { email: { contains: q.keyword } },
-    ];
+    const or = (await Promise.all(
+      (["username", "display_name", "email"] as const).map((column) => textFilter("users", column, "contains", q.keyword)),
+    )) as Prisma.UserWhereInput[];
     if (/^\d{1,9}$/.test(q.keyword)) or.push({ id: Number(q.keyword) });
     and.push({ OR: or });
   }
@@ -61,22 +63,16 @@ export async function getUser(actor: Actor, id: number): Promise<UserView> {
   return toUserView(await visibleQuota(user));
 }
 
-async function assertUsernameFree(username: string) {
-  const db = await getDb();
-  // Soft-deleted accounts keep their names: a name is never handed to someone else.
-  if (await db.user.findFirst({ where: { username }, select: { id: true } })) throw new ApiError(USER_MSG.usernameTaken, 400);
-}
-
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
 /** An ordinary user (role 1) created by an admin. */
 export async function createUser(input: UserCreateInput): Promise<UserView> {
-  await assertUsernameFree(input.username);
   const db = await getDb();
+  await assertUsernameFree(db, input.username);
   try {
     const user = await db.user.create({
       data: {
-        username: input.username,
+        ...usernameColumns(input.username),
         display_name: input.display_name || input.username,
         password: await hashPassword(input.password),
         role: ROLE.user,
@@ -92,7 +88,7 @@ export async function createUser(input: UserCreateInput): Promise<UserView> {
   }
 }
 
-const TARGET_SELECT = { id: true, username: true, role: true, status: true, quota: true } as const;
+const TARGET_SELECT = { id: true, username: true, username_key: true, role: true, status: true, quota: true } as const;
 
 async function activeTarget(id: number) {
   const db = await getDb();
@@ -121,13 +117,19 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
     assertRoleChange(actor, target, input.role);
     data.role = input.role;
   }
+  const db = await getDb();
   if (input.username !== undefined && input.username !== target.username) {
-    await assertUsernameFree(input.username);
-    data.username = input.username;
+    // Its own key is free to keep: `alice` may become `Alice`.
+    if (usernameKey(input.username) !== target.username_key) await assertUsernameFree(db, input.username);
+    Object.assign(data, usernameColumns(input.username));
   }
   if (input.display_name !== undefined) data.display_name = input.display_name;
   if (input.group !== undefined) data.group = input.group;
-  if (input.email !== undefined) data.email = input.email;
+  if (input.email !== undefined) {
+    // The same rule as binding: one address, one account.
+    await assertEmailFree(input.email, target.id);
+    data.email = input.email;
+  }
   if (input.password) {
     data.password = await hashPassword(input.password);
     data.auth_version = { increment: 1 };
@@ -137,7 +139,6 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
   const delta = input.quota === undefined ? 0n : BigInt(input.quota) - BigInt(input.original_quota ?? num(shown));
   if (delta !== 0n) data.quota = { increment: delta };
 
-  const db = await getDb();
   if (Object.keys(data).length === 0) {
     return toUserView(await visibleQuota(await db.user.findUniqueOrThrow({ where: { id: target.id }, select: USER_PUBLIC_SELECT })));
   }

@@ -2,7 +2,8 @@
 import { ApiError, forbidden } from "@/lib/api/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
-import { nowSeconds } from "@/lib/db/num";
+import { getDirectDb } from "@/lib/db/direct";
+import { int, nowSeconds } from "@/lib/db/num";
 import { enforceRateLimit, rateLimitStore } from "@/lib/auth/rate-limit";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { isActiveUser } from "@/lib/auth/roles";
@@ -15,6 +16,9 @@ import { visibleQuota } from "@/lib/billing/visible";
 import { quotaText } from "@/lib/billing/quota-text";
 import { newAffCode } from "@/lib/users/aff";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
+import { USERNAME_MSG, usernameColumns, usernameKey } from "@/lib/users/username";
+import { assertUsernameFree } from "@/lib/users/username-keys";
+import { assertEmailFree } from "@/lib/users/email";
 
 export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
 
@@ -22,30 +26,77 @@ export const TOO_MANY_FAILURES = "该账户登录失败次数过多，请稍后�
 
 const limits = () => ({ limit: env.CRITICAL_RATE_LIMIT, window: env.CRITICAL_RATE_LIMIT_DURATION });
 
-// Wrong passwords per account name, LOGIN_FAILURE_LIMIT per window, from any address: shared by
-// sign-in and the password change (which needs the current password), so neither is a way to
-// guess it faster.
-const failureKey = (name: string) => `login:fail:${name.toLowerCase()}`;
+/**
+ * Whose wrong password it is. Sign-in and the password change share the count, so neither is a
+ * way to guess faster than the other.
+ * - accountId: counted per account, from any address, LOGIN_FAILURE_LIMIT per window. By id, so
+ *   renaming the account does not reset it, and its name and its e-mail address are one budget.
+ * - typed: for a sign-in that names no account, what was typed stands in for the account, so an
+ *   unknown name locks after as many wrong guesses as a real one and the lock does not tell
+ *   whether an account exists.
+ * - ip: every wrong password also counts for the client address, across accounts, up to
+ *   ADDRESS_FAILURE_FACTOR × LOGIN_FAILURE_LIMIT: one address cannot try five passwords on each
+ *   of many accounts (or names). A success clears the account's count, never the address's.
+ */
+export type PasswordAttempt = { accountId: number | null; typed?: string; ip: string };
 
-/** Throws the 429 envelope error while `name` has too many recent wrong passwords. */
-export async function refuseIfLocked(name: string): Promise<void> {
-  if ((await rateLimitStore().count(failureKey(name), env.CRITICAL_RATE_LIMIT_DURATION)) >= env.LOGIN_FAILURE_LIMIT) {
+export const ADDRESS_FAILURE_FACTOR = 2;
+
+const accountFailureKey = (a: PasswordAttempt) =>
+  a.accountId !== null ? `login:fail:user:${a.accountId}` : `login:fail:name:${usernameKey(a.typed ?? "")}`;
+const addressFailureKey = (ip: string) => `login:fail:ip:${ip}`;
+
+/** Throws the 429 envelope error while the account (or the address) has too many recent wrong passwords. */
+export async function refuseIfLocked(attempt: PasswordAttempt): Promise<void> {
+  const store = rateLimitStore();
+  const window = env.CRITICAL_RATE_LIMIT_DURATION;
+  const [account, address] = await Promise.all([
+    store.count(accountFailureKey(attempt), window),
+    store.count(addressFailureKey(attempt.ip), window),
+  ]);
+  if (account >= env.LOGIN_FAILURE_LIMIT || address >= env.LOGIN_FAILURE_LIMIT * ADDRESS_FAILURE_FACTOR) {
     throw new ApiError(TOO_MANY_FAILURES, 429);
   }
 }
 
-export async function notePasswordFailure(name: string): Promise<void> {
-  await rateLimitStore().hit(failureKey(name), Number.MAX_SAFE_INTEGER, env.CRITICAL_RATE_LIMIT_DURATION);
+export async function notePasswordFailure(attempt: PasswordAttempt): Promise<void> {
+  const store = rateLimitStore();
+  const window = env.CRITICAL_RATE_LIMIT_DURATION;
+  await Promise.all([
+    store.hit(accountFailureKey(attempt), Number.MAX_SAFE_INTEGER, window),
+    store.hit(addressFailureKey(attempt.ip), Number.MAX_SAFE_INTEGER, window),
+  ]);
 }
 
-export async function clearPasswordFailures(name: string): Promise<void> {
-  await rateLimitStore().reset(failureKey(name));
+/** After the right password (or a reset): the account's count starts again. */
+export async function clearPasswordFailures(accountId: number): Promise<void> {
+  await rateLimitStore().reset(accountFailureKey({ accountId, ip: "" }));
+}
+
+const SIGN_IN_SELECT = { ...USER_PUBLIC_SELECT, password: true, auth_version: true } as const;
+
+/**
+ * The account a sign-in names: text with `@` is an e-mail address (compared ignoring case) and
+ * never a username (usernames cannot contain `@`); other text is a username, NFKC-normalized as
+ * names are stored. One lookup either way, whether or not the account exists.
+ */
+async function findSignInAccount(typed: string) {
+  const db = await getDb();
+  if (!typed.includes("@")) {
+    return db.user.findFirst({ where: { username: typed.normalize("NFKC"), deleted_at: null }, select: SIGN_IN_SELECT });
+  }
+  const direct = await getDirectDb();
+  const rows = await direct.query("SELECT id FROM users WHERE LOWER(email) = LOWER(?) AND deleted_at IS NULL LIMIT 2", [typed]);
+  // An address two accounts share (bound before that was refused) names neither of them. The
+  // second lookup runs either way, so an unknown address takes as long as a known one.
+  const id = rows.length === 1 ? int(rows[0]!.id) : 0;
+  return db.user.findFirst({ where: { id, deleted_at: null }, select: SIGN_IN_SELECT });
 }
 
 /**
  * Checks the Turnstile token (when Turnstile is on), then a username (or e-mail) and password.
  * Every sign-in path calls this. Unknown users, wrong passwords and banned users all take one
- * bcrypt comparison and give one message.
+ * lookup and one bcrypt comparison and give one message.
  */
 export async function loginWithPassword(
   input: LoginInput,
@@ -57,24 +108,16 @@ export async function loginWithPassword(
   if (!options.PasswordLoginEnabled) throw forbidden("管理员关闭了密码登录");
   const { limit, window } = limits();
   await enforceRateLimit(`login:ip:${ip}`, limit, window);
-  await refuseIfLocked(input.username);
 
-  const db = await getDb();
-  const byName = { username: input.username, deleted_at: null };
-  const user =
-    (await db.user.findFirst({ where: byName, select: { ...USER_PUBLIC_SELECT, password: true, auth_version: true } })) ??
-    (input.username.includes("@")
-      ? await db.user.findFirst({
-          where: { email: input.username, deleted_at: null },
-          select: { ...USER_PUBLIC_SELECT, password: true, auth_version: true },
-        })
-      : null);
+  const user = await findSignInAccount(input.username);
+  const attempt: PasswordAttempt = { accountId: user?.id ?? null, typed: input.username, ip };
+  await refuseIfLocked(attempt);
   const passwordOk = await verifyPassword(input.password, user?.password);
   if (!user || !passwordOk || !isActiveUser(user)) {
-    await notePasswordFailure(input.username);
+    await notePasswordFailure(attempt);
     throw new ApiError(LOGIN_FAILED, 400);
   }
-  await clearPasswordFailures(input.username);
+  await clearPasswordFailures(user.id);
   return { ...toUserView(await visibleQuota(user)), auth_version: user.auth_version };
 }
 
@@ -95,12 +138,8 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
     }
     email = input.email;
   }
-  // Soft-deleted accounts keep their names: a name is never handed to someone else.
-  const taken = await db.user.findFirst({
-    where: { OR: [{ username: input.username }, ...(email ? [{ email }] : [])] },
-    select: { id: true },
-  });
-  if (taken) throw new ApiError("用户名已存在，或已注销", 400);
+  await assertUsernameFree(db, input.username);
+  await assertEmailFree(email);
 
   const inviter = input.aff_code
     ? await db.user.findFirst({ where: { aff_code: input.aff_code, deleted_at: null }, select: { id: true, username: true } })
@@ -109,7 +148,7 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
   const startQuota = BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n);
 
   const user = await createWithUniqueAffCode(db, {
-    username: input.username,
+    ...usernameColumns(input.username),
     display_name: input.username,
     password,
     email,
@@ -159,6 +198,7 @@ async function createWithUniqueAffCode(
   db: Awaited<ReturnType<typeof getDb>>,
   data: {
     username: string;
+    username_key: string;
     display_name: string;
     password: string;
     email: string;
@@ -173,13 +213,11 @@ async function createWithUniqueAffCode(
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== "P2002" || attempt >= 5) {
-        if (code === "P2002") throw new ApiError("用户名已存在，或已注销", 400);
+        if (code === "P2002") throw new ApiError(USERNAME_MSG.taken, 400);
         throw error;
       }
-      // P2002 on username means a concurrent registration took the name.
-      if (await db.user.findFirst({ where: { username: data.username }, select: { id: true } })) {
-        throw new ApiError("用户名已存在，或已注销", 400);
-      }
+      // P2002 on username or username_key means a concurrent registration took the name.
+      await assertUsernameFree(db, data.username);
     }
   }
 }

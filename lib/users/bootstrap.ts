@@ -2,6 +2,7 @@ import bcrypt from "bcryptjs";
 import type { Db } from "@/lib/db/types";
 import { nowSeconds } from "@/lib/db/num";
 import { ROLE } from "@/lib/auth/roles";
+import { usernameColumns } from "@/lib/users/username";
 
 export const DEFAULT_ROOT = { username: "root", password: "123456" } as const;
 export const BCRYPT_COST = 10;
@@ -12,7 +13,7 @@ export async function ensureRootUser(db: Db): Promise<void> {
   try {
     await db.user.create({
       data: {
-        username: DEFAULT_ROOT.username,
+        ...usernameColumns(DEFAULT_ROOT.username),
         display_name: "Root User",
         password: await bcrypt.hash(DEFAULT_ROOT.password, BCRYPT_COST),
         role: ROLE.root,

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
+import { getDirectDb } from "@/lib/db/direct";
 import { hashPassword } from "@/lib/auth/password";
 import { requireTurnstile } from "@/lib/auth/turnstile";
 import {
@@ -75,11 +76,23 @@ async function limitMail(kind: string, email: string, ip: string) {
 /** Lets the address send again at once (its mail was not sent). */
 const releaseMailLimit = (kind: string, email: string) => sharedCache().del(`mail:${kind}:${email.toLowerCase()}`);
 
+/**
+ * Whether another account (deactivated ones included: they keep their address, as their name)
+ * holds `email`, ignoring case: `Alice@Example.com` is alice's address too. The one check of every
+ * path that sets an address: binding, an admin's edit, registration with e-mail verification.
+ */
 async function emailTaken(email: string, exceptUserId = 0): Promise<boolean> {
-  const db = await getDb();
-  // Deactivated accounts keep their address, as they keep their name.
-  const row = await db.user.findFirst({ where: { email, id: { not: exceptUserId } }, select: { id: true } });
-  return !!row;
+  if (!email) return false;
+  // LOWER on both sides: Prisma's case-insensitive mode exists on PostgreSQL only, and MySQL's
+  // collation already ignores case.
+  const db = await getDirectDb();
+  const rows = await db.query("SELECT id FROM users WHERE LOWER(email) = LOWER(?) AND id <> ? LIMIT 1", [email, exceptUserId]);
+  return rows.length > 0;
+}
+
+/** Throws 邮箱地址已被占用 when another account holds `email` (emailTaken). */
+export async function assertEmailFree(email: string, exceptUserId = 0): Promise<void> {
+  if (await emailTaken(email, exceptUserId)) throw new ApiError(EMAIL_MSG.taken, 400);
 }
 
 /** GET /api/verification: mails a 6-character code for registering or binding `email`. */
@@ -88,7 +101,7 @@ export async function sendVerificationEmail(email: string, ip: string, turnstile
   await limitCalls("verify", ip);
   const o = await getOptions();
   checkEmailRules(email, o);
-  if (await emailTaken(email)) throw new ApiError(EMAIL_MSG.taken, 400);
+  await assertEmailFree(email);
   await limitMail("verify", email, ip);
   const code = newVerificationCode();
   await storeVerificationCode("email", email, code);
@@ -146,7 +159,7 @@ export async function confirmPasswordReset(email: string, token: string): Promis
   if (!user) throw new ApiError(EMAIL_MSG.resetInvalid, 400);
   const password = newPassword();
   await db.user.update({ where: { id: user.id }, data: { password: await hashPassword(password), auth_version: { increment: 1 } } });
-  await clearPasswordFailures(user.username);
+  await clearPasswordFailures(user.id);
   return password;
 }
 
@@ -155,7 +168,7 @@ export async function bindEmail(userId: number, email: string, code: string): Pr
   const o = await getOptions();
   checkEmailRules(email, o);
   if (!(await checkVerificationCode("email", email, code))) throw new ApiError(EMAIL_MSG.codeInvalid, 400);
-  if (await emailTaken(email, userId)) throw new ApiError(EMAIL_MSG.taken, 400);
+  await assertEmailFree(email, userId);
   const db = await getDb();
   await db.user.update({ where: { id: userId }, data: { email } });
 }

@@ -2,26 +2,18 @@
 import { z } from "zod";
 import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/auth/password";
 
-export const USERNAME_MAX = 20;
 export const DISPLAY_NAME_MAX = 20;
 import { EMAIL_MAX } from "@/lib/users/email-schemas";
+import { USERNAME_MAX, usernameSchema } from "@/lib/users/username";
 
-export { EMAIL_MAX };
+export { EMAIL_MAX, USERNAME_MAX, usernameSchema };
 
 export const MSG = {
   loginRequired: "请输入用户名和密码",
   passwordTooShort: "密码长度不得小于 8 位！",
   passwordTooLong: "密码长度不得大于 20 位！",
   passwordsDiffer: "两次输入的密码不一致",
-  usernameInvalid: `用户名长度为 1–${USERNAME_MAX} 个字符，且不能包含空白字符`,
 } as const;
-
-export const usernameSchema = z
-  .string({ error: MSG.usernameInvalid })
-  .trim()
-  .min(1, MSG.usernameInvalid)
-  .max(USERNAME_MAX, MSG.usernameInvalid)
-  .regex(/^\S+$/, MSG.usernameInvalid);
 
 export const passwordSchema = z
   .string({ error: MSG.passwordTooShort })

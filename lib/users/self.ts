@@ -14,6 +14,8 @@ import { withPrice } from "@/lib/billing/pricing";
 import { softDeleteUser } from "@/lib/users/soft-delete";
 import type { UpdateSelfInput } from "@/lib/users/schemas";
 import { clearPasswordFailures, notePasswordFailure, refuseIfLocked } from "@/lib/users/auth";
+import { USERNAME_MSG, usernameColumns, usernameKey } from "@/lib/users/username";
+import { assertUsernameFree } from "@/lib/users/username-keys";
 
 export async function getSelf(id: number): Promise<UserView> {
   const db = await getDb();
@@ -26,33 +28,40 @@ export async function getSelf(id: number): Promise<UserView> {
  * Updates the caller's username, display name or password. A password change needs the current
  * password and ends every other session (auth_version is bumped; the caller gets a new cookie).
  */
-export async function updateSelf(id: number, input: UpdateSelfInput): Promise<{ user: UserView; authVersion: number | null }> {
+export async function updateSelf(id: number, input: UpdateSelfInput, ip: string): Promise<{ user: UserView; authVersion: number | null }> {
   const db = await getDb();
   const current = await db.user.findFirst({
     where: { id, deleted_at: null },
-    select: { password: true, username: true, auth_version: true },
+    select: { password: true, username: true, username_key: true, auth_version: true },
   });
   if (!current) throw notFound("用户不存在");
-  const data: { username?: string; display_name?: string; password?: string; auth_version?: { increment: number } } = {};
+  const data: { username?: string; username_key?: string; display_name?: string; password?: string; auth_version?: { increment: number } } =
+    {};
   if (input.username !== undefined && input.username !== current.username) {
-    const taken = await db.user.findFirst({ where: { username: input.username }, select: { id: true } });
-    if (taken) throw new ApiError("用户名已存在，或已注销", 400);
-    data.username = input.username;
+    // Its own key is free to keep: `alice` may become `Alice`.
+    if (usernameKey(input.username) !== current.username_key) await assertUsernameFree(db, input.username);
+    Object.assign(data, usernameColumns(input.username));
   }
   if (input.display_name !== undefined) data.display_name = input.display_name;
   if (input.password) {
     // The same per-account limit as sign-in: a stolen session cannot guess the password faster.
-    await refuseIfLocked(current.username);
+    await refuseIfLocked({ accountId: id, ip });
     if (!(await verifyPassword(input.original_password ?? "", current.password))) {
-      await notePasswordFailure(current.username);
+      await notePasswordFailure({ accountId: id, ip });
       throw new ApiError("原密码错误", 400);
     }
-    await clearPasswordFailures(current.username);
+    await clearPasswordFailures(id);
     data.password = await hashPassword(input.password);
     data.auth_version = { increment: 1 };
   }
   if (Object.keys(data).length === 0) return { user: await getSelf(id), authVersion: null };
-  const updated = await db.user.update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } });
+  const updated = await db.user
+    .update({ where: { id }, data, select: { ...USER_PUBLIC_SELECT, auth_version: true } })
+    .catch((error: unknown) => {
+      // The unique indexes decide a race for the same name.
+      if ((error as { code?: string } | null)?.code === "P2002") throw new ApiError(USERNAME_MSG.taken, 400);
+      throw error;
+    });
   if (data.password) invalidateRootDefaultPassword();
   return { user: toUserView(await visibleQuota(updated)), authVersion: data.auth_version ? updated.auth_version : null };
 }

@@ -7,6 +7,7 @@ import * as logout from "@/app/api/user/logout/route";
 import * as manage from "@/app/api/user/manage/route";
 import * as self from "@/app/api/user/self/route";
 import { authOptions } from "@/lib/auth/next-auth";
+import { SESSION_MSG } from "@/lib/auth/session-check";
 import { getDb } from "@/lib/db";
 import { findTokenByKey } from "@/lib/tokens/relay";
 import { proxy } from "@/proxy";
@@ -94,7 +95,7 @@ describe("logout ends the session on the server", () => {
       expect((await playground(other.url, u)).status).toBe(200);
       await settleAll();
 
-      const out = await call(logout.GET, "GET", "/api/user/logout", { cookie: u.cookie });
+      const out = await call(logout.GET, "GET", "/api/user/logout", { as: u });
       expect(out.json.success).toBe(true);
       expect(out.headers.get("set-cookie")).toMatch(/^qiao_session=;.*Max-Age=0/);
       const before = await moneyOf(u.id);
@@ -117,9 +118,30 @@ describe("logout ends the session on the server", () => {
     const u = await createUser({ username: `two${++seq}`, password: "password123" });
     const { sessionCookieFor } = await import("@/tests/helpers/api");
     const second = { id: u.id, cookie: await sessionCookieFor(u.id) };
-    await call(logout.GET, "GET", "/api/user/logout", { cookie: u.cookie });
+    await call(logout.GET, "GET", "/api/user/logout", { as: u });
     expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(401);
     expect((await call(self.GET, "GET", "/api/user/self", { as: second })).status).toBe(200);
+  });
+});
+
+describe("logout needs New-Api-User, as every console call (issue 20.12)", () => {
+  it("a cross-site GET (an <img>: the cookie without the header) ends nothing and keeps the cookie", async () => {
+    const u = await createUser({ username: `img${++seq}`, password: "password123" });
+    const forged = await call(logout.GET, "GET", "/api/user/logout", { cookie: u.cookie });
+    expect(forged.status).toBe(401);
+    expect(forged.json).toEqual({ success: false, message: SESSION_MSG.headerMissing });
+    expect(forged.headers.get("set-cookie")).toBeNull();
+    const otherUser = await call(logout.GET, "GET", "/api/user/logout", { cookie: u.cookie, userHeader: String(u.id + 1) });
+    expect(otherUser.json).toEqual({ success: false, message: SESSION_MSG.headerMismatch });
+    expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(200);
+  });
+
+  it("POST with the header ends the session, as the console's 退出 sends it", async () => {
+    const u = await createUser({ username: `post${++seq}`, password: "password123" });
+    const out = await call(logout.POST, "POST", "/api/user/logout", { as: u });
+    expect(out.json.success).toBe(true);
+    expect(out.headers.get("set-cookie")).toMatch(/^qiao_session=;.*Max-Age=0/);
+    expect((await call(self.GET, "GET", "/api/user/self", { as: u })).status).toBe(401);
   });
 });
 

@@ -103,8 +103,8 @@ describe("changing the password needs the current one, with the sign-in failure 
     });
     expect(signIn.status).toBe(429);
     expect(signIn.json.message).toBe(TOO_MANY_FAILURES);
-    const { rateLimitStore } = await import("@/lib/auth/rate-limit");
-    await rateLimitStore().reset("login:fail:guessed");
+    const { clearPasswordFailures } = await import("@/lib/users/auth");
+    await clearPasswordFailures(u.id);
     expect((await change("password123")).json.success).toBe(true);
   });
 });

@@ -29,8 +29,13 @@ test("root logs in, sees the default-password notice and the admin menu, then lo
   await page.getByRole("link", { name: "首页", exact: true }).click();
   await expect(page.getByRole("alert").filter({ hasText: DEFAULT_PASSWORD_NOTICE })).toBeVisible();
 
+  // The session ends on the server: the logout call (POST with New-Api-User) succeeds.
+  const loggedOut = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/user/logout");
   await page.getByTestId("user-menu").click();
   await page.getByRole("menuitem", { name: "退出" }).click();
+  const answer = await loggedOut;
+  expect(answer.request().method()).toBe("POST");
+  expect(await answer.json()).toMatchObject({ success: true });
   await expect(page).toHaveURL(/\/login$/);
   await expect(page.getByRole("link", { name: "注册", exact: true })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem("user"))).toBeNull();

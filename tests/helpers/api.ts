@@ -3,6 +3,7 @@ import bcrypt from "bcryptjs";
 import { getDb } from "@/lib/db";
 import { encodeSession } from "@/lib/auth/session";
 import { clientIpHeaders } from "@/lib/net/client-ip";
+import { usernameColumns } from "@/lib/users/username";
 
 type Handler = (req: Request, ctx?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -56,7 +57,7 @@ export async function createUser(fields: {
   const db = await getDb();
   const user = await db.user.create({
     data: {
-      username: fields.username,
+      ...usernameColumns(fields.username),
       display_name: fields.username,
       password: await bcrypt.hash(fields.password ?? "password123", 4),
       role: fields.role ?? 1,

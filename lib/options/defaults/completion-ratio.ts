@@ -29,7 +29,7 @@ export function completionRatioRule(name: string): number {
   if (name.startsWith("gemini-")) return 4;
   if (name.startsWith("command")) {
     const fixed: Record<string, number> = { "command-r": 3, "command-r-plus": 5, "command-r-08-2024": 4, "command-r-plus-08-2024": 4 };
-    return fixed[name] ?? 2;
+    return Object.hasOwn(fixed, name) ? fixed[name]! : 2;
   }
   if (name === "deepseek-chat" || name === "deepseek-reasoner") return 4;
   if (name.startsWith("deepseek")) return 2;

@@ -1,6 +1,7 @@
 import { envelope } from "@/lib/api/envelope";
 import { route } from "@/lib/api/route";
 import { clearSessionCookie, sessionSetCookie } from "@/lib/auth/cookie";
+import { requestIp } from "@/lib/net/client-ip";
 import { deleteSelf, getSelf, updateSelf } from "@/lib/users/self";
 import { updateSelfSchema } from "@/lib/users/schemas";
 
@@ -10,7 +11,7 @@ export const PUT = route({
   auth: "user",
   body: updateSelfSchema,
   handler: async ({ caller, body, req }) => {
-    const { user, authVersion } = await updateSelf(caller.id, body);
+    const { user, authVersion } = await updateSelf(caller.id, body, requestIp(req.headers));
     if (authVersion === null || caller.via !== "session") return envelope(user, "");
     // The password changed: other sessions end, this one continues with a fresh cookie.
     const cookie = await sessionSetCookie(req, { id: user.id, username: user.username, role: user.role, ver: authVersion });

@@ -207,7 +207,7 @@ function thinkingBudget(canonical: Obj): number {
     return typeof t.budget_tokens === "number" && t.budget_tokens > 0 ? Math.floor(t.budget_tokens) : THINKING_BUDGET.medium!;
   }
   const effort = canonical.reasoning_effort;
-  return typeof effort === "string" ? (THINKING_BUDGET[effort] ?? 0) : 0;
+  return typeof effort === "string" && Object.hasOwn(THINKING_BUDGET, effort) ? THINKING_BUDGET[effort]! : 0;
 }
 
 const positiveInt = (v: unknown): number | null => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : null);

@@ -23,7 +23,7 @@ const ENDPOINTS: Record<string, string> = {
 };
 
 export function baiduEndpoint(model: string): string {
-  return ENDPOINTS[model] ?? model.toLowerCase();
+  return Object.hasOwn(ENDPOINTS, model) ? ENDPOINTS[model]! : model.toLowerCase();
 }
 
 const invalidMessages = (message: string) =>

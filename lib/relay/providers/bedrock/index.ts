@@ -31,7 +31,7 @@ export const BEDROCK_MODEL_IDS: Readonly<Record<string, string>> = {
 };
 
 export function bedrockModelId(model: string): string {
-  return BEDROCK_MODEL_IDS[model] ?? model;
+  return Object.hasOwn(BEDROCK_MODEL_IDS, model) ? BEDROCK_MODEL_IDS[model]! : model;
 }
 
 const { name } = CHANNEL_CATALOG[CHANNEL_TYPES.AWS];

@@ -245,7 +245,7 @@ function generationConfig(json: Obj): Obj {
     g.responseMimeType = "application/json";
     if (isObj(rf.json_schema) && isObj(rf.json_schema.schema)) g.responseSchema = cleanSchema(rf.json_schema.schema);
   }
-  if (typeof json.reasoning_effort === "string" && json.reasoning_effort in THINKING_BUDGET) {
+  if (typeof json.reasoning_effort === "string" && Object.hasOwn(THINKING_BUDGET, json.reasoning_effort)) {
     const budget = THINKING_BUDGET[json.reasoning_effort]!;
     g.thinkingConfig = budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
   }
