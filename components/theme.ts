@@ -100,11 +100,14 @@ export const cssVariablesResolver: CSSVariablesResolver = (t) => {
     "--mantine-color-dimmed": readableOn(gray[6], LIGHT_SURFACES),
     "--mantine-color-error": readableOn(colors.red[6], LIGHT_SURFACES),
     "--mantine-color-anchor": readableOn(t.colors[t.primaryColor][FILLED_SHADE], LIGHT_SURFACES),
+    // A disabled control's text still says something (更新余额 on a type without a balance).
+    "--mantine-color-disabled-color": readableOn(gray[5], [gray[2], ...LIGHT_SURFACES]),
   };
   const darkVars: Record<string, string> = {
     "--mantine-color-dimmed": readableOn(dark[2], DARK_SURFACES),
     "--mantine-color-error": readableOn(colors.red[6], DARK_SURFACES),
     "--mantine-color-anchor": readableOn(t.colors[t.primaryColor][4], DARK_SURFACES),
+    "--mantine-color-disabled-color": readableOn(dark[3], DARK_SURFACES),
   };
   for (const [name, shades] of Object.entries(t.colors)) {
     if (name === "dark" || shades.length < 10) continue;
