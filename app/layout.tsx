@@ -13,7 +13,7 @@ import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import type { SessionHint } from "@/lib/client/hooks";
 import { getOptions } from "@/lib/options";
-import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
+import { COLOR_SCHEME_KEY, DEFAULT_COLOR_SCHEME } from "@/lib/ui/color-scheme";
 import { NONCE_HEADER } from "@/lib/ui/csp";
 import { TIME_ZONE_COOKIE } from "@/lib/ui/time-zone";
 import { validTimeZone } from "@/lib/ui/format";
@@ -47,19 +47,21 @@ async function displaySettings(): Promise<DisplaySettings> {
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
+  const options = await getOptions();
   return (
     <html lang="zh-CN" {...mantineHtmlProps}>
       <head>
-        {/* An inline script: it runs under the page's Content-Security-Policy only with its nonce (proxy.ts). */}
+        {/* An inline script: it runs under the page's Content-Security-Policy only with its nonce (proxy.ts).
+            It sets the scheme (the remembered pick, else the OS's) before the first paint: no flash. */}
         <ColorSchemeScript
-          defaultColorScheme="light"
+          defaultColorScheme={DEFAULT_COLOR_SCHEME}
           localStorageKey={COLOR_SCHEME_KEY}
           nonce={(await headers()).get(NONCE_HEADER) ?? undefined}
         />
       </head>
       <body>
         <Providers session={await sessionHint()} display={await displaySettings()}>
-          <ConsoleShell>{children}</ConsoleShell>
+          <ConsoleShell registerOpen={options.RegisterEnabled}>{children}</ConsoleShell>
         </Providers>
       </body>
     </html>

@@ -23,7 +23,7 @@ function Svg({ size = 18, children, ...props }: IconProps & { children: ReactNod
   );
 }
 
-type ActionIconName = "copy" | "check" | "edit" | "trash" | "eye" | "plus" | "search" | "refresh" | "dots" | "chevronDown";
+type ActionIconName = "copy" | "check" | "edit" | "trash" | "eye" | "plus" | "search" | "refresh" | "dots" | "chevronDown" | "calendar";
 
 const PATHS: Record<
   MenuIcon | ActionIconName | "sun" | "moon" | "logout" | "home" | "info" | "sidebarCollapse" | "sidebarExpand",
@@ -121,6 +121,12 @@ const PATHS: Record<
   refresh: <path d="M20 11a8 8 0 1 0-2.3 5.7 M20 4v7h-7" />,
   dots: <path d="M5 12h.01 M12 12h.01 M19 12h.01" strokeWidth={3} />,
   chevronDown: <path d="M6 9l6 6 6-6" />,
+  calendar: (
+    <>
+      <rect x="3" y="5" width="18" height="16" rx="2" />
+      <path d="M3 10h18 M8 3v4 M16 3v4" />
+    </>
+  ),
   info: (
     <>
       <circle cx="12" cy="12" r="9" />

@@ -1,49 +1,31 @@
 "use client";
-// Client-side roots: Mantine (light and dark, choice remembered in local storage), notifications,
+// Client-side roots: Mantine (the OS's light or dark until the user picks one, which local storage
+// remembers; colours readable in both, components/theme.ts), notifications,
 // modals, how quota and times read, and the session hint decoded from the cookie by the root layout.
-import { createTheme, localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
+import { localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
 import { z } from "zod";
 import { DisplayProvider, type DisplaySettings } from "@/components/data/display";
+import { cssVariablesResolver, theme } from "@/components/theme";
 import { SessionHintContext, type SessionHint } from "@/lib/client/hooks";
-import { COLOR_SCHEME_KEY } from "@/lib/ui/color-scheme";
+import { COLOR_SCHEME_KEY, DEFAULT_COLOR_SCHEME } from "@/lib/ui/color-scheme";
 
 // zod probes for eval (`new Function`) before its first object parse; under the console's
 // Content-Security-Policy that probe is refused and reported. The forms use its eval-free path.
 z.config({ jitless: true });
 
-const FONT_STACK = [
-  "-apple-system",
-  "BlinkMacSystemFont",
-  '"Segoe UI"',
-  '"PingFang SC"',
-  '"Hiragino Sans GB"',
-  '"Microsoft YaHei"',
-  '"Noto Sans CJK SC"',
-  '"Noto Sans SC"',
-  '"Source Han Sans SC"',
-  '"WenQuanYi Micro Hei"',
-  "Roboto",
-  '"Helvetica Neue"',
-  "Arial",
-  "sans-serif",
-].join(", ");
-
-const theme = createTheme({
-  primaryColor: "blue",
-  fontFamily: FONT_STACK,
-  headings: { fontFamily: FONT_STACK },
-  fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
-  defaultRadius: "md",
-});
-
 const colorSchemeManager = localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY });
 
 export function Providers({ session, display, children }: { session: SessionHint; display: DisplaySettings; children: ReactNode }) {
   return (
-    <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="light">
+    <MantineProvider
+      theme={theme}
+      cssVariablesResolver={cssVariablesResolver}
+      colorSchemeManager={colorSchemeManager}
+      defaultColorScheme={DEFAULT_COLOR_SCHEME}
+    >
       <Notifications position="top-center" zIndex={1000} />
       <DisplayProvider value={display}>
         <SessionHintContext.Provider value={session}>

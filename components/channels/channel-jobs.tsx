@@ -1,11 +1,12 @@
 "use client";
 // The background runs of the channel page (test all, update all balances): started through /api,
-// then GET /api/channel/jobs is polled while one runs; the page stays usable meanwhile and the list
-// is refreshed when a run ends.
+// then GET /api/channel/jobs is polled while one runs; the page stays usable meanwhile. The progress
+// panel shows running runs only: when one ends it closes, its result is told in a toast and the
+// list is refreshed.
 import { Alert, Group, Progress, Stack, Text } from "@mantine/core";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "@/lib/client/api";
-import { showInfo } from "@/lib/client/notify";
+import { showInfo, showSuccess, showWarning } from "@/lib/client/notify";
 import type { ChannelJob, ChannelJobKind } from "@/lib/channels/jobs";
 
 type Jobs = Record<ChannelJobKind, ChannelJob | null>;
@@ -24,12 +25,15 @@ export function useChannelJobs(onFinished: () => void) {
   const poll = useCallback(async () => {
     const res = await api<Jobs>("GET", "/api/channel/jobs", undefined, { quiet: true });
     if (!res.success) return;
-    setJobs(res.data);
+    setJobs({ test: res.data.test?.running ? res.data.test : null, balance: res.data.balance?.running ? res.data.balance : null });
     let ended = false;
     for (const kind of ["test", "balance"] as const) {
       const job = res.data[kind];
       if (job?.running) watched.current.add(kind);
-      else if (watched.current.delete(kind)) ended = true;
+      else if (watched.current.delete(kind)) {
+        ended = true;
+        if (job) (job.failed ? showWarning : showSuccess)(jobResult(job));
+      }
     }
     if (ended) finished.current();
   }, []);
@@ -50,8 +54,8 @@ export function useChannelJobs(onFinished: () => void) {
       if (!res.success) return;
       showInfo(res.message);
       watched.current.add(kind);
-      setJobs((j) => ({ ...j, [kind]: res.data }));
-      if (!res.data.running) poll();
+      if (res.data.running) setJobs((j) => ({ ...j, [kind]: res.data }));
+      else poll();
     },
     [poll],
   );
@@ -59,29 +63,32 @@ export function useChannelJobs(onFinished: () => void) {
   return { jobs, start, running };
 }
 
+const jobSummary = (job: ChannelJob) =>
+  `成功 ${job.succeeded}，失败 ${job.failed}${job.disabled ? `，已禁用 ${job.disabled}` : ""}${job.enabled ? `，已启用 ${job.enabled}` : ""}`;
+
+/** The toast of a finished run: its counts and the first failures. */
+function jobResult(job: ChannelJob): string {
+  const failures = job.failures
+    .slice(0, 5)
+    .map((f) => `#${f.channel_id}：${f.message}`)
+    .join("；");
+  const more = job.failures.length > 5 ? ` 等 ${job.failures.length} 个` : "";
+  return `${JOB_LABEL[job.kind]}已完成 ${job.done}/${job.total}：${jobSummary(job)}${failures ? `。${failures}${more}` : ""}`;
+}
+
 function JobLine({ job }: { job: ChannelJob }) {
-  const value = job.total ? Math.round((job.done / job.total) * 100) : job.running ? 0 : 100;
-  const summary = `成功 ${job.succeeded}，失败 ${job.failed}${job.disabled ? `，已禁用 ${job.disabled}` : ""}${job.enabled ? `，已启用 ${job.enabled}` : ""}`;
+  const value = job.total ? Math.round((job.done / job.total) * 100) : 0;
   return (
     <Stack gap={4} aria-label={JOB_LABEL[job.kind]} role="status">
       <Group justify="space-between" gap="xs" wrap="wrap">
         <Text size="sm" fw={500}>
-          {JOB_LABEL[job.kind]}：{job.running ? `进行中 ${job.done}/${job.total}` : `已完成 ${job.done}/${job.total}`}
+          {JOB_LABEL[job.kind]}：进行中 {job.done}/{job.total}
         </Text>
         <Text size="xs" c="dimmed">
-          {summary}
+          {jobSummary(job)}
         </Text>
       </Group>
-      <Progress value={value} animated={job.running} color={job.failed ? "orange" : "teal"} aria-label={`${JOB_LABEL[job.kind]}进度`} />
-      {!job.running && job.failures.length > 0 && (
-        <Text size="xs" c="dimmed" style={{ wordBreak: "break-word" }}>
-          {job.failures
-            .slice(0, 5)
-            .map((f) => `#${f.channel_id}：${f.message}`)
-            .join("；")}
-          {job.failures.length > 5 ? ` 等 ${job.failures.length} 个` : ""}
-        </Text>
-      )}
+      <Progress value={value} animated color={job.failed ? "orange" : "teal"} aria-label={`${JOB_LABEL[job.kind]}进度`} />
     </Stack>
   );
 }

@@ -140,8 +140,10 @@ export function ChannelList(props: { page: ChannelPageData; filters: Filters; id
   const test = (ch: ChannelView, testModel?: string) =>
     run(`test-${ch.id}`, async () => {
       const q = testModel ? `?model=${encodeURIComponent(testModel)}` : "";
-      const res = await api("GET", `/api/channel/test/${ch.id}${q}`);
+      // Quiet: a failure is reported here with the channel's name, not as a bare upstream message.
+      const res = await api("GET", `/api/channel/test/${ch.id}${q}`, undefined, { quiet: true });
       if (res.success) showSuccess(CHANNEL_FORM_MSG.tested(ch.name, Number(res.body.time) || 0));
+      else if (res.httpStatus !== 401) showError(CHANNEL_FORM_MSG.testFailed(ch.name, res.message));
       list.refresh();
     });
 
@@ -254,7 +256,7 @@ export function ChannelList(props: { page: ChannelPageData; filters: Filters; id
       key: "time",
       title: "响应时间",
       render: (c) => {
-        const tag = responseTimeTag(c.response_time);
+        const tag = responseTimeTag(c.response_time, c.status);
         return (
           <Badge color={tag.color} variant="light" tt="none">
             {tag.label}

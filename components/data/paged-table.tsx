@@ -49,7 +49,9 @@ export function PagedTable<T extends { id: number }>(props: Props<T>) {
 
   const toggleAll = () => selection?.onChange(allChosen ? [] : ids);
   const toggle = (id: number) => selection?.onChange(chosen.has(id) ? [...chosen].filter((x) => x !== id) : [...chosen, id]);
-  const dimStyle: CSSProperties = { opacity: 0.55 };
+  // Greyed by text colour, not opacity: the dimmed colour still reads at 4.5:1 (components/theme.ts),
+  // and badges and buttons (启用 on a disabled channel) keep their own colours.
+  const dimStyle: CSSProperties = { color: "var(--mantine-color-dimmed)" };
   const span = columns.length + (selection ? 1 : 0);
 
   return (

@@ -18,6 +18,7 @@ import {
   Title,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
+import { DateTimeField } from "@/components/data/date-time-field";
 import { useQuotaDisplay, useTimeZone } from "@/components/data/display";
 import { useListUrl } from "@/components/data/use-list-url";
 import { Icon } from "@/components/icons";
@@ -41,10 +42,10 @@ export const DETAIL_MSG = {
 
 const COLORS = ["blue.6", "teal.6", "orange.6", "grape.6", "cyan.6", "pink.6", "lime.7", "indigo.5"];
 
-/** A Unix time as a datetime-local value in `timeZone`. */
+/** A Unix time as a date-and-time field's value in `timeZone`. */
 const toLocalInput = (seconds: number, timeZone?: string) => formatTimestamp(seconds, timeZone).slice(0, 16).replace(" ", "T");
 
-/** A datetime-local value (the browser's zone) as a Unix time, or null. */
+/** A date-and-time field's value (the browser's zone) as a Unix time, or null. */
 function fromLocalInput(value: string): number | null {
   const ms = new Date(value).getTime();
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
@@ -119,20 +120,8 @@ export function DataDashboard({ rows, start, end, granularity, admin, enabled, e
       )}
       <form onSubmit={search}>
         <Group gap="xs" align="flex-end" wrap="wrap">
-          <TextInput
-            type="datetime-local"
-            label="起始时间"
-            value={from}
-            onChange={(e) => setFrom(e.currentTarget.value)}
-            style={{ flex: "1 1 200px" }}
-          />
-          <TextInput
-            type="datetime-local"
-            label="结束时间"
-            value={to}
-            onChange={(e) => setTo(e.currentTarget.value)}
-            style={{ flex: "1 1 200px" }}
-          />
+          <DateTimeField label="起始时间" value={from} onChange={setFrom} style={{ flex: "1 1 200px" }} />
+          <DateTimeField label="结束时间" value={to} onChange={setTo} style={{ flex: "1 1 200px" }} />
           {admin && (
             <TextInput
               label="用户名称"

@@ -17,6 +17,7 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { useState } from "react";
+import { DateTimeField } from "@/components/data/date-time-field";
 import { QuotaText, TimeText, useTimeZone } from "@/components/data/display";
 import { type Column, PagedTable } from "@/components/data/paged-table";
 import { useListUrl } from "@/components/data/use-list-url";
@@ -48,9 +49,9 @@ type Props = {
   filters: LogFilters;
 };
 
-/** "2026-11-24T10:00:00" for a datetime-local input, in the viewer's zone; "" for no bound. */
+/** "2026-11-24T10:00:00" for a date-and-time field, in the viewer's zone; "" for no bound. */
 const toInput = (seconds: number, zone?: string) => (seconds > 0 ? formatTimestamp(seconds, zone).replace(" ", "T") : "");
-/** A datetime-local value (the browser's zone) as Unix seconds; 0 for an empty field. */
+/** A date-and-time field's value (the browser's zone) as Unix seconds; 0 for an empty field. */
 const fromInput = (value: string) => {
   const ms = new Date(value).getTime();
   return value && Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
@@ -230,19 +231,17 @@ export function LogList({ admin, page, stat, filters }: Props) {
             value={form.model_name}
             onChange={(e) => set("model_name", e.currentTarget.value)}
           />
-          <TextInput
+          <DateTimeField
             label="起始时间"
-            type="datetime-local"
-            step={1}
+            withSeconds
             value={toInput(form.start_timestamp, zone)}
-            onChange={(e) => set("start_timestamp", fromInput(e.currentTarget.value))}
+            onChange={(v) => set("start_timestamp", fromInput(v))}
           />
-          <TextInput
+          <DateTimeField
             label="结束时间"
-            type="datetime-local"
-            step={1}
+            withSeconds
             value={toInput(form.end_timestamp, zone)}
-            onChange={(e) => set("end_timestamp", fromInput(e.currentTarget.value))}
+            onChange={(v) => set("end_timestamp", fromInput(v))}
           />
           <Select
             label="类型"

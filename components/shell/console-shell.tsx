@@ -15,7 +15,8 @@ import { useStoredUser } from "@/lib/client/hooks";
 
 const HEADER_HEIGHT = 56;
 
-export function ConsoleShell({ children }: { children: ReactNode }) {
+/** `registerOpen`: the RegisterEnabled option as the server rendered this page (no flash of 注册). */
+export function ConsoleShell({ registerOpen, children }: { registerOpen: boolean; children: ReactNode }) {
   useAppStart();
   const user = useStoredUser();
   const pathname = usePathname();
@@ -34,7 +35,11 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
       padding="md"
     >
       <AppShell.Header>
-        <TopBar menu={showMenu ? { mobileOpened, desktopOpened, toggleMobile, toggleDesktop } : null} user={user} />
+        <TopBar
+          menu={showMenu ? { mobileOpened, desktopOpened, toggleMobile, toggleDesktop } : null}
+          user={user}
+          registerOpen={registerOpen}
+        />
       </AppShell.Header>
       {showMenu && (
         <AppShell.Navbar aria-label="侧边菜单">

@@ -1,6 +1,6 @@
 "use client";
 // Top bar of spec §2: menu burger, logo and name, 首页, 关于, New Year ornament, theme switch,
-// then login/register links or the user menu.
+// then login/register links (register only while registration is open) or the user menu.
 import { ActionIcon, Burger, Button, Group } from "@mantine/core";
 import Link from "next/link";
 import { Icon } from "@/components/icons";
@@ -17,7 +17,7 @@ export type MenuToggles = {
   toggleDesktop: () => void;
 };
 
-export function TopBar({ menu, user }: { menu: MenuToggles | null; user: StoredUser | null }) {
+export function TopBar({ menu, user, registerOpen }: { menu: MenuToggles | null; user: StoredUser | null; registerOpen: boolean }) {
   return (
     <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="xs">
       <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
@@ -63,9 +63,11 @@ export function TopBar({ menu, user }: { menu: MenuToggles | null; user: StoredU
             <Button component={Link} href="/login" variant="subtle" size="compact-sm">
               登录
             </Button>
-            <Button component={Link} href="/register" variant="light" size="compact-sm">
-              注册
-            </Button>
+            {registerOpen && (
+              <Button component={Link} href="/register" variant="light" size="compact-sm">
+                注册
+              </Button>
+            )}
           </Group>
         )}
       </Group>

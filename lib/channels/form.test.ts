@@ -24,12 +24,18 @@ describe("channel tags", () => {
   });
 
   it("colours response times by the spec's thresholds", () => {
-    expect(responseTimeTag(0)).toEqual({ label: "未测试", color: "gray" });
-    expect(responseTimeTag(1000)).toEqual({ label: "1.00 秒", color: "green" });
-    expect(responseTimeTag(1001).color).toBe("lime");
-    expect(responseTimeTag(3000).color).toBe("lime");
-    expect(responseTimeTag(5000).color).toBe("yellow");
-    expect(responseTimeTag(5001)).toEqual({ label: "5.00 秒", color: "red" });
+    expect(responseTimeTag(0, 1)).toEqual({ label: "未测试", color: "gray" });
+    expect(responseTimeTag(1000, 1)).toEqual({ label: "1.00 秒", color: "green" });
+    expect(responseTimeTag(1001, 1).color).toBe("lime");
+    expect(responseTimeTag(3000, 1).color).toBe("lime");
+    expect(responseTimeTag(5000, 1).color).toBe("yellow");
+    expect(responseTimeTag(5001, 1)).toEqual({ label: "5.00 秒", color: "red" });
+  });
+
+  it("greys the time of a channel that is not enabled (a fast failure is not a healthy green)", () => {
+    expect(responseTimeTag(12, 3)).toEqual({ label: "0.01 秒", color: "gray" });
+    expect(responseTimeTag(800, 2)).toEqual({ label: "0.80 秒", color: "gray" });
+    expect(responseTimeTag(0, 3)).toEqual({ label: "未测试", color: "gray" });
   });
 });
 
@@ -134,6 +140,7 @@ describe("bodies", () => {
 
   it("has the spec's list texts", () => {
     expect(CHANNEL_FORM_MSG.tested("a", 1.234)).toBe("通道 a 测试成功，耗时 1.23 秒。");
+    expect(CHANNEL_FORM_MSG.testFailed("主力", "无效的令牌")).toBe("通道「主力」测试失败：无效的令牌");
     expect(CHANNEL_FORM_MSG.duplicateModels).toBe("部分模型已存在");
   });
 });

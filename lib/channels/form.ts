@@ -3,7 +3,7 @@
 // bodies sent to POST/PUT /api/channel/. Validation texts come from lib/channels/schemas (the
 // server's own schemas), so each text exists once.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, channelTypeInfo } from "@/lib/channels/catalog";
-import { joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
+import { CHANNEL_STATUS, joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG, channelCreateSchema, channelKeyProblem, channelUpdateSchema } from "@/lib/channels/schemas";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import type { ChannelView } from "@/lib/channels/view";
@@ -15,6 +15,7 @@ export const CHANNEL_FORM_MSG = {
   created: (n: number) => (n > 1 ? `已成功创建 ${n} 个渠道！` : "渠道创建成功！"),
   updated: "渠道更新成功！",
   tested: (name: string, seconds: number) => `通道 ${name} 测试成功，耗时 ${seconds.toFixed(2)} 秒。`,
+  testFailed: (name: string, reason: string) => `通道「${name}」测试失败：${reason || "未知错误"}`,
   balanceUpdated: (name: string) => `通道 ${name} 余额更新成功！`,
   deletedDisabled: (n: number) => `已删除所有禁用渠道，共计 ${n} 个`,
   deletedSelected: (n: number) => `已删除 ${n} 个通道！`,
@@ -43,10 +44,15 @@ export function channelStatusTag(status: number): { label: string; color: string
   }
 }
 
-/** spec §4: 0 untested; up to 1 s green, 3 s lime, 5 s yellow, else red. `ms` is response_time. */
-export function responseTimeTag(ms: number): { label: string; color: string } {
+/**
+ * spec §4: 0 untested; up to 1 s green, 3 s lime, 5 s yellow, else red. `ms` is response_time.
+ * A channel that is not enabled serves nothing, whatever its last test took: its time is grey,
+ * so a fast 401 that auto-disabled it never reads as a healthy green.
+ */
+export function responseTimeTag(ms: number, status: number): { label: string; color: string } {
   if (!ms) return { label: "未测试", color: "gray" };
   const seconds = ms / 1000;
+  if (status !== CHANNEL_STATUS.enabled) return { label: `${seconds.toFixed(2)} 秒`, color: "gray" };
   const color = seconds <= 1 ? "green" : seconds <= 3 ? "lime" : seconds <= 5 ? "yellow" : "red";
   return { label: `${seconds.toFixed(2)} 秒`, color };
 }

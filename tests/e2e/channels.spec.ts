@@ -7,6 +7,7 @@ import http from "node:http";
 import { type OpenAIMock, startOpenAIMock } from "../mocks/openai-upstream";
 import { startVendorAccountsMock, type VendorAccountsMock } from "../mocks/vendor-accounts";
 import { ROOT_STATE } from "./env";
+import type { Locator } from "@playwright/test";
 import { expect, type Page, shot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
@@ -63,6 +64,20 @@ async function search(page: Page, values: { keyword?: string; model?: string }) 
     await expect.poll(() => new URL(page.url()).searchParams.toString(), { timeout: 3000 }).toBe(wanted.toString());
   }).toPass({ timeout: 15_000 });
 }
+
+/** Mantine's gray "light" badge background in light mode (gray-1). */
+const GRAY_LIGHT_BG = "rgb(241, 243, 245)";
+
+/** A row's response-time tag (the badge itself, which carries the colour). */
+const timeTag = (row: Locator) => row.locator(".mantine-Badge-root").filter({ hasText: /^\d+\.\d{2} 秒$/ });
+
+/** The opacity an element is drawn with: its own times every ancestor's. */
+const effectiveOpacity = (target: Locator) =>
+  target.evaluate((el) => {
+    let opacity = 1;
+    for (let node: Element | null = el; node; node = node.parentElement) opacity *= Number(getComputedStyle(node).opacity);
+    return opacity;
+  });
 
 async function confirm(page: Page, label: string) {
   await page.getByRole("dialog").getByRole("button", { name: label }).click();
@@ -224,13 +239,21 @@ test("list: search, test, balance, enable/disable, in-place edits, sorting and d
   await expect(toast(page, `通道 ${MAIN} 余额更新成功！`)).toBeVisible();
   await expect(main.getByRole("button", { name: /^更新余额 \d+$/ })).toHaveText("$99.50");
 
-  // Disable greys the row; enable restores it.
+  // Disable greys the row's text (still readable), but not 启用, the action that matters there;
+  // the last test's time turns grey too; enable restores both.
+  const nameColor = () => main.getByRole("cell", { name: MAIN, exact: true }).evaluate((el) => getComputedStyle(el).color);
+  const enabledColor = await nameColor();
   await main.getByRole("button", { name: "禁用", exact: true }).click();
   await expect(main.getByText("已禁用")).toBeVisible();
-  await expect(main).toHaveCSS("opacity", "0.55");
-  await main.getByRole("button", { name: "启用", exact: true }).click();
+  await expect.poll(nameColor).not.toBe(enabledColor);
+  const enable = main.getByRole("button", { name: "启用", exact: true });
+  await expect.poll(() => effectiveOpacity(enable)).toBe(1);
+  await expect(timeTag(main)).toHaveCSS("background-color", GRAY_LIGHT_BG);
+  await shot(page, "channel-list-disabled");
+  await enable.click();
   await expect(main.getByText("已启用")).toBeVisible();
-  await expect(main).toHaveCSS("opacity", "1");
+  await expect.poll(nameColor).toBe(enabledColor);
+  await expect(timeTag(main)).not.toHaveCSS("background-color", GRAY_LIGHT_BG);
 
   // Priority and weight in place: saved on Enter / blur; the server's limits answer bad values.
   const priority = main.getByRole("textbox", { name: /^优先级 \d+$/ });
@@ -269,13 +292,17 @@ test("list: search, test, balance, enable/disable, in-place edits, sorting and d
 
   // A dead key with auto-disable on: status 3 with the reason in a tooltip.
   await setOption(page, "AutomaticDisableChannelEnabled", "true");
-  openai.setBehaviour({ failStatus: 401 });
+  // (A little slow, so the failed test records a time above zero.)
+  openai.setBehaviour({ failStatus: 401, stallMs: 30 });
   await search(page, { keyword: BATCH });
   const batchRows = page.locator("tbody tr");
   await expect(batchRows).toHaveCount(3);
   const victim = batchRows.first();
   await victim.getByRole("button", { name: "测试", exact: true }).click();
+  // The failure names the channel; the fast 401 that disabled it does not leave a green time.
+  await expect(toast(page, new RegExp(`^通道「${BATCH}」测试失败：.+`))).toBeVisible();
   await expect(victim.getByText("自动禁用")).toBeVisible();
+  await expect(timeTag(victim)).toHaveCSS("background-color", GRAY_LIGHT_BG);
   await victim.getByText("自动禁用").hover();
   await expect(page.getByRole("tooltip")).toContainText("原因：");
   openai.setBehaviour(null);
@@ -322,13 +349,14 @@ test("test all and update all balances run in the background with progress", asy
   // Still usable: a search works while the run goes on.
   await search(page, { keyword: MAIN });
   await expect(page.locator("tbody tr")).toHaveCount(1);
-  await expect(progress).toContainText(/已完成 (\d+)\/\1/, { timeout: 60_000 });
-  await expect(progress).toContainText(/成功 [1-9]/);
+  // Done: the panel closes and the result is told once, in a toast.
+  await expect(toast(page, /^测试所有通道已完成 (\d+)\/\1：成功 [1-9]/)).toBeVisible({ timeout: 60_000 });
+  await expect(progress).toHaveCount(0);
   openai.setBehaviour(null);
 
   await page.getByRole("button", { name: "更新所有已启用通道余额", exact: true }).click();
-  const balance = page.getByRole("status", { name: "更新所有已启用通道余额" });
-  await expect(balance).toContainText(/已完成 (\d+)\/\1/, { timeout: 60_000 });
+  await expect(toast(page, /^更新所有已启用通道余额已完成 (\d+)\/\1/)).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByRole("status", { name: "更新所有已启用通道余额" })).toHaveCount(0);
   await expect(row(page, MAIN).getByRole("button", { name: /^更新余额 \d+$/ })).toHaveText("$99.50");
   await shot(page, "channel-list-jobs");
 });
@@ -339,6 +367,9 @@ test.describe("looks", () => {
     await page.getByRole("button", { name: "切换明暗主题", exact: true }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
     await expect(row(page, MAIN)).toBeVisible();
+    // One channel disabled, to see a greyed row (and its 启用) in dark mode and on the phone.
+    await row(page, MAIN).getByRole("button", { name: "禁用", exact: true }).click();
+    await expect(row(page, MAIN).getByText("已禁用")).toBeVisible();
     await shot(page, "channel-list-dark");
     await page.getByRole("link", { name: "添加渠道", exact: true }).click();
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
@@ -350,6 +381,7 @@ test.describe("looks", () => {
     await page.goto("/channel");
     await expect(page.getByRole("link", { name: "添加渠道", exact: true })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expect(row(page, MAIN).getByRole("button", { name: "启用", exact: true })).toBeAttached();
     await shot(page, "channel-list-narrow");
     await page.goto("/channel/add");
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
@@ -358,5 +390,8 @@ test.describe("looks", () => {
     await page.getByRole("combobox", { name: "类型" }).fill("Claude");
     await expect(page.getByRole("option", { name: /^Anthropic Claude/ })).toBeVisible();
     await shot(page, "channel-editor-types-narrow");
+    await page.goto("/channel");
+    await row(page, MAIN).getByRole("button", { name: "启用", exact: true }).click();
+    await expect(row(page, MAIN).getByText("已启用")).toBeVisible();
   });
 });

@@ -119,7 +119,7 @@ test("a user sees only their own rows, filters them in the URL and checks a char
   await expect(page.getByText(/^RPM：2$/)).toBeVisible();
   await expect(page.getByText(/^TPM：240$/)).toBeVisible();
   // The default range (today → an hour ahead) is filled in.
-  await expect(page.getByLabel("起始时间")).toHaveValue(/T00:00(:00)?$/);
+  await expect(page.getByLabel("起始时间")).toHaveValue(/ 00:00(:00)?$/);
 
   // The streamed row carries the stream tag and a green first-token time; the plain one "非流".
   const streamed = rows(page).filter({ hasText: "流" }).filter({ hasNotText: "非流" }).first();

@@ -1,9 +1,10 @@
 "use client";
 // Log cleanup (spec §5: a time is required; §9: one month ago by default): deletes every log row
 // created before the chosen time through DELETE /api/log/?target_timestamp and says how many went.
-import { Button, Group, TextInput } from "@mantine/core";
+import { Button, Group } from "@mantine/core";
 import { useState } from "react";
 import { confirmAction } from "@/components/data/confirm";
+import { DateTimeField } from "@/components/data/date-time-field";
 import { api } from "@/lib/client/api";
 import { showSuccess } from "@/lib/client/notify";
 import { cleanupTimestamp, defaultCleanupTime, OPERATION_MSG } from "@/lib/options/operation";
@@ -31,14 +32,13 @@ export function LogCleanup() {
 
   return (
     <Group align="flex-end" gap="sm">
-      <TextInput
-        type="datetime-local"
+      <DateTimeField
         label="日志清理时间"
         description="删除此时间之前的日志"
         value={time}
         error={error}
-        onChange={(e) => {
-          setTime(e.currentTarget.value);
+        onChange={(v) => {
+          setTime(v);
           setError(null);
         }}
         w={{ base: "100%", xs: 260 }}
