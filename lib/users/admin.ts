@@ -18,7 +18,7 @@ import { type Actor, editRefusal, manageRefusal, USER_MSG } from "@/lib/users/ma
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";
 import { softDeleteUser } from "@/lib/users/soft-delete";
-import { assertEmailFree } from "@/lib/users/email";
+import { assertEmailFree } from "@/lib/users/email-owner";
 import { usernameColumns, usernameKey } from "@/lib/users/username";
 import { assertUsernameFree } from "@/lib/users/username-keys";
 import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, UserUpdateInput } from "@/lib/users/admin-schemas";

@@ -18,7 +18,7 @@ import { newAffCode } from "@/lib/users/aff";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
 import { USERNAME_MSG, usernameColumns, usernameKey } from "@/lib/users/username";
 import { assertUsernameFree } from "@/lib/users/username-keys";
-import { assertEmailFree } from "@/lib/users/email";
+import { assertEmailFree } from "@/lib/users/email-owner";
 
 export const LOGIN_FAILED = "用户名或密码错误，或用户已被封禁";
 

@@ -6,7 +6,6 @@ import { randomBytes } from "node:crypto";
 import { ApiError } from "@/lib/api/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
-import { getDirectDb } from "@/lib/db/direct";
 import { hashPassword } from "@/lib/auth/password";
 import { requireTurnstile } from "@/lib/auth/turnstile";
 import {
@@ -20,11 +19,12 @@ import { sharedCache } from "@/lib/cache/shared";
 import { sendMail } from "@/lib/mail/mailer";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { clearPasswordFailures } from "@/lib/users/auth";
+import { assertEmailFree, EMAIL_TAKEN_MSG } from "@/lib/users/email-owner";
 
 export const EMAIL_MSG = {
   domainNotAllowed: "管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中",
   aliasNotAllowed: "管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。",
-  taken: "邮箱地址已被占用",
+  taken: EMAIL_TAKEN_MSG,
   notRegistered: "该邮箱地址未注册",
   resetInvalid: "重置链接非法或已过期",
   codeInvalid: "验证码错误或已过期！",
@@ -75,25 +75,6 @@ async function limitMail(kind: string, email: string, ip: string) {
 
 /** Lets the address send again at once (its mail was not sent). */
 const releaseMailLimit = (kind: string, email: string) => sharedCache().del(`mail:${kind}:${email.toLowerCase()}`);
-
-/**
- * Whether another account (deactivated ones included: they keep their address, as their name)
- * holds `email`, ignoring case: `Alice@Example.com` is alice's address too. The one check of every
- * path that sets an address: binding, an admin's edit, registration with e-mail verification.
- */
-async function emailTaken(email: string, exceptUserId = 0): Promise<boolean> {
-  if (!email) return false;
-  // LOWER on both sides: Prisma's case-insensitive mode exists on PostgreSQL only, and MySQL's
-  // collation already ignores case.
-  const db = await getDirectDb();
-  const rows = await db.query("SELECT id FROM users WHERE LOWER(email) = LOWER(?) AND id <> ? LIMIT 1", [email, exceptUserId]);
-  return rows.length > 0;
-}
-
-/** Throws 邮箱地址已被占用 when another account holds `email` (emailTaken). */
-export async function assertEmailFree(email: string, exceptUserId = 0): Promise<void> {
-  if (await emailTaken(email, exceptUserId)) throw new ApiError(EMAIL_MSG.taken, 400);
-}
 
 /** GET /api/verification: mails a 6-character code for registering or binding `email`. */
 export async function sendVerificationEmail(email: string, ip: string, turnstile: string | null): Promise<void> {
