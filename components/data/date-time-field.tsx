@@ -2,8 +2,8 @@
 // A date-and-time field that reads like the tables (issue 20.23): typed or picked, it shows
 // "2026-11-24 15:04:05" in 24-hour time whatever the browser's locale (lib/ui/datetime-text has
 // why a native datetime-local input cannot). The calendar button opens the browser's own picker
-// on a hidden datetime-local input, whose choice is written back in this format. @mantine/dates
-// would give a picker of our own; it is not among the dependencies.
+// on a hidden datetime-local input, whose choice is written back in this format (that popup follows
+// the browser's locale; the field, what the filters read, never does).
 import { ActionIcon, Box, TextInput, type TextInputProps } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
 import { Icon } from "@/components/icons";
