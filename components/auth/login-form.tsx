@@ -108,12 +108,14 @@ export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signed
         </form>
       )}
       <Group justify="space-between" mt="md" gap="xs">
-        <Text size="sm">
-          没有账户？{" "}
-          <Anchor component={Link} href="/register">
-            点击注册
-          </Anchor>
-        </Text>
+        {status?.register_enabled !== false && (
+          <Text size="sm">
+            没有账户？{" "}
+            <Anchor component={Link} href="/register">
+              点击注册
+            </Anchor>
+          </Text>
+        )}
         <Text size="sm">
           忘记密码？{" "}
           <Anchor component={Link} href="/reset">

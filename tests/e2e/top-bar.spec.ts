@@ -27,6 +27,8 @@ test("注册 is hidden in the top bar while registration is off", async ({ brows
       await page.goto(path);
       await expect(topBar(page).getByRole("link", { name: "登录", exact: true })).toBeVisible();
       await expect(topBar(page).getByRole("link", { name: "注册", exact: true })).toHaveCount(0);
+      // The login form's own 没有账户？点击注册 goes with it.
+      if (path === "/login") await expect(page.getByRole("link", { name: "点击注册", exact: true })).toHaveCount(0);
     }
     await shot(page, "top-bar-register-off");
     await page.getByRole("button", { name: "切换明暗主题" }).click();
@@ -42,6 +44,7 @@ test("注册 is hidden in the top bar while registration is off", async ({ brows
     await setRegister(root.request, true);
     await page.reload();
     await expect(topBar(page).getByRole("link", { name: "注册", exact: true })).toBeVisible();
+    await expect(page.getByRole("link", { name: "点击注册", exact: true })).toBeVisible();
   } finally {
     await setRegister(root.request, true);
     await root.close();
