@@ -39,12 +39,16 @@ const theme = createTheme({
   defaultRadius: "md",
 });
 
+// At most three toasts at once, so on a phone they never climb to a drawer's title; app/globals.css
+// says where they go (issue 20.22).
+const TOAST_LIMIT = 3;
+
 const colorSchemeManager = localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY });
 
 export function Providers({ session, display, children }: { session: SessionHint; display: DisplaySettings; children: ReactNode }) {
   return (
     <MantineProvider theme={theme} colorSchemeManager={colorSchemeManager} defaultColorScheme="light">
-      <Notifications position="top-center" zIndex={1000} />
+      <Notifications position="top-center" zIndex={1000} limit={TOAST_LIMIT} />
       <DisplayProvider value={display}>
         <SessionHintContext.Provider value={session}>
           <ModalsProvider labels={{ confirm: "确定", cancel: "取消" }}>{children}</ModalsProvider>
