@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { useQuotaDisplay } from "@/components/data/display";
 import { DrawerForm } from "@/components/data/drawer-form";
 import { api } from "@/lib/client/api";
-import { showError, showSuccess } from "@/lib/client/notify";
+import { showSuccess } from "@/lib/client/notify";
 import {
   BATCH_PRESETS,
   buildTokenBodies,
@@ -92,10 +92,9 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
   }, [editing]);
 
   const submit = async () => {
-    if (form.validate().hasErrors) return;
     const built = buildTokenBodies(form.getValues(), isEdit ? "edit" : "create");
     if (!built.ok) {
-      showError(built.message);
+      form.setFieldError(built.field, built.message);
       return;
     }
     setSubmitting(true);
@@ -131,6 +130,7 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
       opened={editing !== null}
       onClose={onClose}
       title={isEdit ? "更新令牌信息" : "创建新的令牌"}
+      form={form}
       onSubmit={submit}
       submitting={submitting}
       loading={loading}
