@@ -109,7 +109,8 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     if (submitting.current) {
-      showError(CHANNEL_FORM_MSG.doubleSubmit);
+      // Its own toast: the answer to the first submit, still coming, must not replace it.
+      showError(CHANNEL_FORM_MSG.doubleSubmit, "channel-double-submit");
       return;
     }
     const built = channel && original ? channelUpdateBody(channel.id, values, original) : channelCreateBody(values);
