@@ -16,6 +16,10 @@ import { COLOR_SCHEME_KEY, DEFAULT_COLOR_SCHEME } from "@/lib/ui/color-scheme";
 // Content-Security-Policy that probe is refused and reported. The forms use its eval-free path.
 z.config({ jitless: true });
 
+// At most three toasts at once, so on a phone they never climb to a drawer's title; app/globals.css
+// says where they go (issue 20.22).
+const TOAST_LIMIT = 3;
+
 const colorSchemeManager = localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY });
 
 export function Providers({ session, display, children }: { session: SessionHint; display: DisplaySettings; children: ReactNode }) {
@@ -26,7 +30,7 @@ export function Providers({ session, display, children }: { session: SessionHint
       colorSchemeManager={colorSchemeManager}
       defaultColorScheme={DEFAULT_COLOR_SCHEME}
     >
-      <Notifications position="top-center" zIndex={1000} />
+      <Notifications position="top-center" zIndex={1000} limit={TOAST_LIMIT} />
       <DisplayProvider value={display}>
         <SessionHintContext.Provider value={session}>
           <ModalsProvider labels={{ confirm: "确定", cancel: "取消" }}>{children}</ModalsProvider>

@@ -21,6 +21,7 @@ import {
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useRef, useState } from "react";
+import { useInvalidReveal } from "@/components/data/use-invalid-reveal";
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
 import { channelTypeInfo } from "@/lib/channels/catalog";
@@ -64,7 +65,14 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   const [fetching, setFetching] = useState(false);
   const submitting = useRef(false);
   const fields = channelTypeFields(values.type);
-  const set = <K extends keyof ChannelFormValues>(name: K, value: ChannelFormValues[K]) => setValues((v) => ({ ...v, [name]: value }));
+  // The field a refused submit is about: marked, and revealed like every form's first error.
+  const [problem, setProblem] = useState<{ field: keyof ChannelFormValues; message: string } | null>(null);
+  const { ref: formRef, reveal } = useInvalidReveal<HTMLFormElement>();
+  const errorOf = (name: keyof ChannelFormValues) => (problem?.field === name ? problem.message : undefined);
+  const set = <K extends keyof ChannelFormValues>(name: K, value: ChannelFormValues[K]) => {
+    setValues((v) => ({ ...v, [name]: value }));
+    setProblem((p) => (p?.field === name ? null : p));
+  };
 
   // A stored channel keeps its own type selectable, so the form shows it.
   const typeOptions = useMemo(
@@ -108,12 +116,16 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
     if (submitting.current) {
-      showError(CHANNEL_FORM_MSG.doubleSubmit);
+      // Its own toast: the answer to the first submit, still coming, must not replace it.
+      showError(CHANNEL_FORM_MSG.doubleSubmit, "channel-double-submit");
       return;
     }
     const built = channel && original ? channelUpdateBody(channel.id, values, original) : channelCreateBody(values);
     if (!built.ok) {
-      showError(built.message);
+      if (built.field) {
+        setProblem({ field: built.field, message: built.message });
+        reveal();
+      } else showError(built.message);
       return;
     }
     submitting.current = true;
@@ -139,7 +151,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
     <Stack gap="md" maw={900}>
       <Title order={3}>{channel ? `编辑渠道「${channel.name}」` : "创建新的渠道"}</Title>
       <Paper withBorder p={{ base: "sm", sm: "lg" }} radius="md">
-        <form onSubmit={submit} noValidate>
+        <form ref={formRef} onSubmit={submit} noValidate>
           <Stack gap="md">
             <Select
               label="类型"
@@ -157,7 +169,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                   option.label
                 );
               }}
-              error={typeRefusal ? `该类型暂不可用：${typeRefusal}` : undefined}
+              error={typeRefusal ? `该类型暂不可用：${typeRefusal}` : errorOf("type")}
               value={String(values.type)}
               onChange={(v) => v && setValues((cur) => withType(cur, Number(v)))}
               searchable
@@ -168,6 +180,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               label="名称"
               required
               placeholder="请为渠道命名"
+              error={errorOf("name")}
               value={values.name}
               onChange={(e) => set("name", e.currentTarget.value)}
             />
@@ -176,6 +189,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               required={fields.baseUrlRequired}
               placeholder={fields.baseUrlPlaceholder}
               description="末尾的斜杠会被去掉"
+              error={errorOf("base_url")}
               value={values.base_url}
               onChange={(e) => set("base_url", e.currentTarget.value)}
             />
@@ -184,6 +198,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 label={fields.other.label}
                 placeholder={fields.other.placeholder}
                 description={fields.other.default ? `留空使用默认值 ${fields.other.default}` : undefined}
+                error={errorOf("other")}
                 value={values.other}
                 onChange={(e) => set("other", e.currentTarget.value)}
               />
@@ -192,6 +207,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               <TextInput
                 label="组织"
                 placeholder="OpenAI 组织 ID（可选）"
+                error={errorOf("openai_organization")}
                 value={values.openai_organization}
                 onChange={(e) => set("openai_organization", e.currentTarget.value)}
               />
@@ -207,6 +223,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 autosize
                 minRows={fields.keyIsJson ? 8 : values.batch ? 4 : 2}
                 maxRows={fields.keyIsJson ? 20 : 12}
+                error={errorOf("key")}
                 value={values.key}
                 onChange={(e) => set("key", e.currentTarget.value)}
                 autoComplete="off"
@@ -219,6 +236,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                   checked={values.batch}
                   disabled={fields.batchRefusal !== null}
                   description={fields.batchRefusal ?? undefined}
+                  error={errorOf("batch")}
                   onChange={(e) => set("batch", e.currentTarget.checked)}
                 />
               )}
@@ -229,6 +247,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 required
                 placeholder={values.models.length ? undefined : "请选择该渠道所支持的模型"}
                 data={modelOptions}
+                error={errorOf("models")}
                 value={values.models}
                 onChange={(v) => set("models", v)}
                 searchable
@@ -284,6 +303,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               label="分组"
               placeholder={values.group.length ? undefined : "请选择可以使用该渠道的分组（留空为 default）"}
               data={groupOptions}
+              error={errorOf("group")}
               value={values.group}
               onChange={(v) => set("group", v)}
               searchable
@@ -295,6 +315,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               placeholder={MAPPING_EXAMPLE}
               autosize
               minRows={3}
+              error={errorOf("model_mapping")}
               value={values.model_mapping}
               onChange={(e) => set("model_mapping", e.currentTarget.value)}
               styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
@@ -305,6 +326,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               placeholder={STATUS_CODE_EXAMPLE}
               autosize
               minRows={2}
+              error={errorOf("status_code_mapping")}
               value={values.status_code_mapping}
               onChange={(e) => set("status_code_mapping", e.currentTarget.value)}
               styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
@@ -312,12 +334,25 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
             <TextInput
               label="默认测试模型"
               placeholder="留空使用模型列表中的第一个"
+              error={errorOf("test_model")}
               value={values.test_model}
               onChange={(e) => set("test_model", e.currentTarget.value)}
             />
             <SimpleGrid cols={{ base: 1, xs: 2 }}>
-              <NumberInput label="优先级" value={values.priority} onChange={(v) => set("priority", v)} allowDecimal={false} />
-              <NumberInput label="权重" value={values.weight} onChange={(v) => set("weight", v)} allowDecimal={false} />
+              <NumberInput
+                label="优先级"
+                error={errorOf("priority")}
+                value={values.priority}
+                onChange={(v) => set("priority", v)}
+                allowDecimal={false}
+              />
+              <NumberInput
+                label="权重"
+                error={errorOf("weight")}
+                value={values.weight}
+                onChange={(v) => set("weight", v)}
+                allowDecimal={false}
+              />
             </SimpleGrid>
             <Switch
               label="自动禁用"

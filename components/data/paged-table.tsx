@@ -1,9 +1,13 @@
 "use client";
 // The one paged table of the console (spec §7 Paging, §9): rows from the server component, p from 0
 // in the URL, page sizes 10/20/50/100 remembered in local storage (and a cookie for the server
-// render), optional row selection, dimmed rows, and explicit empty and loading states.
-import { Box, Checkbox, Group, LoadingOverlay, Pagination, Select, Table, Text } from "@mantine/core";
+// render), optional row selection, dimmed rows, and explicit empty and loading states. On a phone
+// each row is a card: every value under its column's title, the row's actions (the column keyed
+// "actions") wrapped along the card's foot, so none is off screen (issue 20.20).
+import { Box, Checkbox, Group, LoadingOverlay, Pagination, Paper, Select, Stack, Table, Text } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import type { CSSProperties, ReactNode } from "react";
+import classes from "@/components/data/paged-table.module.css";
 import type { ListUrl } from "@/components/data/use-list-url";
 import { writePageSize } from "@/lib/client/storage";
 import { PAGE_SIZES } from "@/lib/ui/list-params";
@@ -17,6 +21,9 @@ export type Column<T> = {
 };
 
 export type Selection = { selected: number[]; onChange: (ids: number[]) => void };
+
+/** The column whose cell holds the row's buttons: a card's foot on a phone. */
+const ACTIONS_KEY = "actions";
 
 type Props<T extends { id: number }> = {
   rows: T[];
@@ -46,6 +53,7 @@ export function PagedTable<T extends { id: number }>(props: Props<T>) {
   const allChosen = ids.length > 0 && ids.every((id) => chosen.has(id));
   const someChosen = ids.some((id) => chosen.has(id));
   const width = props.minWidth ?? 720;
+  const narrow = useMediaQuery("(max-width: 48em)");
 
   const toggleAll = () => selection?.onChange(allChosen ? [] : ids);
   const toggle = (id: number) => selection?.onChange(chosen.has(id) ? [...chosen].filter((x) => x !== id) : [...chosen, id]);
@@ -57,57 +65,61 @@ export function PagedTable<T extends { id: number }>(props: Props<T>) {
   return (
     <Box pos="relative">
       <LoadingOverlay visible={list.pending} zIndex={5} overlayProps={{ blur: 1 }} loaderProps={{ size: "sm" }} />
-      <Table.ScrollContainer minWidth={width} type="native">
-        <Table striped highlightOnHover verticalSpacing="xs" aria-label={props.label}>
-          <Table.Thead>
-            <Table.Tr>
-              {selection && (
-                <Table.Th w={40}>
-                  <Checkbox aria-label="全选" checked={allChosen} indeterminate={someChosen && !allChosen} onChange={toggleAll} />
-                </Table.Th>
-              )}
-              {columns.map((c) => (
-                <Table.Th key={c.key} w={c.width} ta={c.align}>
-                  {c.title}
-                </Table.Th>
-              ))}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.length === 0 && (
+      {narrow ? (
+        <RowCards {...props} chosen={chosen} allChosen={allChosen} someChosen={someChosen} toggleAll={toggleAll} toggle={toggle} />
+      ) : (
+        <Table.ScrollContainer minWidth={width} type="native">
+          <Table striped highlightOnHover verticalSpacing="xs" aria-label={props.label}>
+            <Table.Thead>
               <Table.Tr>
-                <Table.Td colSpan={span}>
-                  <Text c="dimmed" ta="center" py="lg">
-                    {props.empty ?? "暂无数据"}
-                  </Text>
-                </Table.Td>
+                {selection && (
+                  <Table.Th w={40}>
+                    <Checkbox aria-label="全选" checked={allChosen} indeterminate={someChosen && !allChosen} onChange={toggleAll} />
+                  </Table.Th>
+                )}
+                {columns.map((c) => (
+                  <Table.Th key={c.key} w={c.width} ta={c.align}>
+                    {c.title}
+                  </Table.Th>
+                ))}
               </Table.Tr>
-            )}
-            {rows.map((row) => {
-              const more = props.expanded?.(row);
-              return [
-                <Table.Tr key={row.id} style={props.dimmed?.(row) ? dimStyle : undefined} data-row-id={row.id}>
-                  {selection && (
-                    <Table.Td>
-                      <Checkbox aria-label={`选择 ${row.id}`} checked={chosen.has(row.id)} onChange={() => toggle(row.id)} />
-                    </Table.Td>
-                  )}
-                  {columns.map((c) => (
-                    <Table.Td key={c.key} ta={c.align}>
-                      {c.render(row)}
-                    </Table.Td>
-                  ))}
-                </Table.Tr>,
-                more ? (
-                  <Table.Tr key={`${row.id}-more`}>
-                    <Table.Td colSpan={span}>{more}</Table.Td>
-                  </Table.Tr>
-                ) : null,
-              ];
-            })}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.length === 0 && (
+                <Table.Tr>
+                  <Table.Td colSpan={span}>
+                    <Text c="dimmed" ta="center" py="lg">
+                      {props.empty ?? "暂无数据"}
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+              {rows.map((row) => {
+                const more = props.expanded?.(row);
+                return [
+                  <Table.Tr key={row.id} style={props.dimmed?.(row) ? dimStyle : undefined} data-row-id={row.id}>
+                    {selection && (
+                      <Table.Td>
+                        <Checkbox aria-label={`选择 ${row.id}`} checked={chosen.has(row.id)} onChange={() => toggle(row.id)} />
+                      </Table.Td>
+                    )}
+                    {columns.map((c) => (
+                      <Table.Td key={c.key} ta={c.align}>
+                        {c.render(row)}
+                      </Table.Td>
+                    ))}
+                  </Table.Tr>,
+                  more ? (
+                    <Table.Tr key={`${row.id}-more`}>
+                      <Table.Td colSpan={span}>{more}</Table.Td>
+                    </Table.Tr>
+                  ) : null,
+                ];
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
       <Group justify="space-between" mt="sm" gap="xs">
         <Text size="sm" c="dimmed">
           共 {total} 条
@@ -139,5 +151,69 @@ export function PagedTable<T extends { id: number }>(props: Props<T>) {
         </Group>
       </Group>
     </Box>
+  );
+}
+
+type CardProps<T extends { id: number }> = Props<T> & {
+  chosen: Set<number>;
+  allChosen: boolean;
+  someChosen: boolean;
+  toggleAll: () => void;
+  toggle: (id: number) => void;
+};
+
+/** The rows as cards, for a phone: title and value on a line each, the actions at the foot. */
+function RowCards<T extends { id: number }>(props: CardProps<T>) {
+  const { rows, columns, selection, chosen } = props;
+  const actions = columns.find((c) => c.key === ACTIONS_KEY);
+  const fields = columns.filter((c) => c !== actions);
+  return (
+    <Stack gap="sm">
+      {selection && rows.length > 0 && (
+        <Checkbox label="全选" checked={props.allChosen} indeterminate={props.someChosen && !props.allChosen} onChange={props.toggleAll} />
+      )}
+      {rows.length === 0 && (
+        <Text c="dimmed" ta="center" py="lg">
+          {props.empty ?? "暂无数据"}
+        </Text>
+      )}
+      <Stack gap="sm" role="list" aria-label={props.label}>
+        {rows.map((row) => {
+          const more = props.expanded?.(row);
+          const foot = actions?.render(row);
+          return (
+            <Paper
+              key={row.id}
+              withBorder
+              p="sm"
+              role="listitem"
+              data-row-id={row.id}
+              style={props.dimmed?.(row) ? { opacity: 0.55 } : undefined}
+            >
+              <Stack gap={6}>
+                {selection && <Checkbox aria-label={`选择 ${row.id}`} checked={chosen.has(row.id)} onChange={() => props.toggle(row.id)} />}
+                {fields.map((c) => {
+                  const value = c.render(row);
+                  // An empty cell is a blank line on a card: left out.
+                  if (value === "" || value === null || value === undefined || value === false) return null;
+                  return (
+                    <Group key={c.key} justify="space-between" align="center" gap="xs" wrap="nowrap" className={classes.field}>
+                      {c.title ? (
+                        <Text size="sm" c="dimmed" className={classes.title}>
+                          {c.title}
+                        </Text>
+                      ) : null}
+                      <Box className={classes.value}>{value}</Box>
+                    </Group>
+                  );
+                })}
+                {foot ? <Box className={classes.actions}>{foot}</Box> : null}
+                {more ? <Box>{more}</Box> : null}
+              </Stack>
+            </Paper>
+          );
+        })}
+      </Stack>
+    </Stack>
   );
 }

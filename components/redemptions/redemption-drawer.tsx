@@ -9,7 +9,7 @@ import { downloadText } from "@/components/data/download";
 import { DrawerForm } from "@/components/data/drawer-form";
 import { showCreatedCodes } from "@/components/redemptions/created-codes";
 import { api } from "@/lib/client/api";
-import { showError, showSuccess } from "@/lib/client/notify";
+import { showSuccess } from "@/lib/client/notify";
 import { buildRedemptionRequest, codesFile, REDEMPTION_FORM_MSG, type RedemptionFormValues } from "@/lib/redemptions/form";
 import { REDEMPTION_COUNT_MAX, REDEMPTION_DEFAULTS, REDEMPTION_NAME_MAX } from "@/lib/redemptions/schemas";
 import type { RedemptionView } from "@/lib/redemptions/view";
@@ -56,7 +56,7 @@ export function RedemptionDrawer({ editing, onClose, onSaved }: Props) {
     const request = buildRedemptionRequest(form.getValues(), editId);
     if (request.kind === "skip") return;
     if (request.kind === "invalid") {
-      showError(request.message);
+      form.setFieldError(request.field, request.message);
       return;
     }
     setSubmitting(true);

@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { useQuotaDisplay } from "@/components/data/display";
 import { DrawerForm } from "@/components/data/drawer-form";
 import { api } from "@/lib/client/api";
-import { showError, showSuccess } from "@/lib/client/notify";
+import { showSuccess } from "@/lib/client/notify";
 import {
   BATCH_PRESETS,
   buildTokenBodies,
@@ -92,10 +92,9 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
   }, [editing]);
 
   const submit = async () => {
-    if (form.validate().hasErrors) return;
     const built = buildTokenBodies(form.getValues(), isEdit ? "edit" : "create");
     if (!built.ok) {
-      showError(built.message);
+      form.setFieldError(built.field, built.message);
       return;
     }
     setSubmitting(true);
@@ -108,13 +107,18 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
         return;
       }
       let created = 0;
+      let failed = false;
       for (const body of built.bodies) {
         const res = await api("POST", "/api/token/", body);
-        if (!res.success) break; // the error was shown; stop at the first failure
+        if (!res.success) {
+          failed = true; // the error was shown; stop at the first failure
+          break;
+        }
         created++;
       }
       if (created > 0) {
-        showSuccess(TOKEN_FORM_MSG.created(created));
+        // Beside the failure's toast, not over it: both are true of a batch that stopped midway.
+        showSuccess(TOKEN_FORM_MSG.created(created), failed ? "token-batch" : undefined);
         onSaved();
       }
     } finally {
@@ -131,6 +135,7 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
       opened={editing !== null}
       onClose={onClose}
       title={isEdit ? "更新令牌信息" : "创建新的令牌"}
+      form={form}
       onSubmit={submit}
       submitting={submitting}
       loading={loading}

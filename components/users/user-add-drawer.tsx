@@ -20,7 +20,6 @@ export function UserAddDrawer({ opened, onClose, onSaved }: { opened: boolean; o
   }, [opened]);
 
   const submit = async () => {
-    if (form.validate().hasErrors) return;
     const v = form.getValues();
     setSubmitting(true);
     const res = await api("POST", "/api/user/", { username: v.username.trim(), display_name: v.display_name.trim(), password: v.password });
@@ -31,7 +30,7 @@ export function UserAddDrawer({ opened, onClose, onSaved }: { opened: boolean; o
   };
 
   return (
-    <DrawerForm opened={opened} onClose={onClose} title="添加用户" onSubmit={submit} submitting={submitting}>
+    <DrawerForm opened={opened} onClose={onClose} title="添加用户" form={form} onSubmit={submit} submitting={submitting}>
       <TextInput label="用户名" placeholder="请输入用户名" withAsterisk autoComplete="off" {...form.getInputProps("username")} />
       <TextInput label="显示名称" placeholder="请输入显示名称" autoComplete="off" {...form.getInputProps("display_name")} />
       <PasswordInput label="密码" placeholder="请输入密码" withAsterisk autoComplete="new-password" {...form.getInputProps("password")} />

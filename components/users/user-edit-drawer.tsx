@@ -65,7 +65,7 @@ export function UserEditDrawer({ id, groups, onClose, onSaved }: Props) {
   }, [id]);
 
   const submit = async () => {
-    if (!user || form.validate().hasErrors) return;
+    if (!user) return;
     setSubmitting(true);
     const res = await api("PUT", "/api/user/", editUserBody(user.id, form.getValues(), user.quota));
     setSubmitting(false);
@@ -82,7 +82,15 @@ export function UserEditDrawer({ id, groups, onClose, onSaved }: Props) {
   const money = (n: number) => formatQuota(n, display);
 
   return (
-    <DrawerForm opened={id !== null} onClose={onClose} title="编辑用户" onSubmit={submit} submitting={submitting} loading={user === null}>
+    <DrawerForm
+      opened={id !== null}
+      onClose={onClose}
+      title="编辑用户"
+      form={form}
+      onSubmit={submit}
+      submitting={submitting}
+      loading={user === null}
+    >
       <TextInput label="用户名" placeholder="请输入新的用户名" withAsterisk autoComplete="off" {...form.getInputProps("username")} />
       <PasswordInput
         label="密码"

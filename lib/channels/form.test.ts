@@ -91,17 +91,32 @@ describe("bodies", () => {
     expect(channelCreateBody({ ...valid, batch: true }).ok && channelCreateBody({ ...valid, batch: true })).toMatchObject({
       body: { mode: "batch" },
     });
-    expect(channelCreateBody({ ...valid, name: "" })).toEqual({ ok: false, message: CHANNEL_MSG.nameKeyRequired });
-    expect(channelCreateBody({ ...valid, key: "  " })).toEqual({ ok: false, message: CHANNEL_MSG.nameKeyRequired });
-    expect(channelCreateBody({ ...valid, batch: true, key: "\n \n" })).toEqual({ ok: false, message: CHANNEL_MSG.nameKeyRequired });
-    expect(channelCreateBody({ ...valid, models: [] })).toEqual({ ok: false, message: CHANNEL_MSG.modelsRequired });
-    expect(channelCreateBody({ ...valid, model_mapping: "{bad" })).toEqual({ ok: false, message: "模型映射必须是合法的 JSON 格式！" });
+    expect(channelCreateBody({ ...valid, name: "" })).toEqual({ ok: false, field: "name", message: CHANNEL_MSG.nameKeyRequired });
+    expect(channelCreateBody({ ...valid, key: "  " })).toEqual({ ok: false, field: "key", message: CHANNEL_MSG.nameKeyRequired });
+    expect(channelCreateBody({ ...valid, batch: true, key: "\n \n" })).toEqual({
+      ok: false,
+      field: "key",
+      message: CHANNEL_MSG.nameKeyRequired,
+    });
+    expect(channelCreateBody({ ...valid, models: [] })).toEqual({ ok: false, field: "models", message: CHANNEL_MSG.modelsRequired });
+    expect(channelCreateBody({ ...valid, model_mapping: "{bad" })).toEqual({
+      ok: false,
+      field: "model_mapping",
+      message: "模型映射必须是合法的 JSON 格式！",
+    });
     expect(channelCreateBody({ ...valid, status_code_mapping: "[1]" })).toEqual({
       ok: false,
+      field: "status_code_mapping",
       message: CHANNEL_MSG.statusCodeMappingInvalid,
     });
-    expect(channelCreateBody({ ...valid, priority: -1000 })).toEqual({ ok: false, message: CHANNEL_MSG.priorityMin });
-    expect(channelCreateBody({ ...valid, weight: -1 })).toEqual({ ok: false, message: CHANNEL_MSG.weightMin });
+    expect(channelCreateBody({ ...valid, priority: -1000 })).toEqual({ ok: false, field: "priority", message: CHANNEL_MSG.priorityMin });
+    expect(channelCreateBody({ ...valid, weight: -1 })).toEqual({ ok: false, field: "weight", message: CHANNEL_MSG.weightMin });
+    // The schema's key-format rules carry no path: the refusal is still about the key.
+    expect(channelCreateBody({ ...valid, type: 41, key: "not json" })).toEqual({
+      ok: false,
+      field: "key",
+      message: CHANNEL_MSG.vertexKeyNotJson,
+    });
   });
 
   it("sends only changed fields on update, and says when nothing changed", () => {
@@ -130,10 +145,19 @@ describe("bodies", () => {
       body: { id: 5, weight: 3, key: "sk-new" },
     });
     expect(channelUpdateBody(5, { ...original, auto_ban: false }, original)).toEqual({ ok: true, body: { id: 5, auto_ban: 0 } });
-    expect(channelUpdateBody(5, { ...original, models: [] }, original)).toEqual({ ok: false, message: CHANNEL_MSG.modelsRequired });
-    expect(channelUpdateBody(5, { ...original, name: " " }, original)).toEqual({ ok: false, message: CHANNEL_MSG.nameKeyRequired });
+    expect(channelUpdateBody(5, { ...original, models: [] }, original)).toEqual({
+      ok: false,
+      field: "models",
+      message: CHANNEL_MSG.modelsRequired,
+    });
+    expect(channelUpdateBody(5, { ...original, name: " " }, original)).toEqual({
+      ok: false,
+      field: "name",
+      message: CHANNEL_MSG.nameKeyRequired,
+    });
     expect(channelUpdateBody(5, { ...original, model_mapping: "nope" }, original)).toEqual({
       ok: false,
+      field: "model_mapping",
       message: CHANNEL_MSG.modelMappingInvalid,
     });
   });

@@ -247,18 +247,47 @@ function fieldsOf(v: ChannelFormValues) {
   };
 }
 
-export type ChannelBody = { ok: true; body: Record<string, unknown> } | { ok: false; message: string };
+/** A refusal names the editor field it is about when there is one, so the editor can reveal it. */
+export type ChannelBody = { ok: true; body: Record<string, unknown> } | { ok: false; message: string; field?: keyof ChannelFormValues };
+
+type Issue = { path: PropertyKey[]; message: string };
+
+/**
+ * The field a schema issue is about. The schema reports its whole-object rules without a path (so
+ * the API's message has no prefix); their texts say which field. What else it reports without a
+ * path is about the key (its format, per type).
+ */
+function fieldOfIssue(issue: Issue, v: ChannelFormValues): keyof ChannelFormValues | undefined {
+  const named = issue.path[0];
+  if (named === "mode") return "batch";
+  if (typeof named === "string") return named in v ? (named as keyof ChannelFormValues) : undefined;
+  switch (issue.message) {
+    case CHANNEL_MSG.nameKeyRequired:
+      return v.name.trim() ? "key" : "name";
+    case CHANNEL_MSG.modelsRequired:
+      return "models";
+    case CHANNEL_MSG.modelMappingInvalid:
+      return "model_mapping";
+    case CHANNEL_MSG.statusCodeMappingInvalid:
+      return "status_code_mapping";
+    default:
+      return "key";
+  }
+}
 
 /** The server's schema decides; its first message is the one the console shows. */
-function firstIssue(error: { issues: Array<{ message: string }> }) {
-  return error.issues[0]?.message ?? "输入不合法";
+function refusal(error: { issues: Issue[] }, v: ChannelFormValues): ChannelBody {
+  const issue = error.issues[0];
+  if (!issue) return { ok: false, message: "输入不合法" };
+  const field = fieldOfIssue(issue, v);
+  return field ? { ok: false, message: issue.message, field } : { ok: false, message: issue.message };
 }
 
 /** POST /api/channel/ body, checked with the server's create schema. */
 export function channelCreateBody(v: ChannelFormValues): ChannelBody {
   const body = { ...fieldsOf(v), key: v.key, mode: v.batch ? "batch" : "single" };
   const parsed = channelCreateSchema.safeParse(body);
-  return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };
+  return parsed.success ? { ok: true, body } : refusal(parsed.error, v);
 }
 
 /**
@@ -274,14 +303,14 @@ export function channelUpdateBody(id: number, v: ChannelFormValues, original: Ch
   if (Object.keys(body).length === 1) return { ok: false, message: CHANNEL_FORM_MSG.unchanged };
   // The server checks a key alone against the stored type; the form knows the type.
   const keyProblem = v.key.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
-  if (keyProblem) return { ok: false, message: keyProblem };
+  if (keyProblem) return { ok: false, message: keyProblem, field: "key" };
   // Likewise `other`, and a new region or account needs the key (and root: the server says so).
   const otherProblem = "other" in body || "type" in body ? channelOtherProblem(v.type, now.other) : null;
-  if (otherProblem) return { ok: false, message: otherProblem };
+  if (otherProblem) return { ok: false, message: otherProblem, field: "other" };
   if (!v.key.trim() && changesAddressOther(original, { type: v.type, other: now.other })) {
-    return { ok: false, message: CHANNEL_MSG.keyRequiredToChangeOther(channelTypeFields(v.type).other?.label ?? "other") };
+    return { ok: false, message: CHANNEL_MSG.keyRequiredToChangeOther(channelTypeFields(v.type).other?.label ?? "other"), field: "key" };
   }
   // A name or models cleared to empty are sent so the server's rule answers.
   const parsed = channelUpdateSchema.safeParse(body);
-  return parsed.success ? { ok: true, body } : { ok: false, message: firstIssue(parsed.error) };
+  return parsed.success ? { ok: true, body } : refusal(parsed.error, v);
 }

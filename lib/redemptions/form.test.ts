@@ -23,17 +23,17 @@ describe("redemption form (spec §5)", () => {
   });
 
   it("refuses bad values with the API's texts", () => {
-    const invalid = (message: string) => ({ kind: "invalid", message });
-    expect(buildRedemptionRequest({ name: "gift", quota: "", count: 1 })).toEqual(invalid(REDEMPTION_MSG.quotaInvalid));
-    expect(buildRedemptionRequest({ name: "gift", quota: "abc", count: 1 })).toEqual(invalid(REDEMPTION_MSG.quotaInvalid));
-    expect(buildRedemptionRequest({ name: "gift", quota: 0, count: 1 })).toEqual(invalid(REDEMPTION_MSG.quotaInvalid));
-    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: "abc" })).toEqual(invalid(REDEMPTION_MSG.countNotInteger));
-    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: "" })).toEqual(invalid(REDEMPTION_MSG.countTooSmall));
-    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: 0 })).toEqual(invalid(REDEMPTION_MSG.countTooSmall));
+    const invalid = (field: string, message: string) => ({ kind: "invalid", field, message });
+    expect(buildRedemptionRequest({ name: "gift", quota: "", count: 1 })).toEqual(invalid("quota", REDEMPTION_MSG.quotaInvalid));
+    expect(buildRedemptionRequest({ name: "gift", quota: "abc", count: 1 })).toEqual(invalid("quota", REDEMPTION_MSG.quotaInvalid));
+    expect(buildRedemptionRequest({ name: "gift", quota: 0, count: 1 })).toEqual(invalid("quota", REDEMPTION_MSG.quotaInvalid));
+    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: "abc" })).toEqual(invalid("count", REDEMPTION_MSG.countNotInteger));
+    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: "" })).toEqual(invalid("count", REDEMPTION_MSG.countTooSmall));
+    expect(buildRedemptionRequest({ name: "gift", quota: 1, count: 0 })).toEqual(invalid("count", REDEMPTION_MSG.countTooSmall));
     expect(buildRedemptionRequest({ name: "gift", quota: 1, count: REDEMPTION_COUNT_MAX + 1 })).toEqual(
-      invalid(REDEMPTION_MSG.countTooLarge),
+      invalid("count", REDEMPTION_MSG.countTooLarge),
     );
-    expect(buildRedemptionRequest({ name: "x".repeat(21), quota: 1, count: 1 })).toEqual(invalid(REDEMPTION_MSG.nameTooLong));
+    expect(buildRedemptionRequest({ name: "x".repeat(21), quota: 1, count: 1 })).toEqual(invalid("name", REDEMPTION_MSG.nameTooLong));
   });
 
   it("edits name and quota only, and an empty name is an error there", () => {
@@ -43,10 +43,12 @@ describe("redemption form (spec §5)", () => {
     });
     expect(buildRedemptionRequest({ name: "", quota: 300, count: 1 }, 7)).toEqual({
       kind: "invalid",
+      field: "name",
       message: REDEMPTION_MSG.nameRequired,
     });
     expect(buildRedemptionRequest({ name: "n", quota: -1, count: 1 }, 7)).toEqual({
       kind: "invalid",
+      field: "quota",
       message: REDEMPTION_MSG.quotaInvalid,
     });
   });

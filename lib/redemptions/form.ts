@@ -22,7 +22,8 @@ export type RedemptionFormValues = {
 export type RedemptionRequest =
   /** Create with an empty name: spec §5 says nothing is submitted, silently. */
   | { kind: "skip" }
-  | { kind: "invalid"; message: string }
+  /** `field`: the form field the message is about, marked and revealed by the drawer. */
+  | { kind: "invalid"; field: keyof RedemptionFormValues; message: string }
   | { kind: "create"; body: RedemptionCreateInput }
   | { kind: "edit"; body: Pick<RedemptionUpdateInput, "id" | "name" | "quota"> };
 
@@ -32,17 +33,27 @@ function integer(value: number | string): number | string {
   return Number.isNaN(n) ? String(value) : n;
 }
 
+/** The refusal of the schema's first issue, on the field it names (the name when it names none). */
+function invalid(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): RedemptionRequest {
+  const field = issues[0]?.path[0];
+  return {
+    kind: "invalid",
+    field: field === "quota" || field === "count" ? field : "name",
+    message: issues[0]?.message ?? "",
+  };
+}
+
 /** The body to send (quota and count parsed as integers, then checked by the API's own schema). */
 export function buildRedemptionRequest(values: RedemptionFormValues, editId?: number): RedemptionRequest {
   const name = values.name.trim();
   if (editId === undefined) {
     if (!name) return { kind: "skip" };
     const parsed = redemptionCreateSchema.safeParse({ name, quota: integer(values.quota), count: integer(values.count) });
-    if (!parsed.success) return { kind: "invalid", message: parsed.error.issues[0]?.message ?? "" };
+    if (!parsed.success) return invalid(parsed.error.issues);
     return { kind: "create", body: parsed.data };
   }
   const parsed = redemptionUpdateSchema.safeParse({ id: editId, name, quota: integer(values.quota) });
-  if (!parsed.success) return { kind: "invalid", message: parsed.error.issues[0]?.message ?? "" };
+  if (!parsed.success) return invalid(parsed.error.issues);
   const { id, name: newName, quota } = parsed.data;
   return { kind: "edit", body: { id, name: newName, quota } };
 }

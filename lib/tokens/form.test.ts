@@ -25,7 +25,11 @@ describe("token form (spec §5)", () => {
   });
 
   it("refuses a bad expiry with the spec's text and sends nothing", () => {
-    expect(buildTokenBodies(values({ expiry: "abc" }), "create")).toEqual({ ok: false, message: TOKEN_FORM_MSG.expiryFormat });
+    expect(buildTokenBodies(values({ expiry: "abc" }), "create")).toEqual({
+      ok: false,
+      field: "expiry",
+      message: TOKEN_FORM_MSG.expiryFormat,
+    });
     expect(TOKEN_FORM_MSG.expiryFormat).toBe("过期时间格式错误！");
   });
 
@@ -56,7 +60,7 @@ describe("token form (spec §5)", () => {
 
   it("wants a positive whole batch count", () => {
     for (const count of [0, -1, 1.5, "x", 101]) {
-      expect(buildTokenBodies(values({ count }), "create")).toEqual({ ok: false, message: TOKEN_FORM_MSG.countInvalid });
+      expect(buildTokenBodies(values({ count }), "create")).toEqual({ ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid });
     }
   });
 

@@ -73,12 +73,13 @@ export type TokenBody = {
   group: string;
 };
 
-export type BuiltBodies = { ok: true; bodies: TokenBody[] } | { ok: false; message: string };
+/** A refusal names the field it is about, so the drawer can mark and reveal it. */
+export type BuiltBodies = { ok: true; bodies: TokenBody[] } | { ok: false; field: keyof TokenFormValues; message: string };
 
 /** The bodies to send: one for an edit, `count` for a create (names suffixed from the second on). */
 export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit", suffix: () => string = randomSuffix): BuiltBodies {
   const expired_time = parseExpiry(values.expiry);
-  if (expired_time === null) return { ok: false, message: TOKEN_FORM_MSG.expiryFormat };
+  if (expired_time === null) return { ok: false, field: "expiry", message: TOKEN_FORM_MSG.expiryFormat };
   const quota = Number.parseInt(String(values.remain_quota), 10);
   const base: TokenBody = {
     name: values.name.trim(),
@@ -92,7 +93,8 @@ export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit
   };
   if (mode === "edit") return { ok: true, bodies: [base] };
   const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 1 || count > BATCH_MAX) return { ok: false, message: TOKEN_FORM_MSG.countInvalid };
+  if (!Number.isInteger(count) || count < 1 || count > BATCH_MAX)
+    return { ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid };
   const bodies = Array.from({ length: count }, (_, i) => (i === 0 ? base : { ...base, name: `${base.name}-${suffix()}` }));
   return { ok: true, bodies };
 }

@@ -26,7 +26,7 @@ test("an ordinary user creates, views, copies, disables, edits, searches and del
   // Name is required on create; a bad expiry is refused with the spec's text; nothing is created.
   await page.getByRole("button", { name: "添加令牌" }).click();
   await page.getByRole("button", { name: "提交" }).click();
-  await expect(page.getByText("请输入名称")).toBeVisible();
+  await expect(page.getByRole("dialog").getByText("请输入名称")).toBeVisible();
   await page.getByRole("textbox", { name: "名称", exact: true }).fill("bad");
   await page.getByLabel("过期时间").fill("明天下午");
   await page.getByRole("button", { name: "提交" }).click();

@@ -51,14 +51,15 @@ test.describe("as root", () => {
     await expect(page).toHaveURL(/\/user\/edit$/);
     await expect(page.getByRole("heading", { name: "添加用户" })).toBeVisible();
     await page.getByRole("button", { name: "提交" }).click();
-    await expect(page.getByText("请输入用户名")).toBeVisible();
-    await expect(page.getByText("请输入密码")).toBeVisible();
+    // Under the fields (the first one is also toasted).
+    await expect(page.getByRole("dialog").getByText("请输入用户名")).toBeVisible();
+    await expect(page.getByRole("dialog").getByText("请输入密码")).toBeVisible();
     const username = uniqueName("adm");
     await page.getByRole("textbox", { name: "用户名", exact: true }).fill(username);
     await page.getByRole("textbox", { name: "显示名称", exact: true }).fill("测试显示名");
     await page.getByRole("textbox", { name: "密码", exact: true }).fill("short");
     await page.getByRole("button", { name: "提交" }).click();
-    await expect(page.getByText("密码长度不得小于 8 位！")).toBeVisible();
+    await expect(page.getByRole("dialog").getByText("密码长度不得小于 8 位！")).toBeVisible();
     await page.getByRole("textbox", { name: "密码", exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "提交" }).click();
     await expect(toast(page, "用户账户创建成功！")).toBeVisible();
