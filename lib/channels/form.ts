@@ -270,8 +270,10 @@ function fieldOfIssue(issue: Issue, v: ChannelFormValues): keyof ChannelFormValu
       return "model_mapping";
     case CHANNEL_MSG.statusCodeMappingInvalid:
       return "status_code_mapping";
+    case CHANNEL_MSG.vertexNoBatch:
+      return "batch";
     default:
-      return "key";
+      return issue.message === channelOtherProblem(v.type, fieldsOf(v).other) ? "other" : "key";
   }
 }
 

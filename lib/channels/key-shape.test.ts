@@ -110,8 +110,8 @@ describe("the editor's key field", () => {
     expect(vertex.batch).toBe(false);
     expect(withType(batch, 15).batch).toBe(true);
     expect(channelCreateBody(vertex)).toMatchObject({ ok: true, body: { type: 41, mode: "single", other: "us-central1" } });
-    expect(channelCreateBody({ ...vertex, key: "not json" })).toEqual({ ok: false, message: CHANNEL_MSG.vertexKeyNotJson });
-    expect(channelCreateBody({ ...vertex, batch: true })).toEqual({ ok: false, message: CHANNEL_MSG.vertexNoBatch });
+    expect(channelCreateBody({ ...vertex, key: "not json" })).toEqual({ ok: false, message: CHANNEL_MSG.vertexKeyNotJson, field: "key" });
+    expect(channelCreateBody({ ...vertex, batch: true })).toEqual({ ok: false, message: CHANNEL_MSG.vertexNoBatch, field: "batch" });
   });
 
   it("checks a new key on edit against the channel's type", () => {
@@ -119,6 +119,7 @@ describe("the editor's key field", () => {
     expect(channelUpdateBody(7, { ...original, key: "a|b" }, original)).toEqual({
       ok: false,
       message: CHANNEL_MSG.keyFormat("讯飞星火认知", "APPID|APISecret|APIKey"),
+      field: "key",
     });
     expect(channelUpdateBody(7, { ...original, key: "a|b|c" }, original)).toEqual({ ok: true, body: { id: 7, key: "a|b|c" } });
   });

@@ -104,11 +104,13 @@ describe("the editor's region field", () => {
     expect(channelCreateBody({ ...original, key: SA, other: "attacker.example/x?" })).toEqual({
       ok: false,
       message: regionMessage("attacker.example/x?"),
+      field: "other",
     });
     const map = '{"default": "us-central1", "gemini-1.5-pro-001": "attacker.example/x?"}';
     expect(channelUpdateBody(7, { ...original, other: map, key: SA }, original)).toEqual({
       ok: false,
       message: regionMessage("attacker.example/x?"),
+      field: "other",
     });
   });
 
@@ -116,6 +118,7 @@ describe("the editor's region field", () => {
     expect(channelUpdateBody(7, { ...original, other: "europe-west4" }, original)).toEqual({
       ok: false,
       message: "修改部署地区（Region）时请重新填写渠道密钥！",
+      field: "key",
     });
     expect(channelUpdateBody(7, { ...original, other: "europe-west4", key: SA }, original)).toEqual({
       ok: true,
