@@ -22,6 +22,10 @@ export type Column<T> = {
 
 export type Selection = { selected: number[]; onChange: (ids: number[]) => void };
 
+// Greyed by text colour, not opacity: the dimmed colour still reads at 4.5:1 (components/theme.ts),
+// and badges and buttons (启用 on a disabled channel) keep their own colours. Rows and cards alike.
+const dimStyle: CSSProperties = { color: "var(--mantine-color-dimmed)" };
+
 /** The column whose cell holds the row's buttons: a card's foot on a phone. */
 const ACTIONS_KEY = "actions";
 
@@ -57,9 +61,6 @@ export function PagedTable<T extends { id: number }>(props: Props<T>) {
 
   const toggleAll = () => selection?.onChange(allChosen ? [] : ids);
   const toggle = (id: number) => selection?.onChange(chosen.has(id) ? [...chosen].filter((x) => x !== id) : [...chosen, id]);
-  // Greyed by text colour, not opacity: the dimmed colour still reads at 4.5:1 (components/theme.ts),
-  // and badges and buttons (启用 on a disabled channel) keep their own colours.
-  const dimStyle: CSSProperties = { color: "var(--mantine-color-dimmed)" };
   const span = columns.length + (selection ? 1 : 0);
 
   return (
@@ -182,14 +183,7 @@ function RowCards<T extends { id: number }>(props: CardProps<T>) {
           const more = props.expanded?.(row);
           const foot = actions?.render(row);
           return (
-            <Paper
-              key={row.id}
-              withBorder
-              p="sm"
-              role="listitem"
-              data-row-id={row.id}
-              style={props.dimmed?.(row) ? { opacity: 0.55 } : undefined}
-            >
+            <Paper key={row.id} withBorder p="sm" role="listitem" data-row-id={row.id} style={props.dimmed?.(row) ? dimStyle : undefined}>
               <Stack gap={6}>
                 {selection && <Checkbox aria-label={`选择 ${row.id}`} checked={chosen.has(row.id)} onChange={() => props.toggle(row.id)} />}
                 {fields.map((c) => {

@@ -354,7 +354,8 @@ test("a call billed at its bounds shows 用量异常 with the upstream's numbers
   await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.reload();
-  await expand(rows(page).first());
+  // A phone shows a card per row (components/data/paged-table.tsx), with the same 展开详情.
+  await expand(page.getByRole("list", { name: "日志列表" }).getByRole("listitem").first());
   await expect(page.getByTestId("log-details").getByText("用量异常")).toBeVisible();
   await shot(page, "log-anomaly-narrow");
 });

@@ -209,7 +209,7 @@ test("the system access token is shown once, copies, works, and a new one replac
   await dialog.getByRole("button", { name: "复制" }).click();
   await expect(toast(page, "已复制到剪贴板！")).toBeVisible();
   expect(await clipboardText(page)).toBe(first);
-  await dialog.getByRole("button", { name: "关闭" }).click();
+  await dialog.getByRole("button", { name: "关闭" }).last().click(); // the footer's; the first is the header's ×
   await expect(dialog).toHaveCount(0);
   await expect(page.getByText(first)).toHaveCount(0);
 
@@ -222,7 +222,7 @@ test("the system access token is shown once, copies, works, and a new one replac
   await tokenCard.getByRole("button", { name: "生成系统访问令牌" }).click();
   const second = ((await dialog.getByLabel("系统访问令牌").textContent()) ?? "").trim();
   expect(second).not.toBe(first);
-  await dialog.getByRole("button", { name: "关闭" }).click();
+  await dialog.getByRole("button", { name: "关闭" }).last().click(); // the footer's; the first is the header's ×
   expect(await self(second)).toMatchObject({ success: true, data: { username } });
   expect((await self(first)).success).toBe(false);
   await bare.dispose();
