@@ -398,7 +398,7 @@ test.describe("looks", () => {
     await expect(page.getByRole("option", { name: /^Anthropic Claude/ })).toBeVisible();
     await shot(page, "channel-editor-types-narrow");
     await page.goto("/channel");
-    await row(page, MAIN).getByRole("button", { name: "启用", exact: true }).click();
-    await expect(row(page, MAIN).getByText("已启用")).toBeVisible();
+    await card.getByRole("button", { name: "启用", exact: true }).click();
+    await expect(card.getByText("已启用")).toBeVisible();
   });
 });
