@@ -22,6 +22,7 @@ import {
   sleep,
   startMockUpstream,
   startQiao,
+  statusOf,
   table,
   tempDir,
 } from "./lib.mjs";
@@ -44,16 +45,6 @@ function isWorker(pid) {
     );
   } catch {
     return false;
-  }
-}
-
-function memOf(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? Number.NaN) / 1024;
-    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
-  } catch {
-    return null;
   }
 }
 
@@ -88,10 +79,10 @@ runMain(async () => {
   await sleep(2000);
   const workerPids = descendants(qiao.serverPid).filter(isWorker);
   if (workerPids.length !== workers) console.log(`  (found ${workerPids.length} relay workers: ${workerPids.map(cmdline).join("; ")})`);
-  const idle = new Map(workerPids.map((pid) => [pid, memOf(pid)]));
+  const idle = new Map(workerPids.map((pid) => [pid, statusOf(pid)]));
   const peak = new Map(workerPids.map((pid) => [pid, 0]));
   const timer = setInterval(() => {
-    for (const pid of workerPids) peak.set(pid, Math.max(peak.get(pid), memOf(pid)?.rss ?? 0));
+    for (const pid of workerPids) peak.set(pid, Math.max(peak.get(pid), statusOf(pid)?.rss ?? 0));
   }, 100);
 
   const head = Buffer.from(`{"model":"${MODEL}","max_tokens":16,"messages":[{"role":"user","content":"`);
@@ -122,9 +113,9 @@ runMain(async () => {
   console.log(
     `normal load: ${normal.requests} requests, ${fmt(normal.rps, 0)} req/s, p50 ${fmt(normal.p50, 2)} ms, p99 ${fmt(normal.p99, 2)} ms, errors ${normal.errors}${normal.detail ? ` (${normal.detail})` : ""}\n`,
   );
-  const rows = workerPids.map((pid) => [pid, fmt(idle.get(pid)?.rss), fmt(peak.get(pid)), fmt(memOf(pid)?.hwm)]);
+  const rows = workerPids.map((pid) => [pid, fmt(idle.get(pid)?.rss), fmt(peak.get(pid)), fmt(statusOf(pid)?.hwm)]);
   console.log(table(["relay worker", "idle RSS MB", "peak RSS MB (100 ms samples)", "VmHWM MB"], rows));
-  const worst = Math.max(...workerPids.map((pid) => Math.max(peak.get(pid), memOf(pid)?.hwm ?? 0)));
+  const worst = Math.max(...workerPids.map((pid) => Math.max(peak.get(pid), statusOf(pid)?.hwm ?? 0)));
   console.log(`\nworst worker peak ${fmt(worst)} MB (goal ≤ 300 MB)`);
   return 0;
 });

@@ -213,7 +213,8 @@ export function findServerPid(startPid) {
   return descendants(startPid).find((p) => /server\.(ts|mjs)\b/.test(cmdline(p))) ?? null;
 }
 
-function statusOf(pid) {
+/** One process's memory in MB: current VmRSS and its own peak VmHWM; null when unreadable. */
+export function statusOf(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? NaN);

@@ -21,6 +21,7 @@ import {
   sleep,
   startMockUpstream,
   startQiao,
+  statusOf,
   table,
   tempDir,
 } from "./lib.mjs";
@@ -59,21 +60,11 @@ function cpuOf(pid) {
   }
 }
 
-function status(pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? Number.NaN) / 1024;
-    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
-  } catch {
-    return null;
-  }
-}
-
 const snapshot = (root) => {
   const out = new Map();
   for (const pid of [root, ...descendants(root)]) {
     const who = label(pid);
-    const s = status(pid);
+    const s = statusOf(pid);
     if (who && s) out.set(pid, { who, ...s });
   }
   return out;
