@@ -16,9 +16,9 @@ const root = path.resolve(import.meta.dirname, "..");
 const bundled = await build({
   stdin: {
     contents: [
-      'export { checkRequestBody, requestModel } from "./lib/relay/request-rules.ts";',
-      'export { answerContentType } from "./lib/relay/answer-type.ts";',
-      'export { maskSensitiveText } from "./lib/relay/mask.ts";',
+      'export { checkRequestBody, requestModel } from "./lib/relay/request/request-rules.ts";',
+      'export { answerContentType } from "./lib/relay/openai/answer-type.ts";',
+      'export { maskSensitiveText } from "./lib/net/mask.ts";',
     ].join("\n"),
     resolveDir: root,
     loader: "ts",

@@ -1,4 +1,4 @@
-// The sensitive-word filter (lib/relay/sensitive.ts) on a long prompt against a long list: the
+// The sensitive-word filter (lib/relay/request/sensitive.ts) on a long prompt against a long list: the
 // automaton's build time, and the time to scan a prompt that contains no listed word (the whole
 // text is read) beside a plain loop of `includes` over the list. No server.
 //   node bench/sensitive.mjs [--words 10000] [--mb 2] [--rounds 5]
@@ -13,7 +13,7 @@ const rounds = Number(args.rounds ?? 5);
 const root = path.resolve(import.meta.dirname, "..");
 
 const bundled = await build({
-  stdin: { contents: 'export * from "./lib/relay/sensitive.ts";', resolveDir: root, loader: "ts" },
+  stdin: { contents: 'export * from "./lib/relay/request/sensitive.ts";', resolveDir: root, loader: "ts" },
   bundle: true,
   write: false,
   format: "esm",

@@ -9,14 +9,14 @@
 // Each provider keeps prisma/migrations/<provider>/schema.snapshot.prisma, the derived schema as of
 // its last migration; the next migration is the diff between that snapshot and the current schema.
 // SQLite and PostgreSQL diffs come from Prisma's WebAssembly schema engine (offline: PostgreSQL is
-// diffed without a server), MySQL's from lib/db/mysql-ddl.ts. The migration SQL is then bundled into
+// diffed without a server), MySQL's from scripts/db/mysql-ddl.ts. The migration SQL is then bundled into
 // lib/db/migrations.generated.ts, which lib/db/migrate.ts applies at start without touching the disk.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { diffMysqlSchemas, mysqlSchemaFromText } from "@/lib/db/mysql-ddl";
+import { diffMysqlSchemas, mysqlSchemaFromText } from "@/scripts/db/mysql-ddl";
 
 export const PROVIDERS = ["sqlite", "postgresql", "mysql"] as const;
 export type Provider = (typeof PROVIDERS)[number];

@@ -10,10 +10,10 @@ import { SERVER_BUNDLE } from "./fingerprint.mjs";
  */
 export function serverBundleOptions(root, outdir = path.dirname(path.join(root, SERVER_BUNDLE))) {
   return {
-    // body-worker: the relay's thread for large request bodies (lib/relay/body-thread.ts finds it here).
+    // body-worker: the relay's thread for large request bodies (lib/relay/request/body-thread.ts finds it here).
     entryPoints: {
       [path.basename(SERVER_BUNDLE, ".mjs")]: path.join(root, "server.ts"),
-      "body-worker": path.join(root, "lib/relay/body-worker.ts"),
+      "body-worker": path.join(root, "lib/relay/request/body-worker.ts"),
     },
     outdir,
     outExtension: { ".js": ".mjs" },

@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { ChannelList } from "@/components/channels/channel-list";
 import { pageUser } from "@/lib/auth/page-user";
-import { BALANCE_TYPES } from "@/lib/channels/balance";
+import { BALANCE_TYPES } from "@/lib/relay/probe/balance";
 import { listChannels, searchChannels } from "@/lib/channels/query";
 import { listGroups } from "@/lib/options/groups";
 import { ID_SORT_COOKIE, listParams, PAGE_SIZE_COOKIE, param, type SearchParams } from "@/lib/ui/list-params";

@@ -1,5 +1,5 @@
 import { DataDashboard } from "@/components/detail/data-dashboard";
-import { isApiError } from "@/lib/api/errors";
+import { isApiError } from "@/lib/errors";
 import { pageUser } from "@/lib/auth/page-user";
 import { isAdmin } from "@/lib/auth/roles";
 import { listQuotaData, listUserQuotaData, parseDataQuery, type QuotaDataItem } from "@/lib/data/query";

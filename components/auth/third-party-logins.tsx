@@ -6,7 +6,7 @@ import { Button, Divider, Group } from "@mantine/core";
 import { api } from "@/lib/client/api";
 import { showInfo } from "@/lib/client/notify";
 import { readAff } from "@/lib/client/storage";
-import type { SiteStatus } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 
 async function openAuthorize(url: (state: string) => string) {
   const res = await api<string>("GET", `/api/oauth/state?aff=${encodeURIComponent(readAff())}`, undefined, { redirectOn401: false });

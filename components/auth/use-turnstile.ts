@@ -3,7 +3,7 @@
 // passes first ('请稍后几秒重试，Turnstile 正在检查用户环境！' until a token arrives).
 import { useCallback, useState } from "react";
 import { showInfo } from "@/lib/client/notify";
-import type { SiteStatus } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 
 export const TURNSTILE_WAIT = "请稍后几秒重试，Turnstile 正在检查用户环境！";
 

@@ -14,7 +14,7 @@ import { TokenDrawer } from "@/components/tokens/token-drawer";
 import { TokenStatus } from "@/components/tokens/token-status";
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
-import type { ChatLink } from "@/lib/client/types";
+import type { ChatLink } from "@/lib/ui/site-status";
 import { TOKEN_FORM_MSG } from "@/lib/tokens/form";
 import { TOKEN_STATUS } from "@/lib/tokens/status";
 import type { TokenView } from "@/lib/tokens/view";

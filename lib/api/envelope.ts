@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 
 export type Envelope<T> = { success: boolean; message: string; data?: T };

@@ -1,7 +1,7 @@
 // The one declarative wrapper every /api route handler goes through: authentication and role
 // tier, zod validation of query and body, and mapping of thrown errors to the envelope.
 import type { z } from "zod";
-import { ApiError, isApiError } from "@/lib/api/errors";
+import { ApiError, isApiError } from "@/lib/errors";
 import { envelope, failure } from "@/lib/api/envelope";
 import { authenticate, optionalCaller, type Caller } from "@/lib/auth/authenticate";
 import type { RoleTier } from "@/lib/auth/roles";

@@ -2,7 +2,7 @@
 // access token in Authorization. Role and status are read from the database on every call, so a
 // ban or demotion applies at once.
 import { createHash } from "node:crypto";
-import { unauthorized, forbidden } from "@/lib/api/errors";
+import { unauthorized, forbidden } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { checkSessionCookie, SESSION_MSG } from "@/lib/auth/session-check";
 import { hasTier, isActiveUser, VALID_ROLES, type RoleTier } from "@/lib/auth/roles";

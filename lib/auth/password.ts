@@ -1,5 +1,7 @@
 import bcrypt from "bcryptjs";
-import { BCRYPT_COST } from "@/lib/users/bootstrap";
+
+/** bcrypt's cost for every stored password. */
+export const BCRYPT_COST = 10;
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 20;

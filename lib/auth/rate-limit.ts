@@ -3,7 +3,7 @@
 // (lib/cache/shared.ts): on Redis when REDIS_CONN_STRING is set, so that every instance counts the
 // same hits, else in this process's memory (shared through globalThis by Next's bundles and the
 // server).
-import { tooManyRequests } from "@/lib/api/errors";
+import { tooManyRequests } from "@/lib/errors";
 import { type SharedCache, sharedCache } from "@/lib/cache/shared";
 
 export interface RateLimitStore {

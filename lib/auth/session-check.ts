@@ -7,7 +7,7 @@
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { isActiveUser } from "@/lib/auth/roles";
-import { unauthorized } from "@/lib/api/errors";
+import { unauthorized } from "@/lib/errors";
 import { type DecodedSession, decodeSession, readCookie, SESSION_COOKIE } from "@/lib/auth/session";
 
 /** What a console call with a session cookie but no (or another user's) New-Api-User is told. */

@@ -1,6 +1,6 @@
 // Cloudflare Turnstile verification for every sign-in path (/api/user/login, next-auth's
 // credentials), register, verification and reset: one check, one message.
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { getOptions } from "@/lib/options";
 

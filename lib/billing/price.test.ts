@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { simpleUsage, type Usage } from "../relay/types";
+import { simpleUsage, type Usage } from "./usage";
 import { breakdownJsonOpen, clampUsage, decimalToRat, estimateReserve, quotaForImages, quotaForSpeech, quotaForTokens } from "./price";
 import { type Pricing, resolvePricing } from "./ratios";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";

@@ -7,7 +7,7 @@
 // Units: model ratio 1 = $0.002 / 1K tokens at the default QuotaPerUnit of 500 000 quota per US$1,
 // i.e. ratio 1 charges 1 quota per token. Per-call prices (ModelPrice, US$) are turned into quota
 // with the pricing's quotaPerUnit, the admin's QuotaPerUnit option (500 000 when absent).
-import type { Usage } from "../relay/types";
+import type { Usage } from "./usage";
 import type { Pricing } from "./ratios";
 
 export const QUOTA_PER_UNIT = 500_000;

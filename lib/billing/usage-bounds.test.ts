@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_OUTPUT_CAP, outputLimit } from "./output-limits";
 import { boundUsage, completionBound, PROMPT_ALLOWANCE, type PromptBounds, promptBound, promptQuickBound } from "./usage-bounds";
-import type { Usage } from "../relay/types";
+import type { Usage } from "./usage";
 
 const usage = (prompt: number, completion: number, extra: Partial<Usage> = {}): Usage => ({
   prompt_tokens: prompt,

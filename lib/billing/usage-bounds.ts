@@ -7,7 +7,7 @@
 // With both bounds in place a call can never cost more than its bounded usage priced
 // (quotaForTokens grows with every count), which is what README's billing section calls the
 // overrun bound.
-import type { Usage } from "../relay/types";
+import type { Usage } from "./usage";
 import { DEFAULT_OUTPUT_CAP, outputLimit } from "./output-limits";
 
 /**

@@ -14,7 +14,7 @@
 // change of that `other` on a channel keeping its type moves it as well, more strictly: root
 // only, with the key re-entered in the same request, so no stored credential follows a new
 // address that its owner did not type.
-import { ApiError, badRequest } from "@/lib/api/errors";
+import { ApiError, badRequest } from "@/lib/errors";
 import { isRoot } from "@/lib/auth/roles";
 import { channelTypeInfo } from "@/lib/channels/catalog";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";

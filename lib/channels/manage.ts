@@ -1,6 +1,6 @@
 // Writing channels from the console. Every write changes the channel rows and their abilities in
 // one transaction, then tells the relay's router to reload.
-import { badRequest, notFound } from "@/lib/api/errors";
+import { badRequest, notFound } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";

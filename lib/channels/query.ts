@@ -1,7 +1,7 @@
 // Reading channels for the console: list, search, one channel, the model picker, and the root-only
 // key reveal. No function here returns a key except revealChannelKey.
 import { textFilter } from "@/lib/db/text-search";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";

@@ -1,12 +1,12 @@
 // What the relay needs from channels: every channel with its key opened and its list columns
-// split (the mappings stay text: lib/relay/channel.ts parses them, once), and the one status change the relay makes (auto-disable / auto-enable).
+// split (the mappings stay text: lib/relay/memory/channel.ts parses them, once), and the one status change the relay makes (auto-disable / auto-enable).
 import { getDirectDb } from "@/lib/db/direct";
 import { bool, int, nowSeconds, str } from "@/lib/db/num";
 import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { notifyRootOfChannel } from "@/lib/channels/notify-root";
 import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
-import { hideSecrets } from "@/lib/relay/mask";
+import { hideSecrets } from "@/lib/net/mask";
 
 const SEALED_PREFIX = "v1:";
 
@@ -37,7 +37,7 @@ export type RoutingChannel = {
   test_model: string;
   models: string[];
   groups: string[];
-  /** JSON text as stored; toChannelConfig (lib/relay/channel.ts) parses it. */
+  /** JSON text as stored; toChannelConfig (lib/relay/memory/channel.ts) parses it. */
   model_mapping: string;
   status_code_mapping: string;
   priority: number;
@@ -47,7 +47,7 @@ export type RoutingChannel = {
   tag: string;
   status_reason: string;
   status_time: number;
-  /** Root set the address (base_url, type): see agentForChannel in lib/relay/runtime. */
+  /** Root set the address (base_url, type): see agentForChannel in lib/relay/memory/runtime. */
   address_by_root: boolean;
 };
 

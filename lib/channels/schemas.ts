@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors";
 import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
 import { channelOtherProblem } from "@/lib/channels/other";

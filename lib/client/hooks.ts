@@ -4,7 +4,8 @@
 // switches to local storage right after hydration, without a hydration mismatch.
 import { createContext, useContext, useSyncExternalStore } from "react";
 import { readRaw, STORAGE_KEYS, subscribeStorage } from "@/lib/client/storage";
-import type { SiteStatus, StoredUser } from "@/lib/client/types";
+import type { StoredUser } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 
 export type SessionHint = { id: number; username: string; role: number } | null;
 

@@ -2,7 +2,8 @@
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
 import { clearUser, readRaw, STORAGE_KEYS, writeStatus, writeUser } from "@/lib/client/storage";
-import type { SiteStatus, StoredUser } from "@/lib/client/types";
+import type { StoredUser } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 import { TEXT } from "@/lib/ui/api-errors";
 
 /** Fetches /api/status and stores it with its derived keys; '无法正常连接至服务器！' on failure. */

@@ -1,6 +1,7 @@
 // Local-storage keys of spec §3, written the way the original console writes them, plus a tiny
 // change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
-import type { SiteStatus, StoredUser } from "@/lib/client/types";
+import type { StoredUser } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 import { DEFAULT_PAGE_SIZE, ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
 import { SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
 

@@ -3,7 +3,7 @@
 // GET /api/data/self/ (the caller's) answer the rows in a time range, oldest first, as new-api
 // does; the /detail page renders from the same functions and sums them for its charts.
 import { z } from "zod";
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num } from "@/lib/db/num";

@@ -1,10 +1,10 @@
 // Runs once per process when the database is first opened, on the master node only: migrations,
 // then the root account on an empty database, then the username keys a migration could not fill.
-// (The relay recovers holds in lib/relay/runtime.ts.)
+// (The relay recovers holds in lib/relay/memory/runtime.ts.)
 import type { Db, DbKind } from "@/lib/db/types";
 import { isMaster } from "@/lib/env";
 import { applyMigrations } from "@/lib/db/migrate";
-import { ensureRootUser } from "@/lib/users/bootstrap";
+import { ensureRootUser } from "@/lib/auth/root-account";
 import { fillUsernameKeys } from "@/lib/users/username-keys";
 
 export async function prepareDatabase(db: Db, kind: DbKind): Promise<void> {

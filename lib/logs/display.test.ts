@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { breakdownJsonOpen, quotaForImages, quotaForTokens } from "@/lib/billing/price";
 import type { Pricing } from "@/lib/billing/ratios";
-import { simpleUsage, type Usage } from "@/lib/relay/types";
+import { simpleUsage, type Usage } from "@/lib/billing/usage";
 import { defaultOptionValues, type OptionValues } from "@/lib/options/registry";
 import { LOG_TYPE } from "@/lib/logs/write";
-import { priceFor } from "@/lib/relay/pricing";
+import { priceFor } from "@/lib/relay/call/pricing";
 import {
   explainCharge,
   firstTokenColor,

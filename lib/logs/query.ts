@@ -7,7 +7,7 @@ import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
-import { hideSecrets, maskSensitiveText } from "@/lib/relay/mask";
+import { hideSecrets, maskSensitiveText } from "@/lib/net/mask";
 
 /** A numeric filter; empty or malformed means "not filtered" (0); one no Int column holds is refused. */
 const numberFilter = queryNumber.transform((v, ctx) => {

@@ -4,7 +4,7 @@
 // changed. Takes no other module of the app, so a relay worker can import it lazily.
 import nodemailer from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import type { OptionValues } from "@/lib/options";
 
 export const SMTP_NOT_CONFIGURED = "SMTP 服务器未配置";

@@ -1,7 +1,7 @@
 // Server-side fetches of a URL a user supplied (an image or file URL in a prompt; later webhooks and
 // callbacks): the one SSRF guard. Prompt images are fetched for vendors that need their bytes
-// (fetchUserImage, through lib/relay/images.ts in adapters); the token count only estimates them
-// (lib/relay/tokens.ts), and channel addresses are admins' (lib/channels/address.ts). Whatever
+// (fetchUserImage, through lib/relay/request/images.ts in adapters); the token count only estimates them
+// (lib/relay/openai/token-count.ts), and channel addresses are admins' (lib/channels/address.ts). Whatever
 // fetches a user's URL goes through `fetchUserUrl`:
 // - Only http: and https: URLs, parsed once by the WHATWG parser, so every spelling of a host
 //   (2130706433, 0x7f000001, 0177.0.0.1, 127.1, [::ffff:7f00:1], user@host, a trailing dot)

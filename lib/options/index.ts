@@ -4,7 +4,7 @@
 //
 // The cache lives on globalThis because Next's bundles and the custom server load this module
 // separately; they must share one cache, one timer and one set of listeners.
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/errors";
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { str } from "@/lib/db/num";
 import { env } from "@/lib/env";

@@ -223,7 +223,7 @@ export const OPTION_REGISTRY = {
   ChannelDisableThreshold: float(5, { min: 0 }),
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
-  /** Minutes between automatic tests of every channel (lib/channels/schedule.ts); 0 = never. */
+  /** Minutes between automatic tests of every channel (lib/relay/probe/schedule.ts); 0 = never. */
   ChannelTestInterval: int(0, { min: 0, max: 10_080 }),
   /**
    * Whether channels whose address an admin below root set may reach loopback, private,

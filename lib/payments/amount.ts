@@ -5,7 +5,7 @@
 // in the top-up currency (Price is currency per US$1), computed exactly from the decimals the
 // admin typed and rounded once, half up, to cents: the quote and the later payment order use this
 // one rule, so what the dialog shows is what is charged.
-import { badRequest } from "@/lib/api/errors";
+import { badRequest } from "@/lib/errors";
 import { decimalToRat } from "@/lib/billing/price";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { TOPUP_MSG } from "@/lib/payments/schemas";

@@ -3,7 +3,7 @@
 // no longer be redeemed. Every state change is conditional on the state its rule allows, so an
 // edit never lands on a code that was redeemed meanwhile.
 import { textFilter } from "@/lib/db/text-search";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";

@@ -2,7 +2,7 @@
 // conditional update (WHERE key_hash = ? AND status = 1 AND not deleted) whose row count says
 // whether this request won it; only then, in the same transaction, is the quota credited and the
 // top-up logged. Two users (or two instances) redeeming one code at once: exactly one credit.
-import { type ApiError, badRequest, notFound, tooManyRequests } from "@/lib/api/errors";
+import { type ApiError, badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { USER_MSG } from "@/lib/users/admin";
 import { rateLimitStore } from "@/lib/auth/rate-limit";
 import { isWriteConflict } from "@/lib/billing/ledger";

@@ -2,7 +2,7 @@
 // call and the console's redemption form (client-safe: no server imports).
 import { z } from "zod";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 
 /** Spec §4: 1 unused, 2 disabled, 3 used. */

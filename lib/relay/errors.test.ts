@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseStatusCodeMapping, parseModelMapping, resolveUpstreamModel, toChannelConfig } from "./channel";
+import { parseStatusCodeMapping, parseModelMapping, resolveUpstreamModel, toChannelConfig } from "./memory/channel";
 import {
   applyStatusCodeMapping,
   describeUpstreamNetworkError,

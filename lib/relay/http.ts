@@ -1,8 +1,8 @@
-// The relay core's transport-agnostic request and response. lib/relay/node.ts serves them over
-// Node's http (the `npm start` entry); lib/relay/web.ts over web Request/Response (route handlers).
+// The relay core's transport-agnostic request and response. lib/relay/doors/node.ts serves them over
+// Node's http (the `npm start` entry); lib/relay/doors/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
 import { openAIError, RelayError } from "@/lib/relay/errors";
-import type { BodySummaryResult } from "@/lib/relay/request-body";
+import type { BodySummaryResult } from "@/lib/relay/request/request-body";
 import type { RelayMode } from "@/lib/relay/types";
 
 export interface RelayRequest {
@@ -15,7 +15,7 @@ export interface RelayRequest {
   clientIp: string;
   /**
    * The key's caller (auth.ts's RelayCaller), when the door checked the key from the headers
-   * before reading the body (lib/relay/before-body.ts): the pipeline uses it rather than checking
+   * before reading the body (lib/relay/request/before-body.ts): the pipeline uses it rather than checking
    * the key again. Typed loosely: auth.ts sits above this module in the import graph.
    */
   caller?: object;

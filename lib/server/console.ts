@@ -5,7 +5,7 @@
 import { existsSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import next from "next";
-import { startChannelTestSchedule } from "@/lib/channels/schedule";
+import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 

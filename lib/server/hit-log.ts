@@ -1,5 +1,5 @@
 // Sliding hit logs kept by the primary of `npm start` for its relay workers, when there is no
-// Redis: the per-user request limits (lib/relay/rate-limit.ts) must count every worker's requests
+// Redis: the per-user request limits (lib/relay/call/rate-limit.ts) must count every worker's requests
 // in one place, or N workers would let N times the limit through. A worker asks the primary over
 // the cluster's IPC channel (one message each way, only while the limits are on); the primary
 // answers from one MemoryCache. Should the primary not answer in time, the worker counts in its own

@@ -7,12 +7,12 @@ import { env, relayWorkerCount } from "@/lib/env";
 import { skipDatabasePreparation } from "@/lib/db/direct";
 import { clientIpOf } from "@/lib/net/client-ip";
 import { isRelayPath } from "@/lib/relay/endpoints";
-import { serveRelayNode } from "@/lib/relay/node";
-import { getLedger, shutdownRelay } from "@/lib/relay/runtime";
+import { serveRelayNode } from "@/lib/relay/doors/node";
+import { getLedger, shutdownRelay } from "@/lib/relay/memory/runtime";
 import { ConsoleProxy } from "@/lib/server/proxy";
 import { hitLogViaParent } from "@/lib/server/hit-log";
 import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
-import { countHitsIn } from "@/lib/relay/rate-limit";
+import { countHitsIn } from "@/lib/relay/call/rate-limit";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -31,7 +31,7 @@ export async function runRelayWorker() {
   });
   // The tokenizers (~90 MB) are not preloaded: a worker loads them the first time it has to count
   // tokens itself (an upstream without usage). Large request bodies are read in a thread of the
-  // worker (lib/relay/body-thread.ts), started with the first one.
+  // worker (lib/relay/request/body-thread.ts), started with the first one.
   // The primary starts relay workers once the console has migrated the database.
   skipDatabasePreparation();
   await getLedger();

@@ -1,7 +1,7 @@
 // A user's API tokens. Every query is scoped by the caller's user id: another user's token id is
 // simply not found. Every committed change tells the relay's key cache to drop the token.
 import { textFilter } from "@/lib/db/text-search";
-import { ApiError, notFound } from "@/lib/api/errors";
+import { ApiError, notFound } from "@/lib/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";

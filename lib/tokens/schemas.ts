@@ -1,7 +1,7 @@
 // zod schemas for API tokens, shared by the /api/token routes and the token drawer.
 import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";

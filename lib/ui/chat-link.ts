@@ -2,7 +2,7 @@
 // `{key}` and `{address}` filled in with the user's first enabled token and the server address),
 // /chat2link sends the user to ChatLink. Pure, so every message of spec §8 is unit-tested.
 import { fillChatLink, parseChats } from "@/lib/ui/menu";
-import type { SiteStatus } from "@/lib/client/types";
+import type { SiteStatus } from "@/lib/ui/site-status";
 
 export const CHAT_MSG = {
   badConfig: "聊天链接配置错误，请联系管理员",

@@ -1,6 +1,6 @@
 // The side menu of spec §2, decided from the caller's role and the server's feature flags.
 import { ROLE } from "@/lib/auth/roles";
-import type { ChatLink, SiteStatus } from "@/lib/client/types";
+import type { ChatLink, SiteStatus } from "@/lib/ui/site-status";
 
 export type MenuIcon =
   | "playground"

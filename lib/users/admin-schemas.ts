@@ -1,7 +1,7 @@
 // zod schemas for user administration (/api/user/, /api/user/search, /api/user/manage).
 import { z } from "zod";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/api/errors";
+import { notFound } from "@/lib/errors";
 import { USER_ACTIONS } from "@/lib/users/manage-rules";
 import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
 

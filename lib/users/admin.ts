@@ -2,7 +2,7 @@
 // users it outranks (canManageUser) and gives roles only below its own (canAssignRole); only root
 // promotes or changes roles; root is never disabled, deleted or demoted. Rows are read through
 // USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer.
-import { ApiError, forbidden, notFound } from "@/lib/api/errors";
+import { ApiError, forbidden, notFound } from "@/lib/errors";
 import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import { textFilter } from "@/lib/db/text-search";

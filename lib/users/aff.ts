@@ -3,7 +3,7 @@
 // (lib/users/auth.ts registerUser). The reward waits in aff_quota until its owner moves it to the
 // spendable balance here, at least one quota unit (QuotaPerUnit) at a time.
 import { randomInt } from "node:crypto";
-import { badRequest, notFound } from "@/lib/api/errors";
+import { badRequest, notFound } from "@/lib/errors";
 import { quotaText } from "@/lib/billing/quota-text";
 import { visibleQuota } from "@/lib/billing/visible";
 import { publishInvalidation } from "@/lib/cache/bus";

@@ -1,5 +1,5 @@
 // Password sign-in and self-registration.
-import { ApiError, forbidden } from "@/lib/api/errors";
+import { ApiError, forbidden } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
 import { getDirectDb } from "@/lib/db/direct";

@@ -1,7 +1,7 @@
 // Whether an e-mail address is free: the one check of every path that sets one. Its own module:
 // sign-in and registration (auth.ts) and the mail flows (email.ts, which clears sign-in locks
 // after a reset) both need it, and either file holding it would close an import circle.
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import { getDirectDb } from "@/lib/db/direct";
 
 export const EMAIL_TAKEN_MSG = "邮箱地址已被占用";

@@ -3,7 +3,7 @@
 // Mails go through lib/mail/mailer.ts; codes and tokens through lib/auth/verification.ts (shared by
 // every instance, taken once).
 import { randomBytes } from "node:crypto";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
 import { hashPassword } from "@/lib/auth/password";

@@ -1,12 +1,12 @@
 // What a signed-in user can do to their own account.
 import { randomBytes } from "node:crypto";
-import { ApiError, forbidden, notFound } from "@/lib/api/errors";
+import { ApiError, forbidden, notFound } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { hashAccessToken } from "@/lib/auth/authenticate";
 import { isRoot } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
-import { invalidateRootDefaultPassword } from "@/lib/options/status";
+import { invalidateRootDefaultPassword } from "@/lib/status/site-status";
 import { usableGroups } from "@/lib/options/groups";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";

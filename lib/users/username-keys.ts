@@ -2,7 +2,7 @@
 // migration keyed printable-ASCII names in SQL; a name with other characters needs NFKC and
 // Unicode case folding, which only code does the same on every database. Runs at start on the
 // master node (lib/db/prepare.ts); with nothing to fill it costs one indexed query.
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import type { Db } from "@/lib/db/types";
 import { USERNAME_MSG, usernameKey } from "@/lib/users/username";
 

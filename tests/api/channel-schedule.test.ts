@@ -6,7 +6,7 @@ import { openDirectDb } from "@/lib/db/direct";
 import type { DbKind } from "@/lib/db/types";
 import { listOptions, updateOption } from "@/lib/options";
 import { channelJobDone } from "@/lib/channels/jobs";
-import { CHANNEL_TEST_LEASE_KEY, channelTestSlot, claimChannelTestSlot, runChannelTestTick } from "@/lib/channels/schedule";
+import { CHANNEL_TEST_LEASE_KEY, channelTestSlot, claimChannelTestSlot, runChannelTestTick } from "@/lib/relay/probe/schedule";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { clearRelayData, seedChannel } from "@/tests/helpers/relay";
 import { createTestDatabase } from "@/tests/helpers/databases";

@@ -12,7 +12,7 @@ import * as batch from "@/app/api/channel/batch/route";
 import * as fix from "@/app/api/channel/fix/route";
 import * as models from "@/app/api/channel/models/route";
 import { loadChannelsForRouting, setChannelStatus } from "@/lib/channels/routing";
-import { toChannelConfig } from "@/lib/relay/channel";
+import { toChannelConfig } from "@/lib/relay/memory/channel";
 import { relayRefusal } from "@/lib/relay/providers";
 
 type Caller = { id: number; cookie: string };

@@ -9,8 +9,8 @@ import * as homeRoute from "@/app/api/home_page_content/route";
 import * as modelsRoute from "@/app/api/models/route";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
-import { invalidateRootDefaultPassword } from "@/lib/options/status";
-import { DEFAULT_ROOT } from "@/lib/users/bootstrap";
+import { invalidateRootDefaultPassword } from "@/lib/status/site-status";
+import { DEFAULT_ROOT } from "@/lib/auth/root-account";
 import { call, createUser } from "@/tests/helpers/api";
 
 const status = async () => {

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import * as mariadb from "mariadb";
 import pg from "pg";
-import type { MyColumn, MyForeignKey, MyIndex, MySchema, MyTable } from "@/lib/db/mysql-ddl";
+import type { MyColumn, MyForeignKey, MyIndex, MySchema, MyTable } from "@/scripts/db/mysql-ddl";
 import { MIGRATIONS_TABLE } from "@/lib/db/migrate";
 
 export const PG_ADMIN_URL = process.env.QIAO_TEST_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres";
@@ -119,7 +119,7 @@ export class CharAsTextPool extends pg.Pool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// MySQL introspection, in the shape lib/db/mysql-ddl.ts describes a schema
+// MySQL introspection, in the shape scripts/db/mysql-ddl.ts describes a schema
 
 type Row = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? null : String(v));

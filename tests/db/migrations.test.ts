@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db, type DbKind } from "@/lib/db";
 import { applyMigrations, MIGRATIONS_TABLE, splitSqlStatements, type Migration } from "@/lib/db/migrate";
 import { migrations } from "@/lib/db/migrations.generated";
-import { getDmmf, type DmmfField, type DmmfModel } from "@/lib/db/mysql-ddl";
+import { getDmmf, type DmmfField, type DmmfModel } from "@/scripts/db/mysql-ddl";
 import { currentSchemas } from "@/scripts/db-migration";
 import { createMysqlDatabase, createPgDatabase, sqliteFile, type Throwaway } from "./helpers";
 

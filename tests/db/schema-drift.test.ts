@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "@/lib/db";
 import { applyMigrations, type Migration } from "@/lib/db/migrate";
 import { migrations } from "@/lib/db/migrations.generated";
-import { constraintName, diffMysqlSchemas, mysqlSchemaFromText, renderMysqlSchema } from "@/lib/db/mysql-ddl";
+import { constraintName, diffMysqlSchemas, mysqlSchemaFromText, renderMysqlSchema } from "@/scripts/db/mysql-ddl";
 import {
   checksumOf,
   currentSchemas,

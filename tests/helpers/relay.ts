@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { getDb } from "@/lib/db";
-import { serveRelayNode } from "@/lib/relay/node";
+import { serveRelayNode } from "@/lib/relay/doors/node";
 import { clientIpHeaders } from "@/lib/net/client-ip";
 import * as v1Route from "@/app/v1/[...path]/route";
 import * as v1betaRoute from "@/app/v1beta/[...path]/route";
@@ -12,9 +12,9 @@ import * as pgRoute from "@/app/pg/chat/completions/route";
 import { createChannels } from "@/lib/channels/manage";
 import { ROLE } from "@/lib/auth/roles";
 import { createToken } from "@/lib/tokens/manage";
-import { resetRelayState } from "@/lib/relay/state";
+import { resetRelayState } from "@/lib/relay/memory/key-user-channel-cache";
 import { publishInvalidation } from "@/lib/cache/bus";
-import { getLedger } from "@/lib/relay/runtime";
+import { getLedger } from "@/lib/relay/memory/runtime";
 
 export type Entry = "node" | "web";
 export const ENTRIES: Entry[] = ["node", "web"];

@@ -1,7 +1,7 @@
 // Replays a recorded vendor stream through an adapter's framing and event converter and the real
-// stream relay (lib/relay/openai-stream.ts), in small pieces so events span chunks, as the
+// stream relay (lib/relay/openai/stream-relay.ts), in small pieces so events span chunks, as the
 // pipeline would: what the client receives, the usage billed, the error reported.
-import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
+import { OpenAIStreamRelay } from "@/lib/relay/openai/stream-relay";
 import type { UpstreamRequest } from "@/lib/relay/providers";
 
 export function replayStream(upstream: UpstreamRequest, recorded: Uint8Array | string, pieceSize = 7) {

@@ -3,10 +3,10 @@
 // The rule: an option is READ when its key appears, as a whole word, in product code that acts on
 // it: app/, components/, lib/, proxy.ts, server.ts, without tests and without the places that
 // only store or edit options, which say nothing about effect:
-//   - lib/options/ (the registry, the store, the operation tab's field lists), except that
-//     lib/options/status.ts publishes options in /api/status under other names
+//   - lib/options/ and lib/status/ (the registry, the store, the operation tab's field lists), except that
+//     lib/status/site-status.ts publishes options in /api/status under other names
 //     (`system_name: o.SystemName`): there the key is read when its status name is used outside
-//     lib/options/ and outside the status object's type (lib/client/types.ts);
+//     lib/options/ and outside the status object's type (lib/ui/site-status.ts);
 //   - the settings editors (components/settings/, app/setting/, app/api/option/): a field or a
 //     switch there offers an option; showing it is not acting on it.
 // A key with no reader is either wired up or no longer offered; the keys below are deliberate
@@ -59,8 +59,8 @@ const EXCEPTIONS: Record<string, string> = {
 
 const SOURCE = /\.(ts|tsx)$/;
 const SKIP = /(^|\/)(generated|node_modules|__fixtures__)(\/|$)|\.test\.tsx?$/;
-const EDITORS = /^(lib\/options|components\/settings|app\/setting|app\/api\/option)\//;
-const STATUS_TYPE = "lib/client/types.ts";
+const EDITORS = /^(lib\/options|lib\/status|components\/settings|app\/setting|app\/api\/option)\//;
+const STATUS_TYPE = "lib/ui/site-status.ts";
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -77,7 +77,7 @@ const files = [...sources("app"), ...sources("components"), ...sources("lib"), "
 const text = (files: string[]) => files.map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");
 /** Code that acts on options: not the editors, not the status object's type. */
 const actingCode = text(files.filter((f) => !EDITORS.test(f) && f !== STATUS_TYPE));
-const statusSource = readFileSync(path.join(root, "lib/options/status.ts"), "utf8");
+const statusSource = readFileSync(path.join(root, "lib/status/site-status.ts"), "utf8");
 
 const word = (name: string) => new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`);
 

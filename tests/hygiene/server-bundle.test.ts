@@ -68,7 +68,7 @@ describe("the server bundle", () => {
   it("loads neither Prisma nor Next in a relay worker", () => {
     // A worker runs the entry, then imports its role's chunk (server.ts), and what that imports.
     const worker = loadedFrom(meta, [entry(), chunkOf("lib/server/relay-worker.ts")]);
-    expect(worker.inputs).toContain("lib/relay/pipeline.ts");
+    expect(worker.inputs).toContain("lib/relay/call/pipeline.ts");
     expect(worker.inputs).toContain("lib/db/direct.ts");
     expect(worker.packages).toContain("undici");
     expect(isPrisma(worker)).toBe(false);

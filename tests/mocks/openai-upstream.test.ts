@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clampUsage } from "@/lib/billing/price";
 import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "@/lib/relay/errors";
-import { extractResponseUsage } from "@/lib/relay/openai-response";
-import { OpenAIStreamRelay } from "@/lib/relay/openai-stream";
+import { extractResponseUsage } from "@/lib/relay/openai/whole-usage";
+import { OpenAIStreamRelay } from "@/lib/relay/openai/stream-relay";
 import { getProvider, OPENAI_PROTOCOL_TYPES } from "@/lib/relay/providers";
 import type { BuildRequestInput, UpstreamRequest } from "@/lib/relay/providers/types";
 import type { ChannelConfig } from "@/lib/relay/types";

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { MAX_BODY_BYTES } from "@/lib/relay/http";
-import { decodeMessagesRequest } from "@/lib/relay/inbound/anthropic/decode";
-import { countJsonPromptTokens } from "@/lib/relay/tokens";
+import { decodeMessagesRequest } from "@/lib/relay/inbound/anthropic/decode-request";
+import { countJsonPromptTokens } from "@/lib/relay/openai/token-count";
 import { clearRelayData, ENTRIES, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
 import { type OpenAIMock, startOpenAIMock } from "@/tests/mocks/openai-upstream";
 

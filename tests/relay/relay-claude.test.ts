@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
-import { testChannel } from "@/lib/channels/test";
+import { testChannel } from "@/lib/relay/probe/test";
 import { type AnthropicMock, CLAUDE_TEXT, type ClaudeBehaviour, startAnthropicMock } from "@/tests/mocks/anthropic";
 import { type BedrockBehaviour, type BedrockMock, startBedrockMock } from "@/tests/mocks/bedrock";
 import { clearRelayData, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";

@@ -5,7 +5,7 @@
 // fetched once, then fetched anew after Baidu calls it invalid.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
-import { testChannel } from "@/lib/channels/test";
+import { testChannel } from "@/lib/relay/probe/test";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { BAIDU_CLIENT, type BaiduMock, startBaiduMock } from "@/tests/mocks/baidu";

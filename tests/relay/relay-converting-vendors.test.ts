@@ -4,7 +4,7 @@
 // error each (nothing billed), and Cohere's rerank.
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testChannel } from "@/lib/channels/test";
+import { testChannel } from "@/lib/relay/probe/test";
 import { getDb } from "@/lib/db";
 import { startAIProxyMock } from "@/tests/mocks/aiproxy";
 import { startCohereMock } from "@/tests/mocks/cohere";

@@ -5,7 +5,7 @@
 import { GoogleGenAI, Type } from "@google/genai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testChannel } from "@/lib/channels/test";
+import { testChannel } from "@/lib/relay/probe/test";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { startGoogleMock, type GoogleMock } from "@/tests/mocks/gemini";

@@ -7,7 +7,7 @@ import { getDirectDb } from "@/lib/db/direct";
 import { updateOption } from "@/lib/options";
 import { DEFAULT_LEDGER_OPTIONS, recoverHolds } from "@/lib/billing/ledger";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
-import { getLedger } from "@/lib/relay/runtime";
+import { getLedger } from "@/lib/relay/memory/runtime";
 import * as selfRoute from "@/app/api/user/self/route";
 import * as usersRoute from "@/app/api/user/route";
 import * as userSearchRoute from "@/app/api/user/search/route";

@@ -133,7 +133,7 @@ for (const entry of ENTRIES) {
       });
 
       it("answers for a key already in memory without a promise, with the same result", async () => {
-        const { authenticateKey } = await import("@/lib/relay/auth");
+        const { authenticateKey } = await import("@/lib/relay/memory/key-auth");
         const u = await seedUser();
         const requestWith = (authorization: string) =>
           ({

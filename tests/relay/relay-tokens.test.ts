@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser } from "@/tests/helpers/relay";
-import { countJsonPromptTokens } from "@/lib/relay/tokens";
+import { countJsonPromptTokens } from "@/lib/relay/openai/token-count";
 
 const MODEL = "gpt-4o-mini";
 const HUGE_PROMPT_CHARS = 2 * 1024 * 1024;

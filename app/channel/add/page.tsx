@@ -2,7 +2,7 @@ import { ChannelEditor } from "@/components/channels/channel-editor";
 import { pageUser } from "@/lib/auth/page-user";
 import { isRoot } from "@/lib/auth/roles";
 import { CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
-import { supportsModelList } from "@/lib/channels/fetch-models";
+import { supportsModelList } from "@/lib/relay/probe/fetch-models";
 import { listChannelModels } from "@/lib/channels/query";
 import { listGroups } from "@/lib/options/groups";
 import { getOptions } from "@/lib/options";

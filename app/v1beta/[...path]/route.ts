@@ -1,6 +1,6 @@
 // Gemini-protocol relay paths (/v1beta/models/{model}:generateContent…) served through Next.
 // `npm start` answers them before Next from the same core over Node's http (server.ts).
-import { relayWebRequest } from "@/lib/relay/web";
+import { relayWebRequest } from "@/lib/relay/doors/web";
 
 export const dynamic = "force-dynamic";
 

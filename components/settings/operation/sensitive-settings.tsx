@@ -1,6 +1,6 @@
 "use client";
 // Operation tab, sensitive words (spec §9): the two switches and the word list, one word a line.
-// The relay refuses a prompt containing a listed word (lib/relay/sensitive.ts), ignoring case.
+// The relay refuses a prompt containing a listed word (lib/relay/request/sensitive.ts), ignoring case.
 import { Button, Group, Stack, Switch, Textarea } from "@mantine/core";
 import { useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";

@@ -2,9 +2,9 @@
 // pipeline uses to serve them: finding a request's protocol, decoding its body into the
 // canonical request, and re-encoding the relay's OpenAI stream for the caller.
 import { RelayError } from "@/lib/relay/errors";
-import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
 import type { RelayRequest } from "@/lib/relay/http";
-import { encodeSse, SseReader } from "@/lib/relay/sse";
+import { encodeSse, SseReader } from "@/lib/relay/openai/sse";
 import { anthropicProtocol } from "./anthropic";
 import { gemini } from "./gemini";
 import { responsesProtocol } from "./responses";

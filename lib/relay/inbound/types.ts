@@ -71,7 +71,7 @@ export interface InboundProtocol extends ErrorShape {
    * those: it hands each such refusal to `refuse` and goes on, leaving the thing out of the
    * canonical body (which is then still right for pricing, limits and counting). The pipeline keeps
    * the first refusal on the call and answers it only when the attempt's channel converts
-   * (lib/relay/attempts.ts); a passed-through call never hears it. Without `refuse`, it throws.
+   * (lib/relay/call/attempts.ts); a passed-through call never hears it. Without `refuse`, it throws.
    */
   toCanonical(body: Record<string, unknown>, route: InboundRoute, refuse?: (error: RelayError) => void): Record<string, unknown>;
   /** A canonical whole answer (OpenAI chat.completion) → the caller's answer body. */

@@ -4,7 +4,7 @@
 // bare JSON error. Pure.
 import { randomUUID } from "node:crypto";
 import { RelayError } from "../errors";
-import { parseJsonObject } from "../json-body";
+import { parseJsonObject } from "../request/json-body";
 import type { BuildRequestInput, StreamFraming } from "./types";
 
 export type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // conversation as one text for single-query vendors. The answers they convert back into are
 // written with convert-shared.ts. Pure.
 import { RelayError } from "../errors";
-import { parseJsonObject } from "../json-body";
+import { parseJsonObject } from "../request/json-body";
 import { isObj, type Obj } from "./convert-shared";
 import type { BuildRequestInput } from "./types";
 

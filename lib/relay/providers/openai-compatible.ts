@@ -3,8 +3,8 @@
 import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
 import { channelOtherProblem } from "@/lib/channels/other";
 import { RelayError } from "../errors";
-import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../json-body";
-import { multipartBoundary, setMultipartField } from "../multipart";
+import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../request/json-body";
+import { multipartBoundary, setMultipartField } from "../request/multipart";
 import type { RelayMode } from "../types";
 import { OPENAI_PATHS } from "../endpoints"; // OpenAI's path per mode: the endpoint table's
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";

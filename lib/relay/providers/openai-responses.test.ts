@@ -1,6 +1,6 @@
 // Reading OpenAI's Responses answers (passed through to Responses callers) for usage and errors.
 import { describe, expect, it } from "vitest";
-import { normalizeUsage } from "../usage";
+import { normalizeUsage } from "../openai/usage";
 import { responsesPassthrough, responsesReader } from "./openai-responses";
 import type { BuildRequestInput } from "./types";
 

@@ -3,7 +3,7 @@
 // request sent up as it came, only `model` mapped, and the answer back as the upstream sent it.
 // The relay reads that answer through `responsesReader`, which turns a Response object or its
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
-import { patchJsonBody } from "../json-body";
+import { patchJsonBody } from "../request/json-body";
 import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
 
 type Obj = Record<string, unknown>;

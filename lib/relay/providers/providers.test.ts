@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../errors";
-import { readMultipartField } from "../multipart";
+import { readMultipartField } from "../request/multipart";
 import type { ChannelConfig, RelayMode } from "../types";
 import { getProvider, OPENAI_PROTOCOL_TYPES, RELAYED_TYPES } from "./index";
 import type { BuildRequestInput } from "./types";

@@ -10,7 +10,7 @@
 // - passthrough: 360, FastGPT, Yi, MiniMax, Jina: support unknown; the client's own value goes
 //   through and tokens are counted locally when no usage arrives.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
-import { KEEP, type JsonEdit } from "../json-body";
+import { KEEP, type JsonEdit } from "../request/json-body";
 import { baseUrlOf, CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
 import { responsesPassthrough } from "./openai-responses";
 import type { BuildRequestInput, ProviderAdapter } from "./types";

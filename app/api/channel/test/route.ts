@@ -1,5 +1,5 @@
 import { ok, route } from "@/lib/api/route";
-import { testAllChannels } from "@/lib/channels/test";
+import { testAllChannels } from "@/lib/relay/probe/test";
 
 /** Starts testing all channels in the background; data is the run's record (poll GET /api/channel/jobs). */
 export const GET = route({

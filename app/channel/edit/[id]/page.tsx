@@ -1,10 +1,10 @@
 import { notFound } from "next/navigation";
 import { ChannelEditor } from "@/components/channels/channel-editor";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError } from "@/lib/errors";
 import { pageUser } from "@/lib/auth/page-user";
 import { isRoot } from "@/lib/auth/roles";
 import { CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
-import { supportsModelList } from "@/lib/channels/fetch-models";
+import { supportsModelList } from "@/lib/relay/probe/fetch-models";
 import { getChannel, listChannelModels } from "@/lib/channels/query";
 import { parseChannelId } from "@/lib/channels/schemas";
 import { listGroups } from "@/lib/options/groups";

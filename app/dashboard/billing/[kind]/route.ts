@@ -1,6 +1,6 @@
 // Relay paths served through Next (Vercel-style hosting, or `next start`). `npm start` answers
 // them before Next from the same core over Node's http (server.ts), which is much faster.
-import { relayWebRequest } from "@/lib/relay/web";
+import { relayWebRequest } from "@/lib/relay/doors/web";
 
 export const dynamic = "force-dynamic";
 

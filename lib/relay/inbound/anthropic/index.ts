@@ -2,18 +2,18 @@
 // through the whole pipeline as chat on the canonical body (decode.ts), its answers encoded back
 // (encode.ts, stream.ts); `POST /v1/messages/count_tokens` is answered here with the relay's own
 // tokenizer, without an upstream or a charge. Errors on both are Anthropic's shape (errors.ts).
-// The key comes in `x-api-key` or `Authorization: Bearer` (lib/relay/auth.ts reads both);
+// The key comes in `x-api-key` or `Authorization: Bearer` (lib/relay/memory/key-auth.ts reads both);
 // `anthropic-version` and `anthropic-beta` are accepted as they come.
-import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
-import { checkModelAllowed, keyCaller } from "@/lib/relay/auth";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
+import { checkModelAllowed, keyCaller } from "@/lib/relay/memory/key-auth";
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import type { InboundProtocol } from "@/lib/relay/inbound/types";
-import { countJsonPromptTokens } from "@/lib/relay/tokens";
-import { decodeMessagesRequest } from "./decode";
-import { encodeMessage } from "./encode";
+import { countJsonPromptTokens } from "@/lib/relay/openai/token-count";
+import { decodeMessagesRequest } from "./decode-request";
+import { encodeMessage } from "./encode-response";
 import { anthropicError, errorTypeFor } from "./errors";
-import { AnthropicStreamEncoder } from "./stream";
+import { AnthropicStreamEncoder } from "./encode-stream";
 
 export const MESSAGES_PATH = "/v1/messages";
 export const COUNT_TOKENS_PATH = "/v1/messages/count_tokens";

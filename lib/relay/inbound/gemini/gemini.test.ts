@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { InboundCall } from "@/lib/relay/inbound";
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { RelayError } from "@/lib/relay/errors";
-import { decodeGenerateContent, jsonSchema } from "./decode";
+import { decodeGenerateContent, jsonSchema } from "./decode-request";
 import { gemini } from "./index";
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");

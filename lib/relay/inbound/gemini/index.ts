@@ -8,8 +8,9 @@
 import { RelayError } from "@/lib/relay/errors";
 import { decodePathSegment } from "@/lib/relay/http";
 import type { InboundMatch, InboundProtocol } from "@/lib/relay/inbound/types";
-import { bareModel, decodeGenerateContent } from "./decode";
-import { encodeWhole, GeminiStreamEncoder, geminiError } from "./encode";
+import { bareModel, decodeGenerateContent } from "./decode-request";
+import { encodeWhole, geminiError } from "./encode-response";
+import { GeminiStreamEncoder } from "./encode-stream";
 import { serveCountTokens, serveModel, serveModelList } from "./serve";
 
 /** `/v1beta/models/{model}:{method}`; the method follows the last colon (model names may hold one). */

@@ -1,13 +1,13 @@
 // The Gemini requests answered without a model call: the caller's model list (`GET
 // /v1beta/models`, `GET /v1beta/models/{model}`) and a local token count (`:countTokens`), both
 // authenticated by the caller's key and free.
-import { nestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
-import { authenticateKey, checkModelAllowed, keyCaller } from "@/lib/relay/auth";
+import { nestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
+import { authenticateKey, checkModelAllowed, keyCaller } from "@/lib/relay/memory/key-auth";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
-import { callerModels } from "@/lib/relay/info";
-import { countRequestPromptTokens } from "@/lib/relay/tokens";
-import { bareModel, decodeGenerateContent, invalid, proto } from "./decode";
-import { geminiError } from "./encode";
+import { callerModels } from "@/lib/relay/call/models-and-billing";
+import { countRequestPromptTokens } from "@/lib/relay/openai/token-count";
+import { bareModel, decodeGenerateContent, invalid, proto } from "./decode-request";
+import { geminiError } from "./encode-response";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -3,9 +3,9 @@
 // (./stream.ts). Qiao stores nothing: the routes that read stored responses
 // (`/v1/responses/{id}`, its input items, cancel, delete) stay OpenAI-shaped 501s (endpoints.ts).
 import type { InboundProtocol } from "@/lib/relay/inbound/types";
-import { responsesToChat } from "./request";
-import { chatToResponse } from "./response";
-import { ResponsesStreamEncoder } from "./stream";
+import { responsesToChat } from "./decode-request";
+import { chatToResponse } from "./encode-response";
+import { ResponsesStreamEncoder } from "./encode-stream";
 
 export const RESPONSES_PATH = "/v1/responses";
 

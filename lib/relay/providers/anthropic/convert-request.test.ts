@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../errors";
-import { remoteImageUrls } from "../../images";
+import { remoteImageUrls } from "../../request/images";
 import { anthropicMessages, defaultMaxTokens } from "./convert-request";
 
 const M = "claude-3-5-sonnet-20241022";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "../../errors";
-import { normalizeUsage } from "../../usage";
+import { normalizeUsage } from "../../openai/usage";
 import { anthropicResponseConverter, anthropicToOpenAI, finishReason } from "./convert-response";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "__fixtures__", name), "utf8");

@@ -36,7 +36,7 @@ export interface AnthropicTokens {
 /**
  * OpenAI usage from Anthropic's counts. Anthropic's `input_tokens` excludes cached input, so
  * prompt_tokens adds cache reads and cache writes back in; `cached_tokens` are the reads and
- * `cache_write_tokens` the writes (lib/relay/usage.ts reads both for billing).
+ * `cache_write_tokens` the writes (lib/relay/openai/usage.ts reads both for billing).
  */
 export function openAIUsage(t: AnthropicTokens): Obj {
   const prompt = t.input + t.cacheRead + t.cacheWrite;

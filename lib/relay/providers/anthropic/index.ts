@@ -4,11 +4,11 @@
 // Callers of Anthropic's own API are served natively (`native.anthropic`): their request goes up
 // as sent, with their `anthropic-version` and `anthropic-beta`, and the answer passes through.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { patchJsonBody } from "../../json-body";
+import { patchJsonBody } from "../../request/json-body";
 import type { RelayMode } from "../../types";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
-import { withPromptImages } from "../../images";
+import { withPromptImages } from "../../request/images";
 import { anthropicMessages } from "./convert-request";
 import { anthropicResponseConverter } from "./convert-response";
 

@@ -8,7 +8,7 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import { withPromptImages } from "../../images";
+import { withPromptImages } from "../../request/images";
 import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
 import { unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";

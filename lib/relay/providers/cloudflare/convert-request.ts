@@ -1,8 +1,8 @@
 // OpenAI request → Workers AI `ai/run/{model}` input, for the modes Cloudflare's OpenAI-compatible
 // endpoints (/ai/v1/chat/completions, /ai/v1/embeddings) do not cover. Pure.
 import { RelayError } from "../../errors";
-import { parseJsonObject } from "../../json-body";
-import { readMultipartField, readMultipartFile } from "../../multipart";
+import { parseJsonObject } from "../../request/json-body";
+import { readMultipartField, readMultipartFile } from "../../request/multipart";
 import type { BuildRequestInput } from "../types";
 
 /** Text-generation parameters Workers AI accepts; anything else would fail its input schema. */

@@ -3,7 +3,7 @@
 // with converted bodies and answers.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
-import { readMultipartField } from "../../multipart";
+import { readMultipartField } from "../../request/multipart";
 import type { RelayMode } from "../../types";
 import { addressOtherOf, baseHeaders, baseUrlOf, buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";

@@ -2,7 +2,7 @@
 // rerank through `/v1/rerank`, embeddings through `/v2/embed` (float vectors, base64 on request).
 // Bearer key.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { parseJsonObject } from "../../json-body";
+import { parseJsonObject } from "../../request/json-body";
 import type { RelayMode } from "../../types";
 import { answerContext, jsonAnswer } from "../convert-shared";
 import { chatRequest } from "../flat-chat";

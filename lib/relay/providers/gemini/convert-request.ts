@@ -18,7 +18,7 @@
 //   endpoint) and goes back on the functionCall part when the client replays the call. Gemini 3
 //   refuses a replayed call without one (400), so for gemini-3 models a model turn's first call
 //   without a signature gets Google's documented "skip_thought_signature_validator" sentinel.
-import { textNestsTooDeep, tooDeep } from "@/lib/relay/json-depth";
+import { textNestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
 import { RelayError } from "../../errors";
 import type { UserImage } from "@/lib/net/fetch-url";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseUpstreamError, RelayError } from "../../errors";
 import type { ChannelConfig } from "../../types";
 import type { BuildRequestInput, UpstreamRequest } from "../types";
-import { remoteImageUrls } from "../../images";
+import { remoteImageUrls } from "../../request/images";
 import { cleanSchema, toBatchEmbed, toGenerateContent } from "./convert-request";
 import { finishReason, GeminiStream, toChatCompletion, toEmbeddingList, usageOf } from "./convert-response";
 import { gemini } from "./index";

@@ -7,9 +7,9 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { newRequestId } from "../../errors";
-import { withPromptImages } from "../../images";
-import { parseJsonObject } from "../../json-body";
-import { countInputTokens } from "../../tokens";
+import { withPromptImages } from "../../request/images";
+import { parseJsonObject } from "../../request/json-body";
+import { countInputTokens } from "../../openai/token-count";
 import type { RelayMode } from "../../types";
 import { addressOtherOf, baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";

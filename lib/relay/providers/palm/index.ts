@@ -14,8 +14,8 @@
 //   works; it just sees no tokens before the end.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
-import { parseJsonObject } from "../../json-body";
-import { countChatPromptTokens, countCompletionTokens } from "../../tokens";
+import { parseJsonObject } from "../../request/json-body";
+import { countChatPromptTokens, countCompletionTokens } from "../../openai/token-count";
 import type { RelayMode } from "../../types";
 import { errorOf } from "../gemini/convert-response";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";

@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, WebSocket } from "undici";
 import { env } from "@/lib/env";
-import { sseJson } from "../../sse";
+import { sseJson } from "../../openai/sse";
 import type { Exchange, UpstreamSink } from "../../upstream";
 import { isObj, num, type Obj } from "../convert-shared";
 import { mergeSparkFrames, sparkFrameError } from "./convert";

@@ -6,7 +6,7 @@
 // `Role: "tool"` with `ToolCallId`. Images: `image_url` parts → `Contents` (`ImageUrl.Url`, an
 // http(s) URL or a `data:image/…;base64,` URL, both accepted by Hunyuan). Pure.
 import { RelayError } from "../../errors";
-import { imageUrlOf } from "../../images";
+import { imageUrlOf } from "../../request/images";
 import {
   type AnswerContext,
   alternatingTurns,

@@ -4,7 +4,7 @@
 // image parts as bare base64 (a `data:` URL's prefix is removed), and no `stream_options` (its
 // last chunk carries the usage anyway). Auth: `Bearer <JWT>` signed from the `id.secret` key.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
-import { KEEP, type JsonEdit } from "../../json-body";
+import { KEEP, type JsonEdit } from "../../request/json-body";
 import { baseHeaders, baseUrlOf, buildBody, unsupportedMode } from "../openai-compatible";
 import { isObj } from "../convert-shared";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";

@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { fetchChannelModels } from "@/lib/channels/fetch-models";
+import { fetchChannelModels } from "@/lib/relay/probe/fetch-models";
 import { parseChannelId } from "@/lib/channels/schemas";
 
 /** A stored channel → the model ids its upstream lists. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route } from "@/lib/api/route";
 import { parseChannelId } from "@/lib/channels/schemas";
-import { testChannel } from "@/lib/channels/test";
+import { testChannel } from "@/lib/relay/probe/test";
 
 export const GET = route({
   auth: "admin",

@@ -1,5 +1,5 @@
 import { route } from "@/lib/api/route";
-import { updateChannelBalance } from "@/lib/channels/balance";
+import { updateChannelBalance } from "@/lib/relay/probe/balance";
 import { parseChannelId } from "@/lib/channels/schemas";
 
 /** data: the channel's balance in US$, as stored. */

@@ -1,0 +1,154 @@
+// The attempt loop: pick a channel for the call (or the key's pinned one), build the adapter's
+// upstream request, send it, and on a retriable failure try the next channel, until an answer
+// starts reaching the client (stream-response.ts, whole-response.ts) or the retries run out
+// (the last failure is settled and answered).
+import type { CallContext } from "@/lib/relay/call/call-context";
+import { describeUpstreamNetworkError, parseUpstreamError, RelayError, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
+import { errorResponse, type RelayResponse } from "@/lib/relay/http";
+import { PLAYGROUND_PATH, OPENAI_PATHS } from "@/lib/relay/endpoints";
+import { type BuildRequestInput, getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
+import { resolveUpstreamModel } from "@/lib/relay/memory/channel";
+import { openExchange } from "@/lib/relay/upstream";
+import { agentForChannel } from "@/lib/relay/memory/runtime";
+import { pickChannel, type routingTable, type RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
+import { isMarkupType } from "@/lib/relay/openai/answer-type";
+import { maskSensitiveText } from "@/lib/net/mask";
+import { settleFailure } from "@/lib/relay/call/settle";
+import { streamResponse } from "@/lib/relay/call/stream-response";
+import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
+import { wholeResponse } from "@/lib/relay/call/whole-response";
+
+/** An error answer is read up to this size (its message is all we keep). */
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeof routingTable>>): Promise<RelayResponse> {
+  const retryTimes = Math.max(0, Number(ctx.options.RetryTimes) || 0);
+  const tried = new Set<number>();
+  let last: Failure | null = null;
+  for (let attempt = 0; attempt <= retryTimes; attempt++) {
+    if (attempt > 0 && ctx.req.gone) break;
+    const channel =
+      ctx.caller.pinnedChannelId !== null
+        ? attempt === 0
+          ? table.byId.get(ctx.caller.pinnedChannelId)!
+          : null
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried);
+    if (!channel) break;
+    tried.add(channel.row.id);
+    ctx.tried.push(channel.row.id);
+    const outcome = await attemptOnce(ctx, channel);
+    if ("response" in outcome) return outcome.response;
+    last = outcome.failure;
+    if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;
+  }
+  if (!last) {
+    throw new RelayError(503, `当前分组 ${ctx.caller.group} 下对于模型 ${ctx.body.model} 无可用渠道`, { code: "model_not_found" });
+  }
+  // Upstream text can carry the channel's key, URL or internal hosts: users see it masked.
+  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(last.error.message);
+  await settleFailure(ctx, last);
+  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId, null, ctx.inbound?.protocol);
+}
+
+type Built = { upstream: UpstreamRequest; upstreamModel: string };
+
+function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise<Built> {
+  const adapter = getProvider(channel.row.type);
+  if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
+  const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
+  const input: BuildRequestInput = {
+    channel: channel.config,
+    dispatcher: agentForChannel(channel.row, ctx.options),
+    mode: ctx.mode,
+    upstreamModel,
+    requestModel: ctx.body.model,
+    // The playground and other caller protocols send the canonical chat completions request.
+    clientPath: ctx.req.path === PLAYGROUND_PATH || ctx.inbound ? OPENAI_PATHS.chat : ctx.req.path,
+    clientQuery: ctx.req.query,
+    body: ctx.req.body,
+    contentType: ctx.body.contentType,
+    stream: ctx.body.stream,
+    json: ctx.body.json ?? undefined,
+    playground: ctx.req.path === PLAYGROUND_PATH,
+  };
+  // A channel that speaks the caller's own protocol gets the caller's request as it came, unless
+  // its builder says this call cannot pass through (null).
+  const inbound = ctx.inbound;
+  const native = inbound ? adapter.native?.[inbound.protocol.name] : undefined;
+  let upstream = native
+    ? native({
+        ...input,
+        body: inbound!.rawBody,
+        json: inbound!.info.request,
+        callerHeaders: ctx.req.headers,
+        callerRoute: inbound!.info.route,
+      })
+    : null;
+  if (upstream === null) {
+    // Converted: what the decoder could not convert is refused now. Another channel of the model
+    // may speak the caller's protocol, so the refusal lets the next channel try (the last one
+    // tried answers it).
+    const refusal = inbound?.conversionRefusal;
+    if (refusal) {
+      throw new RelayError(refusal.status, refusal.message, { type: refusal.type, code: refusal.code, param: refusal.param, local: false });
+    }
+    upstream = adapter.buildRequest(input);
+  }
+  // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.
+  return upstream instanceof Promise ? upstream.then((u) => ({ upstream: u, upstreamModel })) : { upstream, upstreamModel };
+}
+
+async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  let built: Built;
+  try {
+    const pending = buildUpstream(ctx, channel);
+    built = pending instanceof Promise ? await pending : pending;
+  } catch (error) {
+    // A channel's own fault (a misconfiguration, an access token its vendor would not issue:
+    // RelayError with local false) lets the next channel try; the request's fault does not.
+    if (error instanceof RelayError)
+      return {
+        failure: {
+          status: error.status,
+          error: { status: error.status, message: error.message, type: error.type, code: error.code, param: error.param },
+          retriable: !error.local && !ctx.req.gone,
+        },
+      };
+    throw error;
+  }
+  const { upstream, upstreamModel } = built;
+  let headers = upstream.headers;
+  // Providers name it "Accept" (baseHeaders); one that sets none still asks for the stream.
+  if (ctx.body.stream && headers.accept === undefined && headers.Accept === undefined)
+    headers = { ...headers, accept: "text/event-stream" };
+  const exchange = openExchange(agentForChannel(channel.row, ctx.options), upstream, headers);
+  // A stream's upstream stops when the client leaves, also while waiting for the headers; a whole
+  // answer runs to completion (it is billed either way, and skips the listener work).
+  const unsubscribe = ctx.body.stream ? ctx.req.onGone(() => exchange.abort(new Error("client disconnected"))) : null;
+  try {
+    await exchange.response;
+  } catch (error) {
+    const { message, code } = describeUpstreamNetworkError(error);
+    return {
+      failure: { status: 502, error: { status: 502, message, type: UPSTREAM_ERROR_TYPE, code, param: null }, retriable: !ctx.req.gone },
+    };
+  } finally {
+    unsubscribe?.();
+  }
+
+  const upstreamType = String(exchange.headers["content-type"] ?? "");
+  const isSse = /text\/event-stream/i.test(upstreamType);
+  if (exchange.status < 200 || exchange.status >= 300) {
+    const text = await exchange.text(ERROR_BODY_LIMIT);
+    return { failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text)) };
+  }
+  if (ctx.body.stream || isSse) {
+    // A 200 page from a proxy or portal is no answer, streamed or not.
+    if (!isSse && isMarkupType(upstreamType)) {
+      exchange.abort(new Error("upstream answered markup"));
+      return { failure: failureOf(ctx, channel, 502, unexpectedAnswer(upstreamType)) };
+    }
+    return { response: streamResponse(ctx, channel, upstream, upstreamModel, exchange) };
+  }
+  return wholeResponse(ctx, channel, upstream, upstreamModel, exchange);
+}

@@ -1,0 +1,120 @@
+// One relay call's state, from the moment it is priced and reserved to its settlement: the
+// request as read (ParsedBody), the caller, the pricing, the reservation and the channels tried.
+// Every later stage (attempts.ts, whole-response.ts, stream-response.ts, settle.ts) takes it.
+import type { OptionValues } from "@/lib/options";
+import type { Reservation } from "@/lib/billing/ledger";
+import type { Pricing } from "@/lib/billing/ratios";
+import type { RelayCaller } from "@/lib/relay/memory/key-auth";
+import type { RelayRequest } from "@/lib/relay/http";
+import type { InboundCall } from "@/lib/relay/inbound";
+import type { RelayErrorData } from "@/lib/relay/request/request-body";
+import { promptBound, promptQuickBound, type UsageAnomaly } from "@/lib/billing/usage-bounds";
+import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/openai/token-count";
+import type { RelayMode } from "@/lib/relay/types";
+
+/** The request's body as the pipeline read it (parse-request.ts). */
+export type ParsedBody = {
+  json: Record<string, unknown> | null;
+  model: string;
+  stream: boolean;
+  contentType: string;
+  /** transcriptions/translations: the form's `response_format`. */
+  responseFormat?: string;
+  /** A large body (LARGE_BODY_BYTES or more), read in one go (summariseJsonBody): what was found. */
+  large?: { rulesError: RelayErrorData | null; reserveTokens: number; prompt: PromptPlan; sensitiveWord: string | null };
+};
+
+/**
+ * One relay call's state. A class, not an object literal: V8 builds a literal with a getter
+ * through a slow runtime path (~0.4 µs), a class instance in a few nanoseconds.
+ */
+export class CallContext {
+  readonly tried: number[] = [];
+  private counted: number | undefined;
+  /** Set when the upstream's usage was over the call's bounds (settle.ts billableUsage). */
+  usageAnomaly: UsageAnomaly | null = null;
+  constructor(
+    readonly req: RelayRequest,
+    readonly requestId: string,
+    readonly mode: RelayMode,
+    readonly caller: RelayCaller,
+    readonly body: ParsedBody,
+    readonly pricing: Pricing,
+    /** The log row's content line for this pricing. */
+    readonly logContent: string,
+    readonly options: OptionValues,
+    readonly reservation: Reservation,
+    readonly startedAt: number,
+    /** A call in another protocol (Anthropic, Gemini, Responses): its answer is encoded back. */
+    readonly inbound: InboundCall | null = null,
+  ) {}
+  /**
+   * Prompt tokens counted locally; computed on first read: only when the upstream reports none, or
+   * reports more than the bytes sent allow (promptBound).
+   */
+  get promptTokens(): number {
+    return (this.counted ??= countPrompt(this.mode, this.body));
+  }
+  /** The prompt bound's cheap part (usage-bounds.ts): the bytes sent, no counting. */
+  get promptQuickBound(): number {
+    return promptQuickBound(this.req.body.length);
+  }
+  /** The prompt bound, counting the prompt: read only when the vendor's count is over the quick bound. */
+  get promptBound(): number {
+    if (this.body.json && hasUnsizedParts(this.body.json)) return Number.POSITIVE_INFINITY;
+    return promptBound(this.req.body.length, this.promptTokens);
+  }
+}
+
+/**
+ * Parts whose size the relay cannot know from the request: files and audio (a PDF by file id, a
+ * video by URI: up to a million tokens), and hosted tools (web or file search add what they find
+ * to the prompt). A prompt carrying them is not bounded by the local count.
+ */
+function hasUnsizedParts(json: Record<string, unknown>): boolean {
+  if (json.web_search_options !== undefined) return true;
+  if (Array.isArray(json.tools)) {
+    for (const tool of json.tools) {
+      const type = (tool as { type?: unknown } | null)?.type;
+      if (type !== undefined && type !== "function" && type !== "custom") return true;
+    }
+  }
+  if (!Array.isArray(json.messages)) return false;
+  for (const message of json.messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) {
+      const type = (part as { type?: unknown } | null)?.type;
+      if (type === "file" || type === "input_file" || type === "input_audio" || type === "audio" || type === "video") return true;
+    }
+  }
+  return false;
+}
+
+/** Prompt tokens counted locally: the bill when the upstream reports no usage. */
+function countPrompt(mode: RelayMode, body: ParsedBody): number {
+  // A large body's count was planned where it was read: only the tokenizer's part is left.
+  if (body.large) return countPromptPlan(body.large.prompt, body.model);
+  if (!body.json) return 0; // multipart (transcriptions, translations): billed by the transcript
+  return countJsonPromptTokens(mode, body.json, body.model);
+}
+
+// Getters, not values: the local prompt count runs only if the upstream's usage is missing or
+// absurd. Classes, not literals with getters (see CallContext).
+export class UsageContext {
+  constructor(
+    private readonly ctx: CallContext,
+    readonly model: string,
+    readonly responseFormat: string | undefined,
+  ) {}
+  get promptTokens(): number {
+    return this.ctx.promptTokens;
+  }
+}
+
+export class PromptFallback {
+  constructor(private readonly ctx: CallContext) {}
+  get prompt_tokens(): number {
+    return this.ctx.promptTokens;
+  }
+}

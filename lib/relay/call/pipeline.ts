@@ -1,0 +1,179 @@
+// The relay pipeline: request in, response out, for every OpenAI-style endpoint.
+//
+//   endpoint (endpoints.ts) → authenticate (key or playground session) → read the model and check
+//   the request (parse-request.ts) → check limits → price and reserve quota (pricing.ts) → try
+//   channels, failover on retriable errors before any byte reaches the client (attempts.ts) →
+//   relay the answer, streamed (stream-response.ts) or whole (whole-response.ts) → settle exactly
+//   the quota used and log (settle.ts). One call's state travels in a CallContext (call-context.ts).
+//
+// Adapters (lib/relay/providers) only build upstream requests; these modules own timeouts,
+// retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
+// steady state: keys, users, channels and options come from memory (lib/relay/memory/key-user-channel-cache, options).
+import { getOptions, loadedOptions } from "@/lib/options";
+import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
+import { CHANNEL_STATUS } from "@/lib/channels/fields";
+import { authenticateSession, checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/memory/key-auth";
+import { attemptChannels } from "@/lib/relay/call/attempts";
+import { CallContext, type ParsedBody } from "@/lib/relay/call/call-context";
+import {
+  BILLING_PATH,
+  ENGINE_EMBEDDINGS,
+  MODEL_PREFIX,
+  MODELS_PATH,
+  NOT_IMPLEMENTED,
+  OPENAI_PATHS,
+  PLAYGROUND_PATH,
+  ROUTES,
+} from "@/lib/relay/endpoints";
+import { newRequestId, RelayError } from "@/lib/relay/errors";
+import {
+  CORS_HEADERS,
+  CORS_RESPONSE_HEADERS,
+  decodePathSegment,
+  errorResponse,
+  relayErrorResponse,
+  type RelayRequest,
+  type RelayResponse,
+} from "@/lib/relay/http";
+import { isAnthropicCaller, serveBilling, serveModels } from "@/lib/relay/call/models-and-billing";
+import { anthropicProtocol } from "@/lib/relay/inbound/anthropic";
+import { canonicalRequest, type InboundCall, type InboundProtocol, type InboundRoute, matchInbound } from "@/lib/relay/inbound";
+import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/call/parse-request";
+import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/call/pricing";
+import { getLedger, readyLedger } from "@/lib/relay/memory/runtime";
+import { relayRefusal } from "@/lib/relay/providers";
+import { admitRequest } from "@/lib/relay/call/rate-limit";
+import { promptCheckEnabled } from "@/lib/relay/request/sensitive";
+import { settleFailure } from "@/lib/relay/call/settle";
+import { cachedRoutingTable, pickChannel, routingTable } from "@/lib/relay/memory/key-user-channel-cache";
+import type { RelayMode } from "@/lib/relay/types";
+
+export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
+  if (req.method === "OPTIONS") return Promise.resolve({ status: 204, headers: { ...CORS_HEADERS }, body: null });
+  // CORS headers only for browsers (they always send Origin cross-site): API clients skip the bytes.
+  if (req.headers.get("origin") === null) return answer(req);
+  return answer(req).then((out) => {
+    Object.assign(out.headers, CORS_RESPONSE_HEADERS);
+    return out;
+  });
+}
+
+async function answer(req: RelayRequest): Promise<RelayResponse> {
+  const requestId = newRequestId();
+  // Set once the path names another caller protocol: its errors are answered in its shape.
+  let inbound: ReturnType<typeof matchInbound> = null;
+  let errorShape: InboundProtocol | undefined;
+  try {
+    const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
+    if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
+      // Anthropic's SDK lists models on the same path: its errors in its shape too.
+      if (isAnthropicCaller(req)) errorShape = anthropicProtocol;
+      return await serveModels(req, path, requestId);
+    }
+    if (req.method === "GET" && BILLING_PATH.test(path)) {
+      return await serveBilling(req, path, requestId);
+    }
+    // The served routes first: one lookup, no pattern, for nearly every request.
+    const served = req.method === "POST" ? ROUTES[path] : undefined;
+    if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
+    inbound = matchInbound(req.method, path, req.query);
+    if (inbound) {
+      const { protocol, match } = inbound;
+      if ("serve" in match) return await match.serve(req, requestId);
+      return await relayCall(req, path, "chat", match.call.model ?? "", requestId, { protocol, route: match.call });
+    }
+    if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith(MODEL_PREFIX))) {
+      return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
+    }
+    const embeddingsByPath = ENGINE_EMBEDDINGS.exec(path);
+    const route = ROUTES[path] ?? (embeddingsByPath ? ROUTES[OPENAI_PATHS.embeddings] : undefined);
+    if (!route || req.method !== "POST") {
+      return errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId);
+    }
+    return await relayCall(req, path, route.mode, route.defaultModel || decodePathSegment(embeddingsByPath?.[1] ?? ""), requestId);
+  } catch (error) {
+    const protocol = inbound?.protocol ?? errorShape;
+    if (error instanceof RelayError) return relayErrorResponse(error, requestId, protocol);
+    console.error(`[relay] ${requestId} failed:`, error);
+    return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, protocol);
+  }
+}
+
+async function relayCall(
+  req: RelayRequest,
+  path: string,
+  mode: RelayMode,
+  defaultModel: string,
+  requestId: string,
+  inbound?: { protocol: InboundProtocol; route: InboundRoute },
+): Promise<RelayResponse> {
+  const startedAt = Date.now();
+  const playground = path === PLAYGROUND_PATH;
+  const options = loadedOptions() ?? (await getOptions());
+  const sensitiveWords = promptCheckEnabled(options) ? (options.SensitiveWords as string) : null;
+  // Authenticate before parsing: an unauthenticated caller learns nothing about body rules.
+  let caller: RelayCaller;
+  let body: ParsedBody;
+  let call: InboundCall | null = null;
+  if (playground) {
+    const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
+    body = parsed instanceof Promise ? await parsed : parsed;
+    caller = await authenticateSession(req, typeof body.json?.group === "string" ? body.json.group : undefined);
+  } else {
+    // In the steady state the key, the routing table, the options and the ledger are all in
+    // memory: each is taken without an await, which would cost a turn of the microtask queue.
+    const authenticated = keyCaller(req);
+    caller = authenticated instanceof Promise ? await authenticated : authenticated;
+    // Another caller protocol: from here on the request is the canonical chat completions one.
+    if (inbound) ({ req, call } = canonicalRequest(req, inbound.protocol, inbound.route, requestId));
+    const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
+    body = parsed instanceof Promise ? await parsed : parsed;
+  }
+  // Per-user request limits (lib/relay/call/rate-limit.ts), once the user is known and before any
+  // check, so failures count too. Off by default: then one boolean read.
+  const countOutcome = options.ModelRequestRateLimitEnabled && !playground ? await admitRequest(options, caller) : null;
+
+  // After authentication (the playground parses first, for its group), before any reservation.
+  checkBody(mode, body);
+  checkModelAllowed(caller, body.model);
+  checkPromptWords(sensitiveWords, body);
+
+  // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
+  // unknown model, and it costs no database write.
+  const table = cachedRoutingTable() ?? (await routingTable());
+  if (caller.pinnedChannelId !== null) {
+    const pinned = table.byId.get(caller.pinnedChannelId);
+    if (!pinned) throw new RelayError(403, `渠道 #${caller.pinnedChannelId} 不存在`);
+    if (pinned.row.status !== CHANNEL_STATUS.enabled) throw new RelayError(403, "该渠道已被禁用");
+    const refusal = relayRefusal(pinned.row.type);
+    if (refusal) throw new RelayError(400, refusal, { code: "invalid_api_type" });
+  } else if (!pickChannel(table, caller.group, body.model, new Set())) {
+    throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
+  }
+
+  const { result: priced, content: logContent } = priceFor(options, body.model, caller.group);
+  if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
+  const pricing = priced.pricing;
+
+  const reserveAmount = reserveFor(mode, pricing, body, reserveTokens(mode, body, req), options);
+  const ledger = readyLedger() ?? (await getLedger());
+  let reservation: Reservation;
+  try {
+    const owner = { userId: caller.user.id, tokenId: caller.key && !caller.key.unlimited ? caller.key.id : 0 };
+    const amount = BigInt(reserveAmount);
+    reservation = ledger.tryReserve(owner, amount) ?? (await ledger.reserve(owner, amount, caller.user.quotaHint));
+  } catch (error) {
+    if (isQuotaShortfall(error)) throw await shortfallRefusal(caller, error.who, reserveAmount);
+    throw error;
+  }
+
+  const ctx = new CallContext(req, requestId, mode, caller, body, pricing, logContent, options, reservation, startedAt, call);
+  try {
+    const response = await attemptChannels(ctx, table);
+    countOutcome?.(response.status);
+    return response;
+  } catch (error) {
+    await settleFailure(ctx);
+    throw error;
+  }
+}

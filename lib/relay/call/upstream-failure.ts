@@ -1,0 +1,42 @@
+// A failed attempt on one channel: the upstream's error with the channel's status mapping
+// applied and its key hidden, whether another channel may be tried, and the auto-disable of a
+// dead channel. attempts.ts decides what to do with it; settle.ts logs the last one.
+import { setChannelStatus } from "@/lib/channels/routing";
+import type { CallContext } from "@/lib/relay/call/call-context";
+import { applyStatusCodeMapping, shouldDisableChannel, shouldRetry, UPSTREAM_ERROR_TYPE, type UpstreamError } from "@/lib/relay/errors";
+import { hideSecrets } from "@/lib/net/mask";
+import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
+
+export type Failure = { status: number; error: UpstreamError; retriable: boolean };
+
+/**
+ * A 200 this endpoint never produces (an HTML page, a JSON endpoint answering text or nothing):
+ * a bad gateway, not content to relay.
+ */
+export function unexpectedAnswer(contentType: string): UpstreamError {
+  const shown = contentType.split(";")[0]!.trim().slice(0, 100) || "none";
+  return {
+    status: 502,
+    message: `上游的应答不是该接口能返回的内容 (content-type: ${shown})`,
+    type: UPSTREAM_ERROR_TYPE,
+    code: "bad_response_content_type",
+    param: null,
+  };
+}
+
+/** Maps the status, decides about retrying, and auto-disables a dead channel. */
+export function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, upstreamError: UpstreamError): Failure {
+  const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
+  // An upstream may echo the channel's key; the reason and admin_info reach admins below root.
+  const error = { ...upstreamError, message: hideSecrets(upstreamError.message, channel.row.key) };
+  if (
+    ctx.options.AutomaticDisableChannelEnabled &&
+    channel.config.auto_ban &&
+    shouldDisableChannel(upstreamStatus, error, channel.row.type)
+  ) {
+    const reason = `状态码 ${upstreamStatus}：${error.message}`.slice(0, 500);
+    void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
+  }
+  const retriable = !ctx.req.gone && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
+  return { status, error: { ...error, status }, retriable };
+}

@@ -1,0 +1,302 @@
+// The relay's in-memory view of keys, users and channels, so that a request in the steady state
+// reads nothing from the database. Entries load on first use, are dropped when a write publishes
+// an invalidation (lib/cache/bus.ts; across instances through Redis when configured), and are all
+// dropped every SYNC_FREQUENCY seconds as a backstop. Kept on globalThis so Next's bundles and
+// the edge server share one copy.
+import { getDirectDb } from "@/lib/db/direct";
+import { big, int, str } from "@/lib/db/num";
+import { env } from "@/lib/env";
+import { onInvalidation, type CacheEvent } from "@/lib/cache/bus";
+import { getProvider } from "@/lib/relay/providers";
+import { loadChannelsForRouting, type RoutingChannel } from "@/lib/channels/routing";
+import { parseCidrList, type Cidr } from "@/lib/net/ip";
+import { toChannelConfig } from "@/lib/relay/memory/channel";
+import type { ChannelConfig } from "@/lib/relay/types";
+import { findTokenByKey } from "@/lib/tokens/relay";
+import { tokenRemainNow } from "@/lib/billing/visible";
+import { hashTokenKey } from "@/lib/tokens/keys";
+import { CHANNEL_STATUS } from "@/lib/channels/fields";
+
+export type KeyEntry = {
+  id: number;
+  keyHash: string;
+  userId: number;
+  name: string;
+  status: number;
+  expiredTime: number;
+  unlimited: boolean;
+  /**
+   * A limited key's quota left when loaded (tokenRemainNow's `left`: remain_quota plus its open
+   * leases' unused part, requests in flight counted as unspent), or later seen spent. Only read
+   * as "spent or not" (quotaSpent): the ledger's conditional update decides every reservation.
+   */
+  remainHint: bigint;
+  modelLimits: Set<string> | null;
+  allowIps: Cidr[] | null;
+  group: string;
+};
+
+export type UserEntry = {
+  id: number;
+  username: string;
+  status: number;
+  role: number;
+  group: string;
+  deleted: boolean;
+  /** Balance when loaded; only sizes leases. */
+  quotaHint: bigint;
+};
+
+export type RouteChannel = {
+  config: ChannelConfig;
+  row: RoutingChannel;
+};
+
+type Tier = { priority: number; channels: RouteChannel[]; weights: number[]; total: number };
+
+export type RoutingTable = {
+  /** group → model → tiers by priority, highest first; only enabled channels of relayed types. */
+  byGroupModel: Map<string, Map<string, Tier[]>>;
+  /** Every channel by id, enabled or not (for pinned requests and the admin's key pinning). */
+  byId: Map<number, RouteChannel>;
+  /** group → models reachable, for /v1/models. */
+  modelsByGroup: Map<string, string[]>;
+};
+
+type State = {
+  /** Raw key → entry (only live tokens; unknown keys go to keyMisses by hash). */
+  keys: Map<string, KeyEntry>;
+  keyMisses: Map<string, number>;
+  users: Map<number, UserEntry | null>;
+  routing: RoutingTable | null;
+  routingLoad: Promise<RoutingTable> | null;
+  generation: number;
+  timer: NodeJS.Timeout | null;
+  unsubscribe: (() => void) | null;
+};
+
+const g = globalThis as { __qiaoRelayState?: State };
+const state: State = (g.__qiaoRelayState ??= {
+  keys: new Map(),
+  keyMisses: new Map(),
+  users: new Map(),
+  routing: null,
+  routingLoad: null,
+  generation: 0,
+  timer: null,
+  unsubscribe: null,
+});
+
+/** A key that is not in the database is remembered this long, so bad keys cannot flood the DB. */
+const MISS_TTL_MS = 30_000;
+const MAX_MISSES = 10_000;
+const MAX_KEYS = 100_000;
+
+function onEvent(event: CacheEvent) {
+  switch (event.kind) {
+    case "channels":
+      state.routing = null;
+      state.generation++;
+      break;
+    case "token":
+      for (const [k, e] of state.keys) if (e && (e.keyHash === event.keyHash || e.id === event.id)) state.keys.delete(k);
+      if (event.keyHash) state.keyMisses.delete(event.keyHash);
+      break;
+    case "user":
+      state.users.delete(event.id);
+      break;
+    case "options":
+      break;
+  }
+}
+
+/** Subscribes to invalidations and starts the periodic backstop refresh (once per process). */
+export function startRelayState() {
+  if (!state.unsubscribe) state.unsubscribe = onInvalidation(onEvent);
+  if (!state.timer && env.SYNC_FREQUENCY > 0) {
+    state.timer = setInterval(() => {
+      state.keys.clear();
+      state.keyMisses.clear();
+      state.users.clear();
+      state.routing = null;
+      state.generation++;
+    }, env.SYNC_FREQUENCY * 1000);
+    state.timer.unref();
+  }
+}
+
+/** The cached entry of a key: the entry, or undefined when it is not in memory (see keyEntry). */
+export function cachedKeyEntry(key48: string): KeyEntry | undefined {
+  return state.keys.get(key48);
+}
+
+/** The cached entry of a user: the entry, null for a user known not to exist, undefined when not in memory. */
+export function cachedUserEntry(id: number): UserEntry | null | undefined {
+  return state.users.get(id);
+}
+
+/** The routing table when it is in memory, else null (see routingTable). */
+export function cachedRoutingTable(): RoutingTable | null {
+  return state.routing;
+}
+
+/**
+ * The live token of a 48-character key, or null. Cached by the key itself, so a hit costs no
+ * hashing; the database is asked by hash.
+ */
+export async function keyEntry(key48: string): Promise<KeyEntry | null> {
+  const cached = state.keys.get(key48);
+  if (cached !== undefined) return cached;
+  const hash = hashTokenKey(key48);
+  const missAt = state.keyMisses.get(hash);
+  if (missAt !== undefined && Date.now() - missAt < MISS_TTL_MS) return null;
+  const row = await findTokenByKey(key48);
+  if (!row) {
+    if (state.keyMisses.size >= MAX_MISSES) state.keyMisses.clear();
+    state.keyMisses.set(hash, Date.now());
+    return null;
+  }
+  const limits = row.model_limits_enabled
+    ? new Set(
+        row.model_limits
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+    : null;
+  const ips = row.allow_ips.trim() ? parseCidrList(row.allow_ips).cidrs : null;
+  const entry: KeyEntry = {
+    id: row.id,
+    keyHash: hash,
+    userId: row.user_id,
+    name: row.name,
+    status: row.status,
+    expiredTime: row.expired_time,
+    unlimited: row.unlimited_quota,
+    remainHint: row.unlimited_quota ? row.remain_quota : ((await tokenRemainNow(row.id))?.left ?? row.remain_quota),
+    modelLimits: limits,
+    allowIps: ips?.length ? ips : null,
+    group: row.group,
+  };
+  if (state.keys.size >= MAX_KEYS) state.keys.clear();
+  state.keys.set(key48, entry);
+  return entry;
+}
+
+export async function userEntry(id: number): Promise<UserEntry | null> {
+  const cached = state.users.get(id);
+  if (cached !== undefined) return cached;
+  const db = await getDirectDb();
+  const [row] = await db.query('SELECT id, username, status, role, "group", deleted_at, quota FROM users WHERE id = ?', [id]);
+  const entry: UserEntry | null = row
+    ? {
+        id: int(row.id),
+        username: str(row.username),
+        status: int(row.status),
+        role: int(row.role),
+        group: str(row.group),
+        deleted: row.deleted_at != null,
+        quotaHint: big(row.quota),
+      }
+    : null;
+  state.users.set(id, entry);
+  return entry;
+}
+
+function buildRouting(channels: RoutingChannel[]): RoutingTable {
+  const byId = new Map<number, RouteChannel>();
+  const byGroupModel = new Map<string, Map<string, Tier[]>>();
+  const modelsByGroup = new Map<string, Set<string>>();
+  for (const row of channels) {
+    const rc: RouteChannel = {
+      row,
+      config: toChannelConfig(row),
+    };
+    byId.set(row.id, rc);
+    // A type the relay does not serve (lib/relay/providers) never takes traffic.
+    if (row.status !== CHANNEL_STATUS.enabled || !getProvider(row.type)) continue;
+    for (const group of row.groups) {
+      let models = byGroupModel.get(group);
+      if (!models) byGroupModel.set(group, (models = new Map()));
+      let names = modelsByGroup.get(group);
+      if (!names) modelsByGroup.set(group, (names = new Set()));
+      for (const model of row.models) {
+        names.add(model);
+        let tiers = models.get(model);
+        if (!tiers) models.set(model, (tiers = []));
+        let tier = tiers.find((t) => t.priority === row.priority);
+        if (!tier) {
+          tier = { priority: row.priority, channels: [], weights: [], total: 0 };
+          tiers.push(tier);
+          tiers.sort((a, b) => b.priority - a.priority);
+        }
+        // new-api's smoothing: weight 0 channels still get traffic.
+        const w = Math.max(0, row.weight) + 10;
+        tier.channels.push(rc);
+        tier.weights.push(w);
+        tier.total += w;
+      }
+    }
+  }
+  return {
+    byId,
+    byGroupModel,
+    modelsByGroup: new Map([...modelsByGroup].map(([g, s]) => [g, [...s].sort()])),
+  };
+}
+
+export async function routingTable(): Promise<RoutingTable> {
+  if (state.routing) return state.routing;
+  if (!state.routingLoad) {
+    const generation = state.generation;
+    state.routingLoad = loadChannelsForRouting()
+      .then((channels) => {
+        const table = buildRouting(channels);
+        // A write that landed while loading invalidated this table: use it once, then reload.
+        if (generation === state.generation) state.routing = table;
+        return table;
+      })
+      .finally(() => {
+        state.routingLoad = null;
+      });
+  }
+  return state.routingLoad;
+}
+
+/**
+ * Picks a channel for (group, model): the highest-priority tier that still has channels not yet
+ * tried, weighted random inside it (weight + 10). Returns null when every channel was tried.
+ */
+export function pickChannel(
+  table: RoutingTable,
+  group: string,
+  model: string,
+  tried: ReadonlySet<number>,
+  random = Math.random,
+): RouteChannel | null {
+  const tiers = table.byGroupModel.get(group)?.get(model);
+  if (!tiers) return null;
+  for (const tier of tiers) {
+    let total = 0;
+    for (let i = 0; i < tier.channels.length; i++) if (!tried.has(tier.channels[i]!.row.id)) total += tier.weights[i]!;
+    if (total === 0) continue;
+    let r = random() * total;
+    for (let i = 0; i < tier.channels.length; i++) {
+      if (tried.has(tier.channels[i]!.row.id)) continue;
+      r -= tier.weights[i]!;
+      if (r < 0) return tier.channels[i]!;
+    }
+    // Floating point left r at the boundary: take the last untried one.
+    for (let i = tier.channels.length - 1; i >= 0; i--) if (!tried.has(tier.channels[i]!.row.id)) return tier.channels[i]!;
+  }
+  return null;
+}
+
+/** Drops everything; tests use it between scenarios. */
+export function resetRelayState() {
+  state.keys.clear();
+  state.keyMisses.clear();
+  state.users.clear();
+  state.routing = null;
+  state.generation++;
+}
