@@ -1,5 +1,5 @@
 "use client";
-// One message of the playground conversation (spec §3 Playground message): the user's text as
+// One message of the playground conversation (spec §4 Playground message): the user's text as
 // typed; the model's reply as Markdown through the one sanitizer, each code block with a copy
 // button, and its state: loading, streaming, complete, or error with the error data appended.
 import { Alert, Box, Code, Group, Loader, Paper, Text } from "@mantine/core";

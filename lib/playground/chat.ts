@@ -1,4 +1,4 @@
-// The playground's conversation (spec §2 Playground, §3 Playground message, §7, §8, §9): its
+// The playground's conversation (spec §2 Playground, §4 Playground message, §7, §8, §9): its
 // defaults, the message states (loading → incomplete while streaming → complete or error), the
 // request body of POST /pg/chat/completions and how one streamed event reads. Pure, for the page
 // and its tests.

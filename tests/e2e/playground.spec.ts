@@ -1,4 +1,4 @@
-// The playground (spec §2 Playground, §3 Playground message, §5, §7, §8, §9) driven through the
+// The playground (spec §2 Playground, §4 Playground message, §5, §7, §8, §9) driven through the
 // real console: replies stream from a mock OpenAI upstream through the real relay
 // (POST /pg/chat/completions) and are billed to the user. The user sits in a group of its own, so
 // its models (gpt-4o-mini among them) are known; the vip group gets one more model. Screenshots in
