@@ -4,16 +4,8 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import {
-  answerContext,
-  type AnswerContext,
-  chatChunk,
-  chatCompletion,
-  isObj,
-  jsonAnswer,
-  type Obj,
-  openAIErrorBody,
-} from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { answerContext, type AnswerContext, chatChunk, chatCompletion, jsonAnswer, openAIErrorBody } from "../convert-shared";
 import { chatRequest, transcript } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";

@@ -2,7 +2,8 @@
 // finish_reason, usage}` (`function_call {name, arguments, thoughts}` when ERNIE calls a function:
 // an OpenAI tool call, its thoughts as `reasoning_content`); stream events the same with `is_end`; embeddings `{data:[{embedding,
 // index}], usage}`; errors come as a 200 with `{error_code, error_msg}`. Pure.
-import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage, str } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { type AnswerContext, chatChunk, chatCompletion, num, openAIErrorBody, openAIUsage, str } from "../convert-shared";
 
 /** Error codes that mean the access token is invalid or expired: drop the cached one. */
 export const BAIDU_TOKEN_ERRORS: ReadonlySet<number> = new Set([110, 111]);

@@ -1,7 +1,5 @@
 // Workers AI `ai/run` answers → OpenAI shapes. Pure (ids and timestamps come from the caller).
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 export interface RunContext {
   id: string;

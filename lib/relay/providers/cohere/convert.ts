@@ -2,15 +2,14 @@
 // `POST /v1/rerank`. v2 rather than v1: its messages, roles and tools are OpenAI's shapes, so a
 // conversation with tool calls converts without loss, and its stream is server-sent events.
 // Pure (ids and timestamps come from the caller).
+import { isObj, type Obj } from "@/lib/obj";
 import {
   type AnswerContext,
   chatChunk,
   chatCompletion,
   embeddingList,
   embeddingTexts,
-  isObj,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
 } from "../convert-shared";

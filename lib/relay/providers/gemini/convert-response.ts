@@ -14,9 +14,8 @@
 //   cachedContentTokenCount.
 import { randomBytes } from "node:crypto";
 import { floatsToBase64 } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 export interface AnswerContext {

@@ -7,14 +7,13 @@
 // http(s) URL or a `data:image/…;base64,` URL, both accepted by Hunyuan). Pure.
 import { RelayError } from "../../errors";
 import { imageUrlOf } from "../../request/images";
+import { isObj, type Obj } from "@/lib/obj";
 import {
   type AnswerContext,
   alternatingTurns,
   chatChunk,
   chatCompletion,
-  isObj,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
   plainMessages,
