@@ -3,7 +3,7 @@
 // absent, a list's odd items were skipped. These keep exactly that, so an answer parses once and
 // a vendor's surprise never turns into a failed parse that the hand checks would have let through.
 import { z } from "zod";
-import type { Obj } from "@/lib/obj";
+import { isObj, type Obj } from "@/lib/obj";
 
 /** A field that reads as absent when missing or of another type. */
 export const maybe = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
@@ -32,3 +32,6 @@ export const finite = maybe(z.number().refine(Number.isFinite));
  * type keeps the fields read tied to the schema's.
  */
 export type Unchecked<T> = Obj & { [K in keyof T]?: unknown };
+
+/** Any JSON object, kept as it came (same object, same key order) for answers passed on as they are. */
+export const anyObject = z.custom<Obj>(isObj);
