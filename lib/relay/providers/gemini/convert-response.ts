@@ -13,10 +13,10 @@
 //   candidatesTokenCount + thoughtsTokenCount (thoughts also as reasoning_tokens); cached_tokens =
 //   cachedContentTokenCount.
 import { randomBytes } from "node:crypto";
-import { countUnknownEvent } from "../unknown-events";
-import { type AnswerContext, chatChunkOf, chatCompletionOf, floatsToBase64 } from "../convert-shared";
-import { BatchEmbedResponse, type GeminiEvent, GenerateContentResponse } from "./api";
 import { isObj, type Obj } from "@/lib/obj";
+import { type AnswerContext, chatChunkOf, chatCompletionOf, floatsToBase64 } from "../convert-shared";
+import { countUnknownEvent } from "../unknown-events";
+import { BatchEmbedResponse, type GeminiEvent, GenerateContentResponse } from "./api";
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
