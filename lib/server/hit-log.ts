@@ -5,20 +5,19 @@
 // answers from one MemoryCache. Should the primary not answer in time, the worker counts in its own
 // memory for that call and says so in the log, rather than hold the request.
 import { type HitRecord, MemoryCache, type SharedCache } from "@/lib/cache/shared";
+import { isObj } from "@/lib/obj";
 
 export type HitLogAsk = { qiao: "hit-log"; id: number; key: string; limit: number; windowMs: number; record: HitRecord };
 export type HitLogAnswer = { qiao: "hit-log-answer"; id: number; wait: number };
 
 export type HitLogStore = Pick<SharedCache, "logHit">;
 
-const isObject = (m: unknown): m is Record<string, unknown> => typeof m === "object" && m !== null;
-
 export function isHitLogAsk(m: unknown): m is HitLogAsk {
-  return isObject(m) && m.qiao === "hit-log" && typeof m.id === "number" && typeof m.key === "string";
+  return isObj(m) && m.qiao === "hit-log" && typeof m.id === "number" && typeof m.key === "string";
 }
 
 function isHitLogAnswer(m: unknown): m is HitLogAnswer {
-  return isObject(m) && m.qiao === "hit-log-answer" && typeof m.id === "number" && typeof m.wait === "number";
+  return isObj(m) && m.qiao === "hit-log-answer" && typeof m.id === "number" && typeof m.wait === "number";
 }
 
 /** The primary's side: answers each worker's asks from one store. */

@@ -14,12 +14,12 @@ import { openAIUsage } from "@/lib/relay/openai/usage";
 import { imageParams } from "@/lib/relay/call/pricing";
 import { billableUsage, settle, settleFailure } from "@/lib/relay/call/settle";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
+import { isObj } from "@/lib/obj";
 
 /** A whole (non-streamed) answer larger than this is refused: base64 images and audio fit well. */
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 
 const decoder = new TextDecoder();
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseOrNull(bytes: Uint8Array): unknown {
   try {

@@ -9,6 +9,7 @@ import { anthropicProtocol } from "./anthropic";
 import { gemini } from "./gemini";
 import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
+import { isObj } from "@/lib/obj";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
 export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [anthropicProtocol, gemini, responsesProtocol];
@@ -63,7 +64,6 @@ export class InboundCall {
 }
 
 const decoder = new TextDecoder();
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Decodes a call in another protocol into the canonical request: the caller's JSON is read, the

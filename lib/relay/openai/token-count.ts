@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { RelayMode } from "../types";
+import { isObj, type Obj } from "@/lib/obj";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 type Counter = (text: string) => number;
@@ -412,9 +413,6 @@ export const IMAGE_TOKENS_DEFAULT_MINI = 25501;
 export const AUDIO_PART_TOKENS = 100;
 /** `file` parts (PDFs…): a flat estimate; the upstream's usage settles the real cost. */
 export const FILE_PART_TOKENS = 1000;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function imageTokens(part: Obj, model: string): number {
   const img = part.image_url;

@@ -6,9 +6,7 @@ import { countCompletionTokens, countTextTokens } from "./token-count";
 import { simpleUsage, type Usage } from "@/lib/billing/usage";
 import type { RelayMode } from "../types";
 import { hasTokens, normalizeUsage } from "./usage";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 export interface ResponseUsageContext {
   /** Upstream model (for local counting). */

@@ -214,3 +214,20 @@ export function jsonOrSseFraming(): StreamFraming {
     },
   };
 }
+
+/**
+ * A `chat.completion` of choices the vendor's converter built itself (several of them, with
+ * `logprobs`…), answered by `model` when the vendor names the version that answered.
+ */
+export function chatCompletionOf(ctx: AnswerContext, choices: Obj[], usage?: Obj | null, model = ctx.model): Obj {
+  const out: Obj = { id: ctx.id, object: "chat.completion", created: ctx.created, model, choices };
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/** A `chat.completion.chunk` of choices the vendor's converter built itself; as chatCompletionOf. */
+export function chatChunkOf(ctx: AnswerContext, choices: Obj[], usage?: Obj | null, model = ctx.model): Obj {
+  const out: Obj = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model, choices };
+  if (usage) out.usage = usage;
+  return out;
+}

@@ -8,6 +8,7 @@ import { multipartBoundary, setMultipartField } from "../request/multipart";
 import type { RelayMode } from "../types";
 import { OPENAI_PATHS } from "../endpoints"; // OpenAI's path per mode: the endpoint table's
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
+import { isObj } from "@/lib/obj";
 
 /** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
 export const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";
@@ -73,9 +74,6 @@ export function unsupportedMode(vendor: string, channelType: number, mode: Relay
 export function isMultipart(contentType: string): boolean {
   return multipartBoundary(contentType) !== null;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Edit that turns on `stream_options.include_usage`, keeping the client's other stream options. */
 export const forceIncludeUsage: JsonEdit = (cur: unknown) =>

@@ -6,6 +6,7 @@ import { fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-ur
 import { RelayError } from "@/lib/relay/errors";
 import { parseJsonObject } from "@/lib/relay/request/json-body";
 import type { BuildRequestInput } from "@/lib/relay/providers/types";
+import { isObj, type Obj } from "@/lib/obj";
 
 export const INVALID_IMAGE_URL = "invalid_image_url";
 
@@ -19,9 +20,6 @@ export async function relayImage(url: string): Promise<UserImage> {
     throw error;
   }
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The URL of an OpenAI `image_url` part (`{image_url: {url}}` or the bare string form). */
 export function imageUrlOf(part: Obj): string | null {

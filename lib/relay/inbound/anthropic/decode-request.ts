@@ -20,9 +20,7 @@
 //   150: user, account and session ids) is left out rather than refused upstream.
 import { RelayError } from "@/lib/relay/errors";
 import { upstreamToolName } from "./tool-names";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 /** A 400 in the words Anthropic's own API uses for a bad body. */
 export const invalid = (message: string) => new RelayError(400, message, { type: "invalid_request_error" });

@@ -3,9 +3,7 @@
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { normalizeUsage } from "@/lib/relay/openai/usage";
 import { callerToolNames } from "./tool-names";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
 

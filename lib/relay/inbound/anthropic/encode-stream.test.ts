@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { InboundCall } from "@/lib/relay/inbound";
 import { anthropicProtocol } from "./index";
 import { upstreamToolName } from "./tool-names";
+import type { Obj } from "@/lib/obj";
 
-type Obj = Record<string, unknown>;
 const info = { requestId: "rid1", model: "claude-sonnet-4-5", created: 0, request: {} };
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");
 

@@ -13,9 +13,7 @@ import { sseNamedEvent } from "@/lib/relay/openai/sse";
 import { anthropicUsage, messageId, reasoningOf, type StopReason, stopReason } from "./encode-response";
 import { anthropicError, streamErrorType } from "./errors";
 import { callerToolNames } from "./tool-names";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 const event = (name: string, data: Obj) => sseNamedEvent(name, JSON.stringify({ type: name, ...data }));
 

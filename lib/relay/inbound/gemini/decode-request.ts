@@ -5,9 +5,7 @@
 // built-in tools, its context caches, files other than images by URL) is refused with a 400.
 import { RelayError } from "@/lib/relay/errors";
 import type { InboundRoute } from "@/lib/relay/inbound/types";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 /** A body Gemini would refuse: 400 INVALID_ARGUMENT. */
 export const invalid = (message: string) => new RelayError(400, message, { type: "invalid_request_error", code: "invalid_argument" });

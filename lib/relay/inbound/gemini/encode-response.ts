@@ -1,9 +1,7 @@
 // The canonical answer (OpenAI chat.completion) → Gemini's GenerateContentResponse, and errors in
 // Google's shape. The streamed answer is encode-stream.ts's.
 import type { InboundInfo } from "@/lib/relay/inbound/types";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 /** Google's canonical status names, by HTTP status. */
 const STATUS_NAMES: Readonly<Record<number, string>> = {

@@ -5,9 +5,7 @@
 import type { InboundInfo, InboundStreamEncoder } from "@/lib/relay/inbound/types";
 import { sseJson } from "@/lib/relay/openai/sse";
 import { finishReason, functionCallPart, geminiError, usageMetadata } from "./encode-response";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 /** A tool call being streamed: its arguments gathered until the candidate ends. */
 type StreamedCall = { id?: string; name: string; arguments: string };

@@ -8,9 +8,7 @@ import { callerModels } from "@/lib/relay/call/models-and-billing";
 import { countRequestPromptTokens } from "@/lib/relay/openai/token-count";
 import { bareModel, decodeGenerateContent, invalid, proto } from "./decode-request";
 import { geminiError } from "./encode-response";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 /** What every listed model offers through this protocol. */
 const GENERATION_METHODS = ["generateContent", "streamGenerateContent", "countTokens"];

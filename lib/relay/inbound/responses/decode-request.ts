@@ -10,9 +10,7 @@
 // never be valid (no model, a malformed item) is a 400 at once. Reasoning items a client sends
 // back are dropped: no vendor behind the chat protocol takes them.
 import { RelayError } from "@/lib/relay/errors";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 function invalid(param: string, message: string): RelayError {
   return new RelayError(400, message, { type: "invalid_request_error", code: "invalid_request", param });

@@ -1,9 +1,8 @@
 // The Response object of OpenAI's Responses API, built from the canonical chat answer: the whole
 // answer here, and the snapshots the stream's lifecycle events carry (./stream.ts).
 import type { InboundInfo } from "@/lib/relay/inbound/types";
+import { isObj, type Obj } from "@/lib/obj";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";

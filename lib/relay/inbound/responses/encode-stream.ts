@@ -22,9 +22,7 @@ import {
   responseObject,
   responsesUsage,
 } from "./encode-response";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 interface OpenItem {
   outputIndex: number;

@@ -2,6 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ChannelConfig } from "../../types";
 import { aiproxyLibrary } from ".";
+import { replayStream } from "@/tests/helpers/vendor-stream";
+import type { UpstreamRequest } from "../types";
+import { unknownEventCounts } from "../unknown-events";
+import { LibraryStreamEvent } from "./api";
 
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
 
@@ -69,5 +73,24 @@ describe("AI Proxy knowledge base adapter", () => {
       .filter((c) => c !== null) as Record<string, any>[];
     expect(chunks.map((c) => c.choices[0].delta.content).join("")).toBe(`在 AI Proxy 控制台的知识库页面上传文档即可。${REFS}`);
     expect(chunks.at(-1)!.choices[0].finish_reason).toBe("stop");
+  });
+});
+
+describe("AI Proxy knowledge base stream events the converter does not know", () => {
+  it("are counted, and the stream still ends with the references", () => {
+    const req = build({ model: "m", stream: true, messages: [{ role: "user", content: "x" }] }) as UpstreamRequest;
+    const before = unknownEventCounts().get("aiproxy-library:no-content") ?? 0;
+    const r = replayStream(req, `data: {"model":"gpt-3.5-turbo","progress":0.5}\n\n${fixture("stream.sse.txt")}`);
+    expect(unknownEventCounts().get("aiproxy-library:no-content")).toBe(before + 1);
+    expect(r.text).toBe(`在 AI Proxy 控制台的知识库页面上传文档即可。${REFS}`);
+    expect(r.finishReason).toBe("stop");
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded events fit the event schema", () => {
+    for (const l of fixture("stream.sse.txt")
+      .split("\n")
+      .filter((l) => l.startsWith("data: ")))
+      expect(LibraryStreamEvent.safeParse(JSON.parse(l.slice(6))).success).toBe(true);
   });
 });

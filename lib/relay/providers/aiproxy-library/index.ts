@@ -4,19 +4,13 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import {
-  answerContext,
-  type AnswerContext,
-  chatChunk,
-  chatCompletion,
-  isObj,
-  jsonAnswer,
-  type Obj,
-  openAIErrorBody,
-} from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { answerContext, type AnswerContext, chatChunk, chatCompletion, jsonAnswer, openAIErrorBody } from "../convert-shared";
 import { chatRequest, transcript } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { countUnknownEvent } from "../unknown-events";
+import { LibraryAnswer, LibraryError, type LibraryEvent } from "./api";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.AIProxyLibrary];
 const supportedModes = new Set<RelayMode>(["chat"]);
@@ -34,18 +28,16 @@ export function referenceList(documents: unknown): string {
   return lines.length > 0 ? `\n\n参考文档：\n${lines.join("\n")}` : "";
 }
 
-function libraryError(r: Obj): Obj {
-  const message = [r.errMsg, r.message].find((m) => typeof m === "string" && m !== "") as string | undefined;
-  const code = typeof r.errCode === "number" || typeof r.errCode === "string" ? r.errCode : null;
-  return openAIErrorBody(message ?? "AI Proxy knowledge base returned an error", code);
+function libraryError(r: LibraryError): Obj {
+  return openAIErrorBody(r.errMsg || r.message || "AI Proxy knowledge base returned an error", r.errCode ?? null);
 }
 
 /** `{success, answer, documents, errCode, errMsg}` → `chat.completion` (or OpenAI's error). */
 export function libraryToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
-  const r = isObj(upstream) ? upstream : {};
+  const parsed = LibraryAnswer.safeParse(upstream);
+  const r = parsed.success ? parsed.data : {};
   if (r.success !== true) return libraryError(r);
-  const answer = typeof r.answer === "string" ? r.answer : "";
-  return chatCompletion(ids, { content: answer + referenceList(r.documents) }, "stop");
+  return chatCompletion(ids, { content: (r.answer ?? "") + referenceList(r.documents) }, "stop");
 }
 
 /** Per call: stream events `{content, finish, documents?}` → chunks. */
@@ -53,15 +45,22 @@ export class LibraryStream {
   private started = false;
   constructor(private readonly ids: AnswerContext) {}
 
-  event(data: unknown): Obj | null {
-    if (!isObj(data)) return null;
-    if (data.success === false) return libraryError(data);
+  event(event: unknown): Obj | null {
+    if (!isObj(event)) return null;
+    const data: LibraryEvent = event;
+    // The one error event of a stream is parsed whole; the others are read by hand.
+    if (data.success === false) return libraryError(LibraryError.parse(data));
+    const finish = data.finish === true;
+    if (typeof data.content !== "string" && !finish) {
+      countUnknownEvent("aiproxy-library", "no-content");
+      return null;
+    }
     let content = typeof data.content === "string" ? data.content : "";
-    if (data.finish === true) content += referenceList(data.documents);
-    if (content === "" && data.finish !== true) return null;
+    if (finish) content += referenceList(data.documents);
+    if (content === "" && !finish) return null;
     const delta: Obj = this.started ? { content } : { role: "assistant", content };
     this.started = true;
-    return chatChunk(this.ids, delta, data.finish === true ? "stop" : null);
+    return chatChunk(this.ids, delta, finish ? "stop" : null);
   }
 }
 

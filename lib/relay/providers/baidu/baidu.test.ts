@@ -8,6 +8,8 @@ import { replayStream } from "@/tests/helpers/vendor-stream";
 import { BAIDU_CLIENT, type BaiduMock, startBaiduMock } from "@/tests/mocks/baidu";
 import { baiduEndpoint, toBaiduChatBody } from "./convert-request";
 import { baidu } from "./index";
+import { unknownEventCounts } from "../unknown-events";
+import { BaiduStreamEvent } from "./api";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "__fixtures__", name), "utf8");
 
@@ -330,5 +332,28 @@ describe("Baidu function calling", () => {
       input(json, { channel: channel({ key: "bce-v3/ALTAK-x/y", base_url: "https://qianfan.baidubce.com" }) }),
     ) as UpstreamRequest;
     expect(JSON.parse(String(up.body))).toMatchObject({ tools: [WEATHER], tool_choice: "auto" });
+  });
+});
+
+describe("Baidu stream events the converter does not know", () => {
+  const direct = (json: Record<string, unknown>) =>
+    baidu.buildRequest(input(json, { channel: channel({ key: "24.ready-token" }) })) as UpstreamRequest;
+
+  it("are counted, and the stream still ends with its finish and usage", () => {
+    const before = unknownEventCounts().get("baidu:non-object") ?? 0;
+    const r = replayStream(direct({ ...HI, stream: true }), `data: "keep-alive"\n\n${fixture("chat.chunks.txt")}`);
+    expect(unknownEventCounts().get("baidu:non-object")).toBe(before + 1);
+    expect(r.text).toBe("您好，我是文心一言。");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 6 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded events fit the event schema", () => {
+    for (const name of ["chat.chunks.txt", "function-call.chunks.txt"])
+      for (const l of fixture(name)
+        .split("\n")
+        .filter((l) => l.startsWith("data: ")))
+        expect(BaiduStreamEvent.safeParse(JSON.parse(l.slice(6))).success).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 // The canonical request → Baidu Wenxin (千帆 v1 "wenxinworkshop") request bodies, and the model →
 // endpoint table of its URLs. Pure.
 import { RelayError } from "../../errors";
-import { alternatingTurns, clampOpen, isObj, num, type Obj, plainMessages, stopList, str, textOf } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { alternatingTurns, clampOpen, num, plainMessages, stopList, str, textOf } from "../convert-shared";
 
 /** Catalogue model → the last segment of its wenxinworkshop URL. Others: the lower-cased name. */
 const ENDPOINTS: Record<string, string> = {

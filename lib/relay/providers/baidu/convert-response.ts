@@ -2,7 +2,10 @@
 // finish_reason, usage}` (`function_call {name, arguments, thoughts}` when ERNIE calls a function:
 // an OpenAI tool call, its thoughts as `reasoning_content`); stream events the same with `is_end`; embeddings `{data:[{embedding,
 // index}], usage}`; errors come as a 200 with `{error_code, error_msg}`. Pure.
-import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage, str } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { countUnknownEvent } from "../unknown-events";
+import { BaiduChat, BaiduEmbeddings, type BaiduEvent } from "./api";
+import { type AnswerContext, chatChunk, chatCompletion, num, openAIErrorBody, openAIUsage, str } from "../convert-shared";
 
 /** Error codes that mean the access token is invalid or expired: drop the cached one. */
 export const BAIDU_TOKEN_ERRORS: ReadonlySet<number> = new Set([110, 111]);
@@ -19,7 +22,7 @@ function usageOf(u: unknown): Obj | undefined {
   return openAIUsage(num(u.prompt_tokens) ?? 0, num(u.completion_tokens) ?? 0, num(u.total_tokens));
 }
 
-function finishReason(a: Obj): string {
+function finishReason(a: BaiduEvent): string {
   if (isObj(a.function_call)) return "tool_calls";
   if (a.need_clear_history === true || a.finish_reason === "content_filter") return "content_filter";
   if (a.is_truncated === true || a.finish_reason === "length") return "length";
@@ -32,23 +35,29 @@ function toolCall(fc: Obj, answerId: string): Obj {
 }
 
 export function baiduChatToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
-  if (!isObj(upstream)) return openAIErrorBody("百度返回了无法识别的应答", null);
-  const error = baiduError(upstream);
+  const parsed = BaiduChat.safeParse(upstream);
+  if (!parsed.success) return openAIErrorBody("百度返回了无法识别的应答", null);
+  const answer = parsed.data;
+  const error = baiduError(answer);
   if (error) return error;
-  const id = str(upstream.id) || ctx.id;
-  const out = chatCompletion({ ...ctx, id }, str(upstream.result) ?? "", finishReason(upstream), usageOf(upstream.usage));
-  const fc = upstream.function_call;
-  if (isObj(fc)) {
+  const id = answer.id || ctx.id;
+  const out = chatCompletion({ ...ctx, id }, answer.result ?? "", finishReason(answer), usageOf(answer.usage));
+  const fc = answer.function_call;
+  if (fc) {
     const message = (out.choices as Obj[])[0]!.message as Obj;
     message.tool_calls = [toolCall(fc, id)];
-    if (str(fc.thoughts)) message.reasoning_content = fc.thoughts;
+    if (fc.thoughts) message.reasoning_content = fc.thoughts;
   }
   return out;
 }
 
 /** One stream event → a chunk; the last one (`is_end`) carries the finish reason and the usage. */
-export function baiduEventToOpenAI(event: unknown, ctx: AnswerContext): Obj | null {
-  if (!isObj(event)) return null;
+export function baiduEventToOpenAI(data: unknown, ctx: AnswerContext): Obj | null {
+  if (!isObj(data)) {
+    countUnknownEvent("baidu", "non-object");
+    return null;
+  }
+  const event: BaiduEvent = data;
   const error = baiduError(event);
   if (error) return error;
   const text = str(event.result) ?? "";
@@ -59,24 +68,22 @@ export function baiduEventToOpenAI(event: unknown, ctx: AnswerContext): Obj | nu
     delta.tool_calls = [{ index: 0, ...toolCall(fc, str(event.id) || ctx.id) }];
   }
   if (event.is_end === true) return chatChunk(ctx, delta, finishReason(event), usageOf(event.usage));
+  // An event with no text, call or end is not one Baidu documents: counted, passed on as before.
+  if (event.result === undefined && !isObj(fc)) countUnknownEvent("baidu", "no-result");
   return chatChunk(ctx, { role: "assistant", content: text, ...delta }, null);
 }
 
 export function baiduEmbeddingsToOpenAI(upstream: unknown, model: string): Obj {
-  if (!isObj(upstream)) return openAIErrorBody("百度返回了无法识别的应答", null);
-  const error = baiduError(upstream);
+  const parsed = BaiduEmbeddings.safeParse(upstream);
+  if (!parsed.success) return openAIErrorBody("百度返回了无法识别的应答", null);
+  const answer = parsed.data;
+  const error = baiduError(answer);
   if (error) return error;
-  const data = Array.isArray(upstream.data) ? upstream.data : [];
-  const u = isObj(upstream.usage) ? upstream.usage : {};
-  const prompt = num(u.prompt_tokens) ?? 0;
+  const prompt = answer.usage?.prompt_tokens ?? 0;
   return {
     object: "list",
-    data: data.map((d, i) => ({
-      object: "embedding",
-      embedding: isObj(d) && Array.isArray(d.embedding) ? d.embedding : [],
-      index: isObj(d) ? (num(d.index) ?? i) : i,
-    })),
+    data: answer.data.map((d, i) => ({ object: "embedding", embedding: d ? d.embedding : [], index: d ? (d.index ?? i) : i })),
     model,
-    usage: { prompt_tokens: prompt, total_tokens: num(u.total_tokens) ?? prompt },
+    usage: { prompt_tokens: prompt, total_tokens: answer.usage?.total_tokens ?? prompt },
   };
 }

@@ -7,7 +7,8 @@
 // and `/v2/embeddings` with `Authorization: Bearer <key>`, the body passed through.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { baseHeaders, baseUrlOf, buildBody, unsupportedMode } from "../openai-compatible";
-import { answerContext, canonicalBody, isObj, jsonAnswer, jsonOrSseFraming, num, type Obj } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { answerContext, canonicalBody, jsonAnswer, jsonOrSseFraming, num } from "../convert-shared";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";
 import { baiduEndpoint, toBaiduChatBody, toBaiduEmbeddingBody } from "./convert-request";
 import { BAIDU_TOKEN_ERRORS, baiduChatToOpenAI, baiduEmbeddingsToOpenAI, baiduEventToOpenAI } from "./convert-response";

@@ -1,16 +1,12 @@
 // Workers AI `ai/run` answers → OpenAI shapes. Pure (ids and timestamps come from the caller).
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
+import { countUnknownEvent } from "../unknown-events";
+import { RunCompletion, type RunEvent, RunTranscription } from "./api";
 
 export interface RunContext {
   id: string;
   created: number;
   model: string;
-}
-
-function runResult(upstream: unknown): Obj {
-  return isObj(upstream) && isObj(upstream.result) ? upstream.result : {};
 }
 
 function openAIUsage(u: unknown): Obj | undefined {
@@ -22,13 +18,14 @@ function openAIUsage(u: unknown): Obj | undefined {
 
 /** `{result:{response, usage}}` → a `text_completion`. */
 export function runCompletionToOpenAI(upstream: unknown, ctx: RunContext): Obj {
-  const r = runResult(upstream);
+  const parsed = RunCompletion.safeParse(upstream);
+  const r = parsed.success ? parsed.data.result : {};
   const out: Obj = {
     id: ctx.id,
     object: "text_completion",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ text: typeof r.response === "string" ? r.response : "", index: 0, logprobs: null, finish_reason: "stop" }],
+    choices: [{ text: r.response ?? "", index: 0, logprobs: null, finish_reason: "stop" }],
   };
   const usage = openAIUsage(r.usage);
   if (usage) out.usage = usage;
@@ -36,11 +33,19 @@ export function runCompletionToOpenAI(upstream: unknown, ctx: RunContext): Obj {
 }
 
 /** One streamed `{response: "…", usage?}` event → a `text_completion` chunk. */
-export function runCompletionEventToOpenAI(data: unknown, ctx: RunContext): Obj | null {
-  if (!isObj(data)) return null;
+export function runCompletionEventToOpenAI(event: unknown, ctx: RunContext): Obj | null {
+  if (!isObj(event)) {
+    countUnknownEvent("cloudflare", "non-object");
+    return null;
+  }
+  const data: RunEvent = event;
   const text = typeof data.response === "string" ? data.response : "";
   const usage = openAIUsage(data.usage);
-  if (text === "" && !usage) return null;
+  if (text === "" && !usage) {
+    // An empty piece is known; an event with neither text nor usage is not.
+    if (typeof data.response !== "string") countUnknownEvent("cloudflare", "no-response");
+    return null;
+  }
   const chunk: Obj = {
     id: ctx.id,
     object: "text_completion",
@@ -74,9 +79,10 @@ function vttToSrt(vtt: string): string {
 
 /** `{result:{text, words, vtt}}` → the client's `response_format`. */
 export function runTranscriptionToOpenAI(upstream: unknown, format: string | undefined): { body: string; contentType: string } {
-  const r = runResult(upstream);
-  const text = typeof r.text === "string" ? r.text : "";
-  const vtt = typeof r.vtt === "string" ? r.vtt : "";
+  const parsed = RunTranscription.safeParse(upstream);
+  const r = parsed.success ? parsed.data.result : {};
+  const text = r.text ?? "";
+  const vtt = r.vtt ?? "";
   switch ((format ?? "json").toLowerCase()) {
     case "text":
       return { body: text, contentType: "text/plain; charset=utf-8" };
@@ -85,10 +91,10 @@ export function runTranscriptionToOpenAI(upstream: unknown, format: string | und
     case "srt":
       return { body: vttToSrt(vtt), contentType: "application/x-subrip; charset=utf-8" };
     case "verbose_json": {
-      const info = isObj(r.transcription_info) ? r.transcription_info : {};
-      const body: Obj = { task: "transcribe", language: info.language ?? null, duration: info.duration ?? null, text };
-      if (Array.isArray(r.words)) body.words = r.words;
-      if (Array.isArray(r.segments)) body.segments = r.segments;
+      const info = r.transcription_info;
+      const body: Obj = { task: "transcribe", language: info?.language ?? null, duration: info?.duration ?? null, text };
+      if (r.words) body.words = r.words;
+      if (r.segments) body.segments = r.segments;
       return { body: JSON.stringify(body), contentType: "application/json" };
     }
     default:

@@ -2,6 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ChannelConfig } from "../../types";
 import { cohere } from ".";
+import { replayStream } from "@/tests/helpers/vendor-stream";
+import type { UpstreamRequest } from "../types";
+import { unknownEventCounts } from "../unknown-events";
+import { CohereStreamEvent } from "./api";
 
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
 const events = (sse: string) =>
@@ -184,5 +188,28 @@ describe("Cohere adapter", () => {
 
   it("refuses modes Cohere does not serve", () => {
     expect(() => build({ model: "x", prompt: "x" }, "images" as "chat")).toThrow(/not supported/);
+  });
+});
+
+describe("Cohere stream events the converter does not know", () => {
+  it("are counted, and the stream still ends with its finish and usage", () => {
+    const req = build({ model: "command-r", messages: [{ role: "user", content: "hi" }], stream: true }) as UpstreamRequest;
+    const before = unknownEventCounts().get("cohere:debug") ?? 0;
+    const r = replayStream(req, `event: debug\ndata: {"type":"debug","delta":{}}\n\n${fixture("chat.sse.txt")}`);
+    expect(unknownEventCounts().get("cohere:debug")).toBe(before + 1);
+    expect(r.text).toBe("LLMs are neural networks trained on large amounts of text.");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 12 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded events fit the event schema, and the known skipped ones are not counted", () => {
+    const before = [...unknownEventCounts()].filter(([k]) => k.startsWith("cohere:")).length;
+    const req = build({ model: "command-r", messages: [{ role: "user", content: "hi" }], stream: true });
+    for (const e of [...events(fixture("chat.sse.txt")), ...events(fixture("tool-call.sse.txt"))]) {
+      expect(CohereStreamEvent.safeParse(e).success).toBe(true);
+      req.response!.streamEvent!(e);
+    }
+    expect([...unknownEventCounts()].filter(([k]) => k.startsWith("cohere:")).length).toBe(before);
   });
 });

@@ -2,19 +2,20 @@
 // `POST /v1/rerank`. v2 rather than v1: its messages, roles and tools are OpenAI's shapes, so a
 // conversation with tool calls converts without loss, and its stream is server-sent events.
 // Pure (ids and timestamps come from the caller).
+import { isObj, type Obj } from "@/lib/obj";
 import {
   type AnswerContext,
   chatChunk,
   chatCompletion,
   embeddingList,
   embeddingTexts,
-  isObj,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
 } from "../convert-shared";
 import type { RequestMessage } from "../flat-chat";
+import { countUnknownEvent } from "../unknown-events";
+import { CohereChat, type CohereEvent, CohereEmbed, CohereRerank } from "./api";
 
 /** Canonical request → Cohere v2 chat body. */
 export function toCohereChat(json: Obj, messages: readonly RequestMessage[], model: string, stream: boolean): Obj {
@@ -81,21 +82,28 @@ export function cohereUsage(usage: unknown): Obj | null {
 
 /** A v2 chat answer → `chat.completion`. */
 export function cohereChatToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
-  const r = isObj(upstream) ? upstream : {};
-  const msg = isObj(r.message) ? r.message : {};
-  const text = Array.isArray(msg.content)
+  const parsed = CohereChat.safeParse(upstream);
+  const r = parsed.success ? parsed.data : {};
+  const msg = r.message ?? {};
+  const text = msg.content
     ? msg.content
         .filter((c): c is Obj => isObj(c) && c.type === "text")
         .map((c) => String(c.text ?? ""))
         .join("")
     : "";
   const message: Obj = { content: text };
-  if (Array.isArray(msg.tool_calls) && msg.tool_calls.length > 0) {
-    message.tool_calls = msg.tool_calls.filter(isObj).map((t) => ({
-      id: t.id,
-      type: "function",
-      function: { name: isObj(t.function) ? t.function.name : "", arguments: isObj(t.function) ? (t.function.arguments ?? "") : "" },
-    }));
+  if (msg.tool_calls && msg.tool_calls.length > 0) {
+    message.tool_calls = msg.tool_calls.flatMap((t) =>
+      t
+        ? [
+            {
+              id: t.id,
+              type: "function",
+              function: { name: t.function ? t.function.name : "", arguments: t.function ? (t.function.arguments ?? "") : "" },
+            },
+          ]
+        : [],
+    );
   }
   return chatCompletion(ids, message, finishOf(r.finish_reason), cohereUsage(r.usage));
 }
@@ -105,8 +113,9 @@ export class CohereStream {
   private tool = -1;
   constructor(private readonly ids: AnswerContext) {}
 
-  event(data: unknown): Obj | null {
-    if (!isObj(data)) return null;
+  event(event: unknown): Obj | null {
+    if (!isObj(event)) return null;
+    const data: CohereEvent = event;
     const delta = isObj(data.delta) ? data.delta : {};
     const message = isObj(delta.message) ? delta.message : {};
     switch (data.type) {
@@ -132,8 +141,15 @@ export class CohereStream {
       }
       case "message-end":
         return chatChunk(this.ids, {}, finishOf(delta.finish_reason), cohereUsage(delta.usage));
+      case "content-start":
+      case "content-end":
+      case "tool-plan-delta":
+      case "tool-call-end":
+      case "citation-start":
+      case "citation-end":
+        return null;
       default:
-        // content-start/-end, tool-plan-delta, tool-call-end, citation-start/-end
+        countUnknownEvent("cohere", String(data.type));
         return null;
     }
   }
@@ -153,9 +169,10 @@ export function toCohereRerank(json: Obj, model: string): Obj {
  * and `meta` kept (Cohere bills search units, not tokens, so the prompt is counted locally).
  */
 export function cohereRerankToOpenAI(upstream: unknown, model: string): Obj {
-  const r = isObj(upstream) ? upstream : {};
-  const out: Obj = { id: r.id, model, results: Array.isArray(r.results) ? r.results : [] };
-  if (isObj(r.meta)) out.meta = r.meta;
+  const parsed = CohereRerank.safeParse(upstream);
+  const r = parsed.success ? parsed.data : {};
+  const out: Obj = { id: r.id, model, results: r.results ?? [] };
+  if (r.meta) out.meta = r.meta;
   return out;
 }
 
@@ -172,10 +189,9 @@ export function toCohereEmbed(json: Obj, model: string): Obj {
 
 /** Cohere's `{embeddings: {float: [[…]]}, meta: {billed_units: {input_tokens}}}` → OpenAI's list. */
 export function cohereEmbedToOpenAI(upstream: unknown, model: string, base64: boolean): Obj {
-  const r = isObj(upstream) ? upstream : {};
-  const vectors = isObj(r.embeddings) && Array.isArray(r.embeddings.float) ? r.embeddings.float : null;
-  if (!vectors) return openAIErrorBody(typeof r.message === "string" ? r.message : "Cohere returned no float embeddings", null);
-  const meta = isObj(r.meta) ? r.meta : {};
-  const units = isObj(meta.billed_units) ? meta.billed_units : {};
-  return embeddingList(vectors as number[][], model, num(units.input_tokens) ?? 0, base64);
+  const parsed = CohereEmbed.safeParse(upstream);
+  const r = parsed.success ? parsed.data : {};
+  const vectors = r.embeddings?.float;
+  if (!vectors) return openAIErrorBody(r.message ?? "Cohere returned no float embeddings", null);
+  return embeddingList(vectors as number[][], model, r.meta?.billed_units?.input_tokens ?? 0, base64);
 }

@@ -2,6 +2,10 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { ChannelConfig } from "../../types";
 import { dify } from ".";
+import { replayStream } from "@/tests/helpers/vendor-stream";
+import type { UpstreamRequest } from "../types";
+import { unknownEventCounts } from "../unknown-events";
+import { DifyStreamEvent } from "./api";
 
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
 const events = (sse: string) =>
@@ -147,5 +151,30 @@ describe("Dify adapter", () => {
         code: "provider_quota_exceeded",
       },
     });
+  });
+});
+
+describe("Dify stream events the converter does not know", () => {
+  it("are counted, and the stream still ends with its finish and usage", () => {
+    const req = build({ model: "m", stream: true, messages: [{ role: "user", content: "Hi" }] }) as UpstreamRequest;
+    const before = unknownEventCounts().get("dify:workflow_paused") ?? 0;
+    const r = replayStream(req, `data: {"event":"workflow_paused","task_id":"t"}\n\n${fixture("stream.sse.txt")}`);
+    expect(unknownEventCounts().get("dify:workflow_paused")).toBe(before + 1);
+    expect(r.text).toBe("Dify apps answer from their own prompt and knowledge.");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 1033, completion_tokens: 135 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded events fit the event schema, and the known skipped ones are not counted", () => {
+    const before = [...unknownEventCounts()].filter(([k]) => k.startsWith("dify:")).length;
+    for (const name of ["stream.sse.txt", "agent.sse.txt", "agent-thought.sse.txt", "replace.sse.txt", "stream-error.sse.txt"]) {
+      const req = build({ model: "m", stream: true, messages: [{ role: "user", content: "Hi" }] });
+      for (const e of events(fixture(name))) {
+        expect(DifyStreamEvent.safeParse(e).success).toBe(true);
+        req.response!.streamEvent!(e);
+      }
+    }
+    expect([...unknownEventCounts()].filter(([k]) => k.startsWith("dify:")).length).toBe(before);
   });
 });

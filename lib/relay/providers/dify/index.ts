@@ -11,19 +11,13 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
-import {
-  answerContext,
-  type AnswerContext,
-  chatChunk,
-  chatCompletion,
-  isObj,
-  jsonAnswer,
-  type Obj,
-  openAIErrorBody,
-} from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { answerContext, type AnswerContext, chatChunk, chatCompletion, jsonAnswer, openAIErrorBody } from "../convert-shared";
 import { chatRequest, transcript } from "../flat-chat";
 import { baseUrlOf, unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
+import { countUnknownEvent } from "../unknown-events";
+import { DifyAnswer, type DifyEvent } from "./api";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.Dify];
 const supportedModes = new Set<RelayMode>(["chat"]);
@@ -56,12 +50,12 @@ export function toDifyRequest(input: BuildRequestInput): Obj {
 
 /** A blocking answer `{answer, metadata: {usage}}` → `chat.completion`. */
 export function difyToOpenAI(upstream: unknown, ids: AnswerContext): Obj {
-  const r = isObj(upstream) ? upstream : {};
-  if (r.event === "error" || (typeof r.code === "string" && typeof r.message === "string" && r.answer === undefined)) {
-    return openAIErrorBody(String(r.message ?? "Dify returned an error"), typeof r.code === "string" ? r.code : null);
+  const parsed = DifyAnswer.safeParse(upstream);
+  const r = parsed.success ? parsed.data : {};
+  if (r.event === "error" || (r.code !== undefined && typeof r.message === "string" && r.answer === undefined)) {
+    return openAIErrorBody(String(r.message ?? "Dify returned an error"), r.code ?? null);
   }
-  const usage = isObj(r.metadata) && isObj(r.metadata.usage) ? r.metadata.usage : null;
-  return chatCompletion(ids, { content: typeof r.answer === "string" ? r.answer : "" }, "stop", usage);
+  return chatCompletion(ids, { content: typeof r.answer === "string" ? r.answer : "" }, "stop", r.metadata?.usage ?? null);
 }
 
 /** Per call: streaming events → chunks. */
@@ -73,8 +67,9 @@ export class DifyStream {
   private readonly thoughts = new Map<string, { thought: string; tool: boolean; observation: boolean }>();
   constructor(private readonly ids: AnswerContext) {}
 
-  event(data: unknown): Obj | null {
-    if (!isObj(data)) return null;
+  event(event: unknown): Obj | null {
+    if (!isObj(event)) return null;
+    const data: DifyEvent = event;
     switch (data.event) {
       case "agent_message":
         this.agent = true;
@@ -97,14 +92,22 @@ export class DifyStream {
       }
       case "error":
         return openAIErrorBody(String(data.message ?? "Dify stream error"), typeof data.code === "string" ? data.code : null);
+      case "ping":
+      case "workflow_started":
+      case "node_started":
+      case "node_finished":
+      case "workflow_finished":
+      case "tts_message":
+      case "tts_message_end":
+        return null;
       default:
-        // ping, workflow_started, node_started, node_finished, workflow_finished, tts_message…
+        countUnknownEvent("dify", String(data.event));
         return null;
     }
   }
 
   /** A tool round's new reasoning: the thought's unsent part, the call, the observation. */
-  private thought(data: Obj): Obj | null {
+  private thought(data: DifyEvent): Obj | null {
     const tool = typeof data.tool === "string" ? data.tool : "";
     if (tool === "") return null;
     const id = typeof data.id === "string" ? data.id : String(data.position ?? "");

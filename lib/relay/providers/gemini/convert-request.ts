@@ -21,9 +21,7 @@
 import { textNestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
 import { RelayError } from "../../errors";
 import type { UserImage } from "@/lib/net/fetch-url";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObj, type Obj } from "@/lib/obj";
 
 const HARM_CATEGORIES = [
   "HARM_CATEGORY_HARASSMENT",

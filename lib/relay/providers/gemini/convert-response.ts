@@ -13,17 +13,14 @@
 //   candidatesTokenCount + thoughtsTokenCount (thoughts also as reasoning_tokens); cached_tokens =
 //   cachedContentTokenCount.
 import { randomBytes } from "node:crypto";
-import { floatsToBase64 } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { type AnswerContext, chatChunkOf, chatCompletionOf, floatsToBase64 } from "../convert-shared";
+import { countUnknownEvent } from "../unknown-events";
+import { BatchEmbedResponse, type GeminiEvent, GenerateContentResponse } from "./api";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-export interface AnswerContext {
-  id: string;
-  created: number;
-  model: string;
-}
+export type { AnswerContext };
 
 const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]);
 
@@ -102,39 +99,30 @@ export function errorOf(upstream: unknown): Obj | null {
 export function toChatCompletion(upstream: unknown, ctx: AnswerContext): Obj {
   const error = errorOf(upstream);
   if (error) return error;
-  const u = isObj(upstream) ? upstream : {};
-  const candidates = Array.isArray(u.candidates) ? u.candidates.filter(isObj) : [];
-  const choices: Obj[] = candidates.map((c, i) => {
+  const parsed = GenerateContentResponse.safeParse(upstream);
+  // Only a non-object fails (every field reads as absent when odd): answered as an empty one.
+  const u = parsed.success ? parsed.data : GenerateContentResponse.parse({});
+  const choices: Obj[] = u.candidates.map((c, i) => {
     const { text, reasoning, calls } = readParts(c.content);
     const message: Obj = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
     if (reasoning !== "") message.reasoning_content = reasoning;
     if (calls.length > 0) message.tool_calls = calls.map(toolCall);
     return {
-      index: typeof c.index === "number" ? c.index : i,
+      index: c.index ?? i,
       message,
       logprobs: null,
       finish_reason: finishReason(c.finishReason, calls.length > 0) ?? (calls.length > 0 ? "tool_calls" : "stop"),
     };
   });
   if (choices.length === 0) {
-    const blocked = isObj(u.promptFeedback) && typeof u.promptFeedback.blockReason === "string";
     choices.push({
       index: 0,
       message: { role: "assistant", content: "" },
       logprobs: null,
-      finish_reason: blocked ? "content_filter" : "stop",
+      finish_reason: u.promptFeedback ? "content_filter" : "stop",
     });
   }
-  const answer: Obj = {
-    id: ctx.id,
-    object: "chat.completion",
-    created: ctx.created,
-    model: typeof u.modelVersion === "string" && u.modelVersion !== "" ? u.modelVersion : ctx.model,
-    choices,
-  };
-  const usage = usageOf(u.usageMetadata);
-  if (usage) answer.usage = usage;
-  return answer;
+  return chatCompletionOf(ctx, choices, usageOf(u.usageMetadata), u.modelVersion || ctx.model);
 }
 
 /**
@@ -148,10 +136,11 @@ export class GeminiStream {
   private toolIndex = new Map<number, number>();
   constructor(private readonly ctx: AnswerContext) {}
 
-  event(data: unknown): Obj | null {
-    const error = errorOf(data);
+  event(event: unknown): Obj | null {
+    const error = errorOf(event);
     if (error) return error;
-    if (!isObj(data)) return null;
+    if (!isObj(event)) return this.unknown("non-object");
+    const data: GeminiEvent = event;
     const candidates = Array.isArray(data.candidates) ? data.candidates.filter(isObj) : [];
     const choices: Obj[] = [];
     let finished = false;
@@ -181,16 +170,15 @@ export class GeminiStream {
     }
     // An event without candidates that reports usage (a trailing usage-only event) is passed on too.
     const usage = finished || candidates.length === 0 ? usageOf(data.usageMetadata) : undefined;
-    if (choices.length === 0 && !usage) return null;
-    const chunk: Obj = {
-      id: this.ctx.id,
-      object: "chat.completion.chunk",
-      created: this.ctx.created,
-      model: typeof data.modelVersion === "string" && data.modelVersion !== "" ? data.modelVersion : this.ctx.model,
-      choices,
-    };
-    if (usage) chunk.usage = usage;
-    return chunk;
+    if (choices.length === 0 && !usage) return this.unknown(data.candidates === undefined ? "no-candidates" : "empty");
+    const model = typeof data.modelVersion === "string" && data.modelVersion !== "" ? data.modelVersion : this.ctx.model;
+    return chatChunkOf(this.ctx, choices, usage, model);
+  }
+
+  /** An event holding nothing this converter knows (no candidates, block or usage): counted, skipped. */
+  private unknown(kind: string): null {
+    countUnknownEvent("gemini", kind);
+    return null;
   }
 }
 
@@ -198,13 +186,15 @@ export class GeminiStream {
 export function toEmbeddingList(upstream: unknown, model: string, promptTokens: number, base64: boolean): Obj {
   const error = errorOf(upstream);
   if (error) return error;
-  const list = isObj(upstream) && Array.isArray(upstream.embeddings) ? upstream.embeddings : [];
+  const parsed = BatchEmbedResponse.safeParse(upstream);
+  const list = parsed.success ? parsed.data.embeddings : [];
   return {
     object: "list",
-    data: list.map((e, index) => {
-      const values = isObj(e) && Array.isArray(e.values) ? (e.values as number[]) : [];
-      return { object: "embedding", index, embedding: base64 ? floatsToBase64(values) : values };
-    }),
+    data: list.map(({ values }, index) => ({
+      object: "embedding",
+      index,
+      embedding: base64 ? floatsToBase64(values as number[]) : values,
+    })),
     model,
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   };

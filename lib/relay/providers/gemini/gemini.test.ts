@@ -9,6 +9,9 @@ import { remoteImageUrls } from "../../request/images";
 import { cleanSchema, toBatchEmbed, toGenerateContent } from "./convert-request";
 import { finishReason, GeminiStream, toChatCompletion, toEmbeddingList, usageOf } from "./convert-response";
 import { gemini } from "./index";
+import { unknownEventCounts } from "../unknown-events";
+import { replayStream } from "@/tests/helpers/vendor-stream";
+import { GenerateContentResponse } from "./api";
 
 const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8");
 const json = (name: string) => JSON.parse(fixture(name)) as unknown;
@@ -487,5 +490,24 @@ describe("the Gemini adapter", () => {
       requests: [{ model: "models/text-embedding-004", content: { parts: [{ text: "hello" }] } }],
     });
     expect(() => gemini.buildRequest(input({}, { mode: "images" }))).toThrow(/not supported/);
+  });
+});
+
+describe("events Gemini does not document", () => {
+  it("are counted, and the stream still ends with its finish and usage", () => {
+    const streamed = gemini.buildRequest(input({ messages: [{ role: "user", content: "hi" }], stream: true })) as UpstreamRequest;
+    const before = unknownEventCounts().get("gemini:no-candidates") ?? 0;
+    const r = replayStream(streamed, `data: {"responseId":"x"}\r\n\r\n${fixture("stream-text.sse")}`);
+    expect(unknownEventCounts().get("gemini:no-candidates")).toBe(before + 1);
+    expect(r.text).toBe("Hello! How can I help you today?");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 9 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded answers and events fit the schema", () => {
+    for (const name of ["generate-content.json", "generate-content-tool-call.json", "generate-content-blocked.json"])
+      expect(GenerateContentResponse.safeParse(json(name)).success).toBe(true);
+    for (const e of events(fixture("stream-tool-call.sse"))) expect(GenerateContentResponse.safeParse(e).success).toBe(true);
   });
 });

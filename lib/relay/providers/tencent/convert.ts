@@ -7,14 +7,15 @@
 // http(s) URL or a `data:image/…;base64,` URL, both accepted by Hunyuan). Pure.
 import { RelayError } from "../../errors";
 import { imageUrlOf } from "../../request/images";
+import { isObj, type Obj } from "@/lib/obj";
+import { countUnknownEvent } from "../unknown-events";
+import { HunyuanAnswer, type HunyuanEvent } from "./api";
 import {
   type AnswerContext,
   alternatingTurns,
   chatChunk,
   chatCompletion,
-  isObj,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
   plainMessages,
@@ -155,19 +156,19 @@ function hunyuanError(r: Obj): Obj | null {
 }
 
 export function hunyuanToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
-  const r = isObj(upstream) && isObj(upstream.Response) ? upstream.Response : null;
-  if (!r) return openAIErrorBody("混元返回了无法识别的应答", null);
+  const parsed = HunyuanAnswer.safeParse(upstream);
+  if (!parsed.success) return openAIErrorBody("混元返回了无法识别的应答", null);
+  const r = parsed.data.Response;
   const error = hunyuanError(r);
   if (error) return error;
-  const choice = Array.isArray(r.Choices) && isObj(r.Choices[0]) ? r.Choices[0] : {};
-  const message = isObj(choice.Message) ? choice.Message : {};
-  const calls = Array.isArray(message.ToolCalls) ? message.ToolCalls.filter(isObj).map(openAIToolCall) : [];
-  const finish = calls.length > 0 ? "tool_calls" : (FINISH[str(choice.FinishReason) ?? ""] ?? "stop");
-  const out = chatCompletion({ ...ctx, id: str(r.Id) || ctx.id }, str(message.Content) ?? "", finish, usageOf(r.Usage));
+  const choice = r.Choices[0];
+  const message = choice?.Message;
+  const calls = message ? message.ToolCalls.map(openAIToolCall) : [];
+  const finish = calls.length > 0 ? "tool_calls" : (FINISH[choice?.FinishReason ?? ""] ?? "stop");
+  const out = chatCompletion({ ...ctx, id: r.Id || ctx.id }, message?.Content ?? "", finish, usageOf(r.Usage));
   const msg = (out.choices as Obj[])[0]!.message as Obj;
   if (calls.length > 0) msg.tool_calls = calls;
-  const reasoning = str(message.ReasoningContent);
-  if (reasoning) msg.reasoning_content = reasoning;
+  if (message?.ReasoningContent) msg.reasoning_content = message.ReasoningContent;
   return out;
 }
 
@@ -184,12 +185,13 @@ export class HunyuanStream {
   private readonly indexes = new Map<string, number>();
   constructor(private readonly ctx: AnswerContext) {}
 
-  event(event: unknown): Obj | null {
-    if (!isObj(event)) return null;
+  event(data: unknown): Obj | null {
+    if (!isObj(data)) return this.unknown("non-object");
+    const event: HunyuanEvent = data;
     const error = hunyuanError(isObj(event.Response) ? event.Response : event);
     if (error) return error;
     const choice = Array.isArray(event.Choices) && isObj(event.Choices[0]) ? event.Choices[0] : null;
-    if (!choice) return null;
+    if (!choice) return this.unknown("no-choices");
     const delta = isObj(choice.Delta) ? choice.Delta : {};
     const out: Obj = {};
     const text = str(delta.Content) ?? "";
@@ -204,6 +206,12 @@ export class HunyuanStream {
       return chatChunk(this.ctx, out, finish, usageOf(event.Usage));
     }
     return chatChunk(this.ctx, { role: "assistant", content: text, ...out }, null);
+  }
+
+  /** An event this converter does not know (not an error, no choice): counted, skipped. */
+  private unknown(kind: string): null {
+    countUnknownEvent("tencent", kind);
+    return null;
   }
 
   private toolDelta(c: Obj): Obj {

@@ -6,6 +6,8 @@ import type { BuildRequestInput, UpstreamRequest } from "../types";
 import { replayStream } from "@/tests/helpers/vendor-stream";
 import { toHunyuanBody } from "./convert";
 import { hunyuan } from "./index";
+import { unknownEventCounts } from "../unknown-events";
+import { HunyuanStreamEvent } from "./api";
 import { tc3Authorization, tc3CanonicalRequest, tc3Signature, tc3StringToSign, type Tc3Request } from "./sign";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "__fixtures__", name), "utf8");
@@ -262,5 +264,26 @@ describe("Hunyuan tools and images", () => {
       { index: 0, function: { arguments: '"北京"}' } },
       { index: 1, id: "call_cq8lo2hsk5d2lq1hbqa1", type: "function", function: { name: "get_time", arguments: '{"city":"北京"}' } },
     ]);
+  });
+});
+
+describe("Hunyuan stream events the converter does not know", () => {
+  it("are counted, and the stream still ends with its finish and usage", () => {
+    const before = unknownEventCounts().get("tencent:no-choices") ?? 0;
+    const up = hunyuan.buildRequest(input({ ...HI, stream: true })) as UpstreamRequest;
+    const r = replayStream(up, `data: {"Note":"x","Id":"y"}\n\n${fixture("chat.chunks.txt")}`, 11);
+    expect(unknownEventCounts().get("tencent:no-choices")).toBe(before + 1);
+    expect(r.text).toBe("你好！有什么可以帮你？");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 7 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("the recorded events fit the event schema", () => {
+    for (const name of ["chat.chunks.txt", "tool-call.chunks.txt"])
+      for (const l of fixture(name)
+        .split("\n")
+        .filter((l) => l.startsWith("data: ")))
+        expect(HunyuanStreamEvent.safeParse(JSON.parse(l.slice(6))).success).toBe(true);
   });
 });
