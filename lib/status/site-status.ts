@@ -5,7 +5,7 @@ import { getDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { getOptions } from "@/lib/options";
 import { isOnlineTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
-import { rootUsesDefaultPassword } from "@/lib/auth/root-account";
+import { rootUsesDefaultPassword } from "@/lib/users/root-account";
 
 /** Process start, unix seconds. */
 export const START_TIME = Math.floor(performance.timeOrigin / 1000);
