@@ -100,10 +100,6 @@ function markSignedIn(on: boolean) {
 
 // ---- status -----------------------------------------------------------------------------------
 
-export function readStatus(): SiteStatus | null {
-  return parseJson<SiteStatus>(readRaw(STORAGE_KEYS.status));
-}
-
 /** Stores the status object and the individual keys derived from it (spec §3). */
 export function writeStatus(status: SiteStatus) {
   write(STORAGE_KEYS.status, JSON.stringify(status));
