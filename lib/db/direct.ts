@@ -2,7 +2,7 @@
 // the ones Prisma's adapters use), without Prisma. Everything a relay worker asks of the database
 // goes through it (keys, users, the routing table, options, sessions, the quota ledger and its
 // usage batches), so a relay worker never loads Prisma, whose runtime and WebAssembly query
-// compiler cost ~50 MB per process (bench/README.md). The console keeps Prisma for its own pages
+// compiler cost ~50 MB per process (bench/HISTORY.md). The console keeps Prisma for its own pages
 // and calls the same functions for these queries, so each of them is written once.
 //
 // Statements use `?` placeholders and double-quoted identifiers on all three databases (MySQL
