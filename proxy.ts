@@ -7,7 +7,7 @@ import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import { isProduction } from "@/lib/env";
 import { consolePolicy, newNonce, NONCE_HEADER } from "@/lib/ui/csp";
-import { guardPage, pageAccess, SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
+import { guardPage, pageAccess, SIGNED_IN_COOKIE } from "@/lib/auth/route-access";
 
 export async function proxy(req: NextRequest) {
   const nonce = newNonce();

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { processSingleton } from "@/lib/singleton";
 
 const bool = (fallback: boolean) =>
   z
@@ -106,23 +107,21 @@ export const isMaster = env.NODE_TYPE !== "slave";
  */
 export function sessionSecret(): string {
   if (env.SESSION_SECRET) return env.SESSION_SECRET;
-  const g = globalThis as { __qiaoSessionSecret?: string };
-  if (g.__qiaoSessionSecret) return g.__qiaoSessionSecret;
+  return processSingleton("sessionSecret", storedSessionSecret);
+}
+
+function storedSessionSecret(): string {
   const file = path.join(dataDir, "session_secret");
-  if (existsSync(file)) {
-    g.__qiaoSessionSecret = readFileSync(file, "utf8").trim();
-  } else {
-    mkdirSync(dataDir, { recursive: true });
-    const secret = randomBytes(32).toString("base64url");
-    try {
-      writeFileSync(file, secret, { flag: "wx", mode: 0o600 });
-      g.__qiaoSessionSecret = secret;
-    } catch {
-      // Another process won the race: use what it wrote.
-      g.__qiaoSessionSecret = readFileSync(file, "utf8").trim();
-    }
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  try {
+    writeFileSync(file, secret, { flag: "wx", mode: 0o600 });
+    return secret;
+  } catch {
+    // Another process won the race: use what it wrote.
+    return readFileSync(file, "utf8").trim();
   }
-  return g.__qiaoSessionSecret!;
 }
 
 /**
@@ -131,9 +130,7 @@ export function sessionSecret(): string {
  * the workers; any other process makes its own, which no client can know.
  */
 export function clientIpSecret(): string {
-  const g = globalThis as { __qiaoClientIpSecret?: string };
-  g.__qiaoClientIpSecret ??= env.QIAO_CLIENT_IP_SECRET || randomBytes(32).toString("base64url");
-  return g.__qiaoClientIpSecret;
+  return processSingleton("clientIpSecret", () => env.QIAO_CLIENT_IP_SECRET || randomBytes(32).toString("base64url"));
 }
 
 /** How many relay workers `npm start` runs (RELAY_WORKERS, or one per core up to 8). */

@@ -15,7 +15,7 @@ const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "productio
 execFileSync(process.execPath, [path.join(root, "scripts/prisma-generate.mjs")], { cwd: root, env, stdio: "inherit" });
 execFileSync(process.execPath, [require.resolve("next/dist/bin/next"), "build"], { cwd: root, env, stdio: "inherit" });
 // The server entry is prebuilt, not transpiled at run time: no TypeScript loader (and its
-// compile cache) in every process, ~100 MB less in all (bench/README.md); one chunk per role
+// compile cache) in every process, ~100 MB less in all (bench/HISTORY.md); one chunk per role
 // (scripts/server-bundle.mjs).
 const outdir = path.dirname(path.join(root, SERVER_BUNDLE));
 rmSync(outdir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { clearUser, readUser, writeAff, writeUser } from "@/lib/client/storage";
 import type { StoredUser } from "@/lib/client/types";
 import { TEXT } from "@/lib/ui/api-errors";
 import { loginFormSchema, type LoginFormValues } from "@/lib/ui/auth-schemas";
-import { EXPIRED_LOGIN_PATH } from "@/lib/ui/route-access";
+import { EXPIRED_LOGIN_PATH } from "@/lib/auth/route-access";
 
 export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signedIn: boolean; aff: string }) {
   const router = useRouter();

@@ -5,7 +5,7 @@ import { useContext, useEffect } from "react";
 import { SessionHintContext } from "@/lib/client/hooks";
 import { refreshSelf, refreshStatus } from "@/lib/client/session";
 import { readUser } from "@/lib/client/storage";
-import { pageAccess } from "@/lib/ui/route-access";
+import { pageAccess } from "@/lib/auth/route-access";
 import { rememberTimeZone } from "@/lib/ui/time-zone";
 
 export function useAppStart() {

@@ -6,7 +6,7 @@ import { notFound, redirect } from "next/navigation";
 import { hasTier, type RoleTier } from "@/lib/auth/roles";
 import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession, type SessionUser } from "@/lib/auth/session-check";
-import { loginPath, SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
+import { loginPath, SIGNED_IN_COOKIE } from "@/lib/auth/route-access";
 
 /** The active session's user, or a redirect to the login page (the expired notice for someone who was logged in, as proxy.ts). */
 export async function pageUser(tier: RoleTier = "user"): Promise<SessionUser> {

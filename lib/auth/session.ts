@@ -1,5 +1,5 @@
 // The session cookie: a JWT signed (HS256, jose) with SESSION_SECRET. next-auth uses these same
-// encode/decode functions (lib/auth/next-auth.ts), so there is one cookie format in the product.
+// encode/decode functions (lib/users/next-auth.ts), so there is one cookie format in the product.
 import { randomUUID } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
 import { env, sessionSecret } from "@/lib/env";

@@ -16,6 +16,7 @@ import { onInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { usableGroups } from "@/lib/options/groups";
+import { processSingleton } from "@/lib/singleton";
 
 export const VISITOR_GROUP = "default";
 const VISITOR_GROUP_LABEL = "默认分组";
@@ -47,7 +48,7 @@ export type PricingList = {
 // often) and dropped at once when a channel changes in this instance.
 const SERVED_TTL_MS = 60_000;
 type ServedState = { value: Promise<Map<string, string[]>> | null; loadedAt: number; subscribed: boolean };
-const g = globalThis as { __qiaoServedModels?: ServedState };
+const state = processSingleton<ServedState>("servedModels", () => ({ value: null, loadedAt: 0, subscribed: false }));
 
 async function loadServedModels(): Promise<Map<string, string[]>> {
   const db = await getDb();
@@ -68,7 +69,6 @@ async function loadServedModels(): Promise<Map<string, string[]>> {
 }
 
 function servedModels(): Promise<Map<string, string[]>> {
-  const state = (g.__qiaoServedModels ??= { value: null, loadedAt: 0, subscribed: false });
   if (!state.subscribed) {
     state.subscribed = true;
     onInvalidation((event) => {

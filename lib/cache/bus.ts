@@ -2,6 +2,7 @@
 // keys, users, channels, options) subscribe. Listeners in this process run synchronously; remote
 // publishers carry the event to the other processes of this instance (lib/server/ipc.ts). Other
 // instances see a change within SYNC_FREQUENCY, when every cache is reloaded.
+import { processSingleton } from "@/lib/singleton";
 
 export type CacheEvent =
   | { kind: "channels" }
@@ -14,8 +15,7 @@ type Listener = (event: CacheEvent, remote: boolean) => void;
 type Publisher = (event: CacheEvent) => void;
 
 type BusState = { listeners: Set<Listener>; remotes: Set<Publisher> };
-const g = globalThis as { __qiaoCacheBus?: BusState };
-const state = (g.__qiaoCacheBus ??= { listeners: new Set(), remotes: new Set() });
+const state = processSingleton<BusState>("cacheBus", () => ({ listeners: new Set(), remotes: new Set() }));
 
 export function onInvalidation(listener: Listener): () => void {
   state.listeners.add(listener);

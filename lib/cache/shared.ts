@@ -4,6 +4,7 @@
 // multi-process start without Redis keeps such state per process). Every write carries a TTL.
 import { randomBytes } from "node:crypto";
 import { env } from "@/lib/env";
+import { processSingleton } from "@/lib/singleton";
 
 export interface SharedCache {
   /** Stores `value` for `ttlSeconds`; with `onlyIfAbsent`, only when the key is free. Says whether it was stored. */
@@ -283,14 +284,14 @@ export class RedisCache implements SharedCache {
   }
 }
 
-const g = globalThis as { __qiaoSharedCache?: SharedCache };
+const slot = processSingleton<{ cache?: SharedCache }>("sharedCache", () => ({}));
 
 /** The process's shared cache: Redis when REDIS_CONN_STRING is set, else memory. */
 export function sharedCache(): SharedCache {
-  return (g.__qiaoSharedCache ??= env.REDIS_CONN_STRING ? new RedisCache(env.REDIS_CONN_STRING) : new MemoryCache());
+  return (slot.cache ??= env.REDIS_CONN_STRING ? new RedisCache(env.REDIS_CONN_STRING) : new MemoryCache());
 }
 
 /** Tests: run against another store. */
 export function setSharedCache(cache: SharedCache) {
-  g.__qiaoSharedCache = cache;
+  slot.cache = cache;
 }

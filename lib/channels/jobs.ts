@@ -3,6 +3,7 @@
 // `GET /api/channel/jobs` for its progress. One run of each kind at a time per process; the record
 // of the last run stays until the next one starts. Every step awaits network I/O, so a run never
 // holds the event loop.
+import { processSingleton } from "@/lib/singleton";
 
 export type ChannelJobKind = "test" | "balance";
 
@@ -35,11 +36,10 @@ const MAX_FAILURES = 100;
 export type StepOutcome = { ok: boolean; message?: string; disabled?: boolean; enabled?: boolean };
 
 type Runs = Record<ChannelJobKind, { job: ChannelJob | null; done: Promise<void> }>;
-const g = globalThis as { __qiaoChannelJobs?: Runs };
-const runs: Runs = (g.__qiaoChannelJobs ??= {
+const runs = processSingleton<Runs>("channelJobs", () => ({
   test: { job: null, done: Promise.resolve() },
   balance: { job: null, done: Promise.resolve() },
-});
+}));
 
 const now = () => Math.floor(Date.now() / 1000);
 

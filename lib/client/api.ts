@@ -3,7 +3,7 @@
 import { showError, showInfo } from "@/lib/client/notify";
 import { clearUser, readUser } from "@/lib/client/storage";
 import { describeFailure } from "@/lib/ui/api-errors";
-import { EXPIRED_LOGIN_PATH } from "@/lib/ui/route-access";
+import { EXPIRED_LOGIN_PATH } from "@/lib/auth/route-access";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 

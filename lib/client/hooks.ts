@@ -60,15 +60,6 @@ export function useSiteStatus(): SiteStatus | null {
   return useSyncExternalStore(subscribeStorage, statusSnapshot, () => null);
 }
 
-/** A raw local-storage key (e.g. footer_html), "" on the server. */
-export function useStoredString(key: string): string {
-  return useSyncExternalStore(
-    subscribeStorage,
-    () => readRaw(key) ?? "",
-    () => "",
-  );
-}
-
 /** false during the server render and hydration, true afterwards. */
 export function useHydrated(): boolean {
   return useSyncExternalStore(

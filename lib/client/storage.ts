@@ -3,7 +3,7 @@
 import type { StoredUser } from "@/lib/client/types";
 import type { SiteStatus } from "@/lib/ui/site-status";
 import { DEFAULT_PAGE_SIZE, ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
-import { SIGNED_IN_COOKIE } from "@/lib/ui/route-access";
+import { SIGNED_IN_COOKIE } from "@/lib/auth/route-access";
 
 export const STORAGE_KEYS = {
   user: "user",
@@ -89,7 +89,7 @@ export function clearUser() {
 }
 
 /**
- * The stored user's shadow for the server (lib/ui/route-access.ts SIGNED_IN_COOKIE): a page
+ * The stored user's shadow for the server (lib/auth/route-access.ts SIGNED_IN_COOKIE): a page
  * request without a standing session then goes to the expired notice instead of the plain login.
  */
 function markSignedIn(on: boolean) {
@@ -99,10 +99,6 @@ function markSignedIn(on: boolean) {
 }
 
 // ---- status -----------------------------------------------------------------------------------
-
-export function readStatus(): SiteStatus | null {
-  return parseJson<SiteStatus>(readRaw(STORAGE_KEYS.status));
-}
 
 /** Stores the status object and the individual keys derived from it (spec §3). */
 export function writeStatus(status: SiteStatus) {

@@ -2,7 +2,7 @@
 // the ones Prisma's adapters use), without Prisma. Everything a relay worker asks of the database
 // goes through it (keys, users, the routing table, options, sessions, the quota ledger and its
 // usage batches), so a relay worker never loads Prisma, whose runtime and WebAssembly query
-// compiler cost ~50 MB per process (bench/README.md). The console keeps Prisma for its own pages
+// compiler cost ~50 MB per process (bench/HISTORY.md). The console keeps Prisma for its own pages
 // and calls the same functions for these queries, so each of them is written once.
 //
 // Statements use `?` placeholders and double-quoted identifiers on all three databases (MySQL
@@ -19,6 +19,7 @@ import path from "node:path";
 import { env } from "@/lib/env";
 import { dbDsn, dbKind } from "@/lib/db/kind";
 import type { DbKind } from "@/lib/db/types";
+import { processSingleton } from "@/lib/singleton";
 
 export type Row = Record<string, unknown>;
 
@@ -260,8 +261,8 @@ async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
   };
 }
 
-type DirectGlobal = { __qiaoDirectDb?: Promise<DirectDb>; __qiaoDbPreparedElsewhere?: boolean };
-const g = globalThis as DirectGlobal;
+type DirectState = { db?: Promise<DirectDb>; preparedElsewhere?: boolean };
+const direct = processSingleton<DirectState>("directDb", () => ({}));
 
 /**
  * Says that another process prepared the database (migrations, root account) before this one
@@ -269,7 +270,7 @@ const g = globalThis as DirectGlobal;
  * driver alone and Prisma is never loaded. Call it before the first getDirectDb().
  */
 export function skipDatabasePreparation(): void {
-  g.__qiaoDbPreparedElsewhere = true;
+  direct.preparedElsewhere = true;
 }
 
 /**
@@ -278,14 +279,14 @@ export function skipDatabasePreparation(): void {
  * first (lib/db getDb: migrations, the root account), so any caller may be a process's first.
  */
 export function getDirectDb(): Promise<DirectDb> {
-  if (!g.__qiaoDirectDb) {
-    g.__qiaoDirectDb = (async () => {
-      if (!g.__qiaoDbPreparedElsewhere) await (await import("@/lib/db")).getDb();
+  if (!direct.db) {
+    direct.db = (async () => {
+      if (!direct.preparedElsewhere) await (await import("@/lib/db")).getDb();
       return openDirectDb(dbKind, dbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
     })();
-    g.__qiaoDirectDb.catch(() => {
-      g.__qiaoDirectDb = undefined;
+    direct.db.catch(() => {
+      direct.db = undefined;
     });
   }
-  return g.__qiaoDirectDb;
+  return direct.db;
 }

@@ -8,6 +8,7 @@ import { env, sqlitePath } from "@/lib/env";
 import { dbKind } from "@/lib/db/kind";
 import { gateSqliteFactory } from "@/lib/db/sqlite-gate";
 import type { Db, DbKind } from "@/lib/db/types";
+import { processSingleton } from "@/lib/singleton";
 
 export type { Db, DbKind };
 export { dbKind, dbKindOf } from "@/lib/db/kind";
@@ -54,21 +55,20 @@ export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
   return client;
 }
 
-type DbGlobal = { __qiaoDb?: Promise<Db> };
+const slot = processSingleton<{ db?: Promise<Db> }>("db", () => ({}));
 
 /** The process's client, opened (and migrated) on first use. */
 export function getDb(): Promise<Db> {
-  const g = globalThis as DbGlobal;
-  if (!g.__qiaoDb) {
-    g.__qiaoDb = (async () => {
+  if (!slot.db) {
+    slot.db = (async () => {
       const db = await openDb(dbKind, dbKind === "sqlite" ? "" : env.SQL_DSN);
       const { prepareDatabase } = await import("@/lib/db/prepare");
       await prepareDatabase(db, dbKind);
       return db;
     })();
-    g.__qiaoDb.catch(() => {
-      g.__qiaoDb = undefined;
+    slot.db.catch(() => {
+      slot.db = undefined;
     });
   }
-  return g.__qiaoDb;
+  return slot.db;
 }

@@ -4,7 +4,7 @@
 import type { Db, DbKind } from "@/lib/db/types";
 import { isMaster } from "@/lib/env";
 import { applyMigrations } from "@/lib/db/migrate";
-import { ensureRootUser } from "@/lib/auth/root-account";
+import { ensureRootUser } from "@/lib/users/root-account";
 import { fillUsernameKeys } from "@/lib/users/username-keys";
 
 export async function prepareDatabase(db: Db, kind: DbKind): Promise<void> {

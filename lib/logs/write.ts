@@ -1,5 +1,5 @@
 // Writes single log rows for account events (top-up, admin, system). The relay writes its
-// consume rows in batches through lib/logs/batch (relay issue).
+// consume rows in batches through its ledger (lib/billing/ledger.ts, with lib/logs/insert.ts).
 import type { Db } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 

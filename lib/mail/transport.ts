@@ -6,6 +6,7 @@ import nodemailer from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport";
 import { ApiError } from "@/lib/errors";
 import type { OptionValues } from "@/lib/options";
+import { processSingleton } from "@/lib/singleton";
 
 export const SMTP_NOT_CONFIGURED = "SMTP 服务器未配置";
 export const MAIL_SEND_FAILED = "邮件发送失败，请检查 SMTP 配置或稍后重试";
@@ -43,16 +44,16 @@ export function smtpConfigured(o: Pick<OptionValues, "SMTPServer">): boolean {
 }
 
 type Cached = { signature: string; transport: nodemailer.Transporter<SMTPTransport.SentMessageInfo> };
-const g = globalThis as { __qiaoMailTransport?: Cached };
+const slot = processSingleton<{ cached?: Cached }>("mailTransport", () => ({}));
 
 function transportFor(o: SmtpOptions) {
   const options = smtpTransportOptions(o);
   const signature = JSON.stringify([options.host, options.port, options.secure, o.SMTPAccount, o.SMTPToken]);
-  if (g.__qiaoMailTransport?.signature !== signature) {
-    g.__qiaoMailTransport?.transport.close();
-    g.__qiaoMailTransport = { signature, transport: nodemailer.createTransport(options) };
+  if (slot.cached?.signature !== signature) {
+    slot.cached?.transport.close();
+    slot.cached = { signature, transport: nodemailer.createTransport(options) };
   }
-  return g.__qiaoMailTransport.transport;
+  return slot.cached.transport;
 }
 
 export type Mail = { to: string; subject: string; html: string };

@@ -24,6 +24,7 @@
 import { Agent, type Dispatcher, request } from "undici";
 import { InternalAddressError, publicOnlyConnector } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
+import { processSingleton } from "@/lib/singleton";
 
 export const FETCH_URL_MSG = {
   badUrl: "只支持 http:// 或 https:// 开头的地址",
@@ -75,13 +76,9 @@ function httpUrl(raw: string, base?: URL): URL {
   return url;
 }
 
-type G = { __qiaoUserUrlAgent?: Agent };
-
 /** Connections of direct fetches: public addresses only. */
 function publicAgent(): Agent {
-  const g = globalThis as G;
-  g.__qiaoUserUrlAgent ??= new Agent({ connect: publicOnlyConnector({}), keepAliveTimeout: 10_000 });
-  return g.__qiaoUserUrlAgent;
+  return processSingleton("userUrlAgent", () => new Agent({ connect: publicOnlyConnector({}), keepAliveTimeout: 10_000 }));
 }
 
 /**

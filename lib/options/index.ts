@@ -22,6 +22,7 @@ import {
   type OptionValue,
   type OptionValues,
 } from "@/lib/options/registry";
+import { processSingleton } from "@/lib/singleton";
 
 export type { OptionKey, OptionValue, OptionValues } from "@/lib/options/registry";
 
@@ -139,27 +140,27 @@ export class OptionsCache {
 
 export type OptionsActor = { id: number; username?: string };
 
-type OptionsGlobal = { __qiaoOptions?: OptionsCache; __qiaoOptionsTimer?: ReturnType<typeof setInterval> };
+type OptionsGlobal = { cache?: OptionsCache; timer?: ReturnType<typeof setInterval> };
+const slot = processSingleton<OptionsGlobal>("options", () => ({}));
 
 /** The process-wide cache, with its refresh timer started on first use. */
 export function optionsCache(): OptionsCache {
-  const g = globalThis as OptionsGlobal;
-  if (!g.__qiaoOptions) {
-    const cache = (g.__qiaoOptions = new OptionsCache());
+  if (!slot.cache) {
+    const cache = (slot.cache = new OptionsCache());
     // Another process of this instance saved an option: read the table again now. (This
     // process's own writes are already in the cache.)
     onInvalidation((event, remote) => {
       if (event.kind === "options" && remote) cache.reloadAfterWrite().catch((error) => console.error("[options] reload failed:", error));
     });
   }
-  if (!g.__qiaoOptionsTimer && env.SYNC_FREQUENCY > 0) {
-    const cache = g.__qiaoOptions;
-    g.__qiaoOptionsTimer = setInterval(() => {
+  if (!slot.timer && env.SYNC_FREQUENCY > 0) {
+    const cache = slot.cache;
+    slot.timer = setInterval(() => {
       cache.reload().catch((error) => console.error("[options] periodic reload failed:", error));
     }, env.SYNC_FREQUENCY * 1000);
-    g.__qiaoOptionsTimer.unref?.();
+    slot.timer.unref?.();
   }
-  return g.__qiaoOptions;
+  return slot.cache;
 }
 
 /** Every option's typed value: defaults overlaid with the stored rows. */

@@ -16,5 +16,3 @@ export const topUpAmountSchema = z.object({
   amount: z.number({ error: TOPUP_MSG.amountInvalid }).int(TOPUP_MSG.amountInvalid),
   top_up_code: z.string().optional(),
 });
-
-export type TopUpAmountInput = z.infer<typeof topUpAmountSchema>;

@@ -46,7 +46,7 @@ export const MODELS_PATH = "/v1/models";
 /** One model: `/v1/models/{id}`. */
 export const MODEL_PREFIX = "/v1/models/";
 
-/** OpenAI's billing dashboard some clients show (info.ts). */
+/** OpenAI's billing dashboard some clients show (call/models-and-billing.ts). */
 export const BILLING_PATH = /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$/;
 
 /**

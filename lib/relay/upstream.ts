@@ -2,7 +2,7 @@
 //
 // `undici.request` wraps every answer in a Readable stream with its own promises and events; for
 // a relay that either collects a small JSON answer or forwards SSE chunks as they come, that
-// machinery cost more CPU per request than everything else undici does (bench/README). Here the
+// machinery cost more CPU per request than everything else undici does (bench/HISTORY.md). Here the
 // dispatcher's callbacks feed the relay directly: whole answers are collected into one Buffer,
 // streams are pushed chunk by chunk into a sink, with backpressure through pause/resume.
 import type { IncomingHttpHeaders } from "node:http";

@@ -97,7 +97,7 @@ export function runPrimary(entry: string) {
 
   // Relay workers: a small young generation (V8 grows it to 16 MB semi-spaces under load, most of
   // a worker's growth at c=50), two malloc arenas instead of one per thread and a fixed mmap
-  // threshold: ~25–45 MB less per worker under load at no measured CPU cost (bench/README.md). The operator's own settings win.
+  // threshold: ~25–45 MB less per worker under load at no measured CPU cost (bench/HISTORY.md). The operator's own settings win.
   cluster.setupPrimary({ exec: entry, execArgv: [...WORKER_NODE_FLAGS, ...process.execArgv] });
   const workerEnv = relayWorkerEnv(childEnv);
   function startWorker() {

@@ -5,7 +5,8 @@ import { getDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { getOptions } from "@/lib/options";
 import { isOnlineTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
-import { rootUsesDefaultPassword } from "@/lib/auth/root-account";
+import { rootUsesDefaultPassword } from "@/lib/users/root-account";
+import { processSingleton } from "@/lib/singleton";
 
 /** Process start, unix seconds. */
 export const START_TIME = Math.floor(performance.timeOrigin / 1000);
@@ -109,9 +110,7 @@ export async function getStatus(): Promise<SystemStatus> {
 type RootPasswordState = { value: boolean | null; checkedAt: number; pending: Promise<boolean> | null; generation: number };
 
 function rootPasswordState(): RootPasswordState {
-  const g = globalThis as { __qiaoRootDefaultPassword?: RootPasswordState };
-  g.__qiaoRootDefaultPassword ??= { value: null, checkedAt: 0, pending: null, generation: 0 };
-  return g.__qiaoRootDefaultPassword;
+  return processSingleton<RootPasswordState>("rootDefaultPassword", () => ({ value: null, checkedAt: 0, pending: null, generation: 0 }));
 }
 
 function recheckRootPassword(state: RootPasswordState): Promise<boolean> {

@@ -56,5 +56,3 @@ export const AFF_TRANSFER_INVALID = "转移额度必须是整数";
 export const affTransferSchema = z.object({
   quota: z.number({ error: AFF_TRANSFER_INVALID }).int(AFF_TRANSFER_INVALID),
 });
-
-export type AffTransferInput = z.infer<typeof affTransferSchema>;

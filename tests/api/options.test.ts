@@ -7,6 +7,7 @@ import * as groupRoute from "@/app/api/group/route";
 import { getDb } from "@/lib/db";
 import { getOption, getOptions, onOptionsChanged, OptionsCache, reloadOptions, type OptionKey } from "@/lib/options";
 import { defaultRaw } from "@/lib/options/registry";
+import { processSingleton } from "@/lib/singleton";
 import { call, createUser } from "@/tests/helpers/api";
 
 type Who = { id: number; cookie: string };
@@ -248,7 +249,7 @@ describe("the options cache", () => {
   });
 
   it("starts one unref'd refresh timer for the process", () => {
-    const timer = (globalThis as { __qiaoOptionsTimer?: NodeJS.Timeout }).__qiaoOptionsTimer;
+    const timer = processSingleton<{ timer?: NodeJS.Timeout }>("options", () => ({})).timer;
     expect(timer).toBeDefined();
     expect(timer!.hasRef()).toBe(false);
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as logout from "@/app/api/user/logout/route";
 import * as manage from "@/app/api/user/manage/route";
 import * as self from "@/app/api/user/self/route";
-import { authOptions } from "@/lib/auth/next-auth";
+import { authOptions } from "@/lib/users/next-auth";
 import { SESSION_MSG } from "@/lib/auth/session-check";
 import { getDb } from "@/lib/db";
 import { findTokenByKey } from "@/lib/tokens/relay";

@@ -10,7 +10,7 @@ import * as modelsRoute from "@/app/api/models/route";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { invalidateRootDefaultPassword } from "@/lib/status/site-status";
-import { DEFAULT_ROOT } from "@/lib/auth/root-account";
+import { DEFAULT_ROOT } from "@/lib/users/root-account";
 import { call, createUser } from "@/tests/helpers/api";
 
 const status = async () => {

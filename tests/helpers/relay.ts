@@ -15,6 +15,7 @@ import { createToken } from "@/lib/tokens/manage";
 import { resetRelayState } from "@/lib/relay/memory/key-user-channel-cache";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getLedger } from "@/lib/relay/memory/runtime";
+import { processSingleton } from "@/lib/singleton";
 
 export type Entry = "node" | "web";
 export const ENTRIES: Entry[] = ["node", "web"];
@@ -171,7 +172,7 @@ export async function settleAll() {
   const ledger = await getLedger();
   await ledger.close();
   // A closed ledger is replaced by a fresh one on next use.
-  (globalThis as { __qiaoRelayRuntime?: { ledger: unknown } }).__qiaoRelayRuntime!.ledger = null;
+  processSingleton<{ ledger: unknown }>("relayRuntime", () => ({ ledger: null })).ledger = null;
 }
 
 export async function clearRelayData() {

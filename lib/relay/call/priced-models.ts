@@ -1,5 +1,5 @@
 // The models a list may offer: those the relay can bill. Its own module, not pricing.ts: the model
-// lists (info.ts) are read by the inbound protocols' free routes, and pricing.ts reads the call's
+// lists (models-and-billing.ts) are read by the inbound protocols' free routes, and pricing.ts reads the call's
 // state (call-context.ts), which names the inbound protocols: one file would close a circle.
 import type { OptionValues } from "@/lib/options";
 import { isModelPriced } from "@/lib/billing/ratios";

@@ -105,15 +105,6 @@ class StreamSweeper {
 
 let sweeper: StreamSweeper | null = null;
 
-/**
- * Ends every stream still running, as the server stops: the client gets an error event and
- * [DONE], the upstream is cut, and each is settled for what it delivered, synchronously, so the
- * ledger's closing flush writes the usage.
- */
-export function endStreams(): void {
-  sweeper?.endAll();
-}
-
 class RelayedStream implements RelayStreamBody, UpstreamSink {
   private sink: RelaySink | null = null;
   private finished = false;

@@ -16,6 +16,7 @@ import { findTokenByKey } from "@/lib/tokens/relay";
 import { tokenRemainNow } from "@/lib/billing/visible";
 import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
+import { processSingleton } from "@/lib/singleton";
 
 export type KeyEntry = {
   id: number;
@@ -75,8 +76,7 @@ type State = {
   unsubscribe: (() => void) | null;
 };
 
-const g = globalThis as { __qiaoRelayState?: State };
-const state: State = (g.__qiaoRelayState ??= {
+const state = processSingleton<State>("relayState", () => ({
   keys: new Map(),
   keyMisses: new Map(),
   users: new Map(),
@@ -85,7 +85,7 @@ const state: State = (g.__qiaoRelayState ??= {
   generation: 0,
   timer: null,
   unsubscribe: null,
-});
+}));
 
 /** A key that is not in the database is remembered this long, so bad keys cannot flood the DB. */
 const MISS_TTL_MS = 30_000;

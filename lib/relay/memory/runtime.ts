@@ -6,6 +6,7 @@ import { env, isMaster } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { publicOnlyConnector } from "@/lib/net/public-connect";
 import { startRelayState } from "@/lib/relay/memory/key-user-channel-cache";
+import { processSingleton } from "@/lib/singleton";
 
 type Runtime = {
   ledger: Promise<QuotaLedger> | null;
@@ -17,15 +18,14 @@ type Runtime = {
   /** Called first at shutdown: they end what is still running and settle it into the ledger. */
   stoppers: Set<() => void>;
 };
-const g = globalThis as { __qiaoRelayRuntime?: Runtime };
-const runtime: Runtime = (g.__qiaoRelayRuntime ??= {
+const runtime = processSingleton<Runtime>("relayRuntime", () => ({
   ledger: null,
   ready: null,
   agent: null,
   publicAgent: null,
   recovery: null,
   stoppers: new Set(),
-});
+}));
 runtime.stoppers ??= new Set(); // a runtime object made by an older copy of this module
 
 export const ledgerOptions = () => ({ ...DEFAULT_LEDGER_OPTIONS, staleSeconds: env.HOLD_STALE_SECONDS });

@@ -115,9 +115,6 @@ const READERS: Partial<Record<number, BalanceReader>> = {
   },
 };
 
-/** Whether Qiao can read the balance of channels of this type. */
-export const supportsBalance = (type: number) => READERS[type] !== undefined;
-
 /** Types with a balance endpoint, for the console (the update-balance action shows only for them). */
 export const BALANCE_TYPES: readonly number[] = Object.keys(READERS).map(Number);
 

@@ -10,6 +10,7 @@ import { int, str } from "@/lib/db/num";
 import { ROLE } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
 import { testAllChannels, type ChannelTester } from "@/lib/relay/probe/test";
+import { processSingleton } from "@/lib/singleton";
 
 export const CHANNEL_TEST_LEASE_KEY = "lease:ChannelTestSlot";
 /** How often the scheduler looks at the clock; the interval itself is in whole minutes. */
@@ -63,14 +64,13 @@ export async function runChannelTestTick(nowSeconds = Math.floor(Date.now() / 10
   return started;
 }
 
-type ScheduleGlobal = { __qiaoChannelTestTimer?: ReturnType<typeof setInterval> };
-
 /** Starts the scheduler of this process (once). */
 export function startChannelTestSchedule(): void {
-  const g = globalThis as ScheduleGlobal;
-  if (g.__qiaoChannelTestTimer) return;
-  g.__qiaoChannelTestTimer = setInterval(() => {
-    runChannelTestTick().catch((error) => console.error("[channels] scheduled test failed:", error));
-  }, TICK_MS);
-  g.__qiaoChannelTestTimer.unref?.();
+  processSingleton("channelTestTimer", () => {
+    const timer = setInterval(() => {
+      runChannelTestTick().catch((error) => console.error("[channels] scheduled test failed:", error));
+    }, TICK_MS);
+    timer.unref?.();
+    return timer;
+  });
 }

@@ -1,7 +1,7 @@
 // A JSON request body, read once: the parse, the 400s that come before anything else happens, the
 // reservation's prompt estimate and the local prompt count's plan.
 //
-// A small body is read on the event loop (readJsonBody in pipeline.ts). A large one
+// A small body is read on the event loop (parseBody in call/parse-request.ts). A large one
 // (LARGE_BODY_BYTES or more) is read by summariseJsonBody in a thread (body-thread.ts): parsing
 // and walking megabytes would stall every other request of the relay process for milliseconds
 // each time. The event loop gets a summary whose size does not grow with the body: the model,

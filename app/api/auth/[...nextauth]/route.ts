@@ -1,7 +1,7 @@
 import NextAuth from "next-auth";
 import { NextRequest } from "next/server";
 import { errorResponse, readApiBody } from "@/lib/api/route";
-import { authOptions } from "@/lib/auth/next-auth";
+import { authOptions } from "@/lib/users/next-auth";
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 

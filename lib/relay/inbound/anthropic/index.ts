@@ -1,6 +1,6 @@
 // Anthropic's Messages API for callers (Claude Code, the official SDKs): `POST /v1/messages` runs
-// through the whole pipeline as chat on the canonical body (decode.ts), its answers encoded back
-// (encode.ts, stream.ts); `POST /v1/messages/count_tokens` is answered here with the relay's own
+// through the whole pipeline as chat on the canonical body (decode-request.ts), its answers encoded
+// back (encode-response.ts, encode-stream.ts); `POST /v1/messages/count_tokens` is answered here with the relay's own
 // tokenizer, without an upstream or a charge. Errors on both are Anthropic's shape (errors.ts).
 // The key comes in `x-api-key` or `Authorization: Bearer` (lib/relay/memory/key-auth.ts reads both);
 // `anthropic-version` and `anthropic-beta` are accepted as they come.

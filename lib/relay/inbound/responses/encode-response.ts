@@ -1,5 +1,5 @@
 // The Response object of OpenAI's Responses API, built from the canonical chat answer: the whole
-// answer here, and the snapshots the stream's lifecycle events carry (./stream.ts).
+// answer here, and the snapshots the stream's lifecycle events carry (./encode-stream.ts).
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { isObj, type Obj } from "@/lib/obj";
 

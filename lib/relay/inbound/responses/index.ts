@@ -1,6 +1,6 @@
 // OpenAI's Responses API as a caller protocol: `POST /v1/responses`, decoded to the canonical chat
-// request (./request.ts), answered as a Response object (./response.ts) or its event stream
-// (./stream.ts). Qiao stores nothing: the routes that read stored responses
+// request (./decode-request.ts), answered as a Response object (./encode-response.ts) or its event
+// stream (./encode-stream.ts). Qiao stores nothing: the routes that read stored responses
 // (`/v1/responses/{id}`, its input items, cancel, delete) stay OpenAI-shaped 501s (endpoints.ts).
 import type { InboundProtocol } from "@/lib/relay/inbound/types";
 import { responsesToChat } from "./decode-request";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { guardPage, pageAccess } from "@/lib/ui/route-access";
+import { guardPage, pageAccess } from "@/lib/auth/route-access";
 
 const q = (s = "") => new URLSearchParams(s);
 const user = { role: 1 };
