@@ -189,28 +189,27 @@ export function jsonAnswer(value: Obj): { body: string; contentType: string } {
 /**
  * Framing for vendors whose stream endpoint answers an error as one plain JSON body (200 or
  * not, `application/json`): SSE passes through unchanged; a body that starts with `{` instead is
- * collected and handed on as one `data:` event, so the converter turns it into an error event.
+ * collected and handed on as one event, so the converter turns it into an error event.
  */
 export function jsonOrSseFraming(): StreamFraming {
   const decoder = new TextDecoder();
   let mode: "unknown" | "sse" | "json" = "unknown";
   let json = "";
   return {
-    push(chunk) {
+    push(chunk, out) {
       const text = decoder.decode(chunk, { stream: true });
       if (mode === "unknown") {
         const head = text.trimStart();
-        if (head === "") return "";
+        if (head === "") return;
         mode = head.startsWith("{") ? "json" : "sse";
       }
-      if (mode === "sse") return text;
-      json += text;
-      return "";
+      if (mode === "sse") out.sse(text);
+      else json += text;
     },
-    end() {
+    end(out) {
       const rest = decoder.decode();
-      if (mode === "json") return `data: ${(json + rest).replace(/\r?\n/g, " ")}\n\n`;
-      return rest;
+      if (mode === "json") out.event((json + rest).replace(/\r?\n/g, " "));
+      else if (rest !== "") out.sse(rest);
     },
   };
 }

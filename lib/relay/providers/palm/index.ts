@@ -126,21 +126,20 @@ export function toChatChunk(upstream: unknown, ctx: PalmContext): Obj {
   };
 }
 
-/** The whole JSON answer, collected, as one SSE event at the end. */
+/** The whole JSON answer, collected, as one event at the end. */
 function wholeBodyAsOneEvent(): StreamFraming {
   const chunks: Buffer[] = [];
   return {
     push(chunk) {
       chunks.push(Buffer.from(chunk));
-      return "";
     },
-    end() {
+    end(out) {
       const text = Buffer.concat(chunks).toString("utf8").trim();
-      if (text === "") return "";
+      if (text === "") return;
       try {
-        return `data: ${JSON.stringify(JSON.parse(text))}\n\n`;
+        out.event(JSON.stringify(JSON.parse(text)));
       } catch {
-        return `data: ${JSON.stringify({ error: { message: "PaLM answered something that is not JSON", status: "upstream_error" } })}\n\n`;
+        out.event(JSON.stringify({ error: { message: "PaLM answered something that is not JSON", status: "upstream_error" } }));
       }
     },
   };

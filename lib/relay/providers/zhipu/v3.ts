@@ -23,6 +23,7 @@ import {
   str,
 } from "../convert-shared";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamFraming, UpstreamRequest } from "../types";
+import type { EventSink } from "../../openai/sse";
 import { zhipuToken } from "./token";
 
 /** The canonical request → v3's body. v3 has no system role: it opens the first user turn. */
@@ -95,16 +96,16 @@ export function zhipuV3EventToOpenAI(event: unknown, ctx: AnswerContext): Obj | 
 }
 
 /**
- * v3's stream → `data: {"event", "data", "meta"}` events. Its `data:` lines are raw text (not
- * JSON; several lines of one event are joined by "\n"), and `finish` carries a `meta:` line with
- * JSON. A body that is one JSON object (an error answered instead of a stream) becomes one event.
+ * v3's stream → `{"event", "data", "meta"}` events. Its `data:` lines are raw text (not JSON;
+ * several lines of one event are joined by "\n"), and `finish` carries a `meta:` line with JSON.
+ * A body that is one JSON object (an error answered instead of a stream) becomes one event.
  */
 export function zhipuV3Framing(): StreamFraming {
   const decoder = new TextDecoder();
   let buffer = "";
   let jsonBody: string | null = null;
 
-  const emit = (block: string): string => {
+  const emit = (block: string, out: EventSink): void => {
     let event: string | undefined;
     const data: string[] = [];
     let meta: unknown;
@@ -124,44 +125,45 @@ export function zhipuV3Framing(): StreamFraming {
         }
       }
     }
-    if (event === undefined && data.length === 0) return "";
-    return `data: ${JSON.stringify({ event: event ?? "add", data: data.join("\n"), meta })}\n\n`;
+    if (event === undefined && data.length === 0) return;
+    out.event(JSON.stringify({ event: event ?? "add", data: data.join("\n"), meta }));
   };
 
-  const drain = (final: boolean): string => {
-    let out = "";
+  const drain = (final: boolean, out: EventSink): void => {
     for (;;) {
       const m = /\r?\n\r?\n/.exec(buffer);
       if (!m) break;
-      out += emit(buffer.slice(0, m.index));
+      emit(buffer.slice(0, m.index), out);
       buffer = buffer.slice(m.index + m[0].length);
     }
     if (final && buffer.trim() !== "") {
-      out += emit(buffer);
+      emit(buffer, out);
       buffer = "";
     }
-    return out;
   };
 
   return {
-    push(chunk) {
+    push(chunk, out) {
       const text = decoder.decode(chunk, { stream: true });
       if (jsonBody !== null) {
         jsonBody += text;
-        return "";
+        return;
       }
       if (buffer === "" && text.trimStart().startsWith("{")) {
         jsonBody = text;
-        return "";
+        return;
       }
       buffer += text;
-      return drain(false);
+      drain(false, out);
     },
-    end() {
+    end(out) {
       const rest = decoder.decode();
-      if (jsonBody !== null) return `data: ${(jsonBody + rest).replace(/\r?\n/g, " ")}\n\n`;
+      if (jsonBody !== null) {
+        out.event((jsonBody + rest).replace(/\r?\n/g, " "));
+        return;
+      }
       buffer += rest;
-      return drain(true);
+      drain(true, out);
     },
   };
 }
