@@ -1,6 +1,7 @@
 // A whole (non-streamed) answer: read the upstream's body, check it is what the endpoint
 // produces, convert it for adapters that need it, read its usage, price it, and answer; the
 // settlement (settle.ts) follows right after the answer is written.
+import { isObj } from "@/lib/obj";
 import { quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
 import { type CallContext, UsageContext } from "@/lib/relay/call/call-context";
 import { describeUpstreamNetworkError, errorFromJson, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
@@ -19,7 +20,6 @@ import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upst
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
 
 const decoder = new TextDecoder();
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseOrNull(bytes: Uint8Array): unknown {
   try {

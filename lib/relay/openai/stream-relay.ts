@@ -20,6 +20,7 @@
 //   for await (const chunk of upstream.body) { const out = relay.transform(chunk); if (out) res.write(out); if (relay.done) break; }
 //   const tail = relay.finish(); if (tail) res.end(tail); else res.end();
 // or as a web stream: upstream.body.pipeThrough(openAIStreamTransform(relay)).
+import { isObj, type Obj } from "@/lib/obj";
 import { countCompletionTokens } from "./token-count";
 import { errorFromJson, LOCAL_ERROR_TYPE, UPSTREAM_ERROR_TYPE, type UpstreamError } from "../errors";
 import { maskSensitiveText } from "../../net/mask";
@@ -74,9 +75,6 @@ export interface OpenAIStreamOptions {
    */
   mapEvent?: (data: unknown) => Record<string, unknown> | null;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Unparsed chunks are read once the buffers they sit in reach this size. */
 const DEFER_LIMIT = 256 * 1024;

@@ -10,6 +10,7 @@
 // stretches without a word boundary are cut into pieces of at most MAX_RUN characters, and one
 // count (a request's prompt, an answer's text) tokenizes at most COUNT_BUDGET; text beyond it is
 // estimated like estimateTokensFromBytes does.
+import { isObj, type Obj } from "@/lib/obj";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { RelayMode } from "../types";
@@ -412,9 +413,6 @@ export const IMAGE_TOKENS_DEFAULT_MINI = 25501;
 export const AUDIO_PART_TOKENS = 100;
 /** `file` parts (PDFs…): a flat estimate; the upstream's usage settles the real cost. */
 export const FILE_PART_TOKENS = 1000;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function imageTokens(part: Obj, model: string): number {
   const img = part.image_url;

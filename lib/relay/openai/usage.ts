@@ -1,9 +1,7 @@
 // Reading a vendor's `usage` object into the normalised Usage. Pure; no clamping here (billing
 // clamps with clampUsage), but non-numeric fields read as 0 so a garbage field cannot poison sums.
+import { isObj } from "@/lib/obj";
 import { emptyUsage, type Usage } from "@/lib/billing/usage";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A finite number as-is (clampUsage deals with negatives, fractions and absurd sizes), else 0. */
 function num(v: unknown): number {

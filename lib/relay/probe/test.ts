@@ -5,6 +5,7 @@
 // slower than ChannelDisableThreshold (AutomaticDisableChannelEnabled + the channel's auto_ban).
 // A test is billed to nobody: it writes a log row with quota 0 for the admin who ran it, token name
 // "模型测试" (a consume row when it worked, an error row when it did not).
+import { isObj } from "@/lib/obj";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/errors";
@@ -105,7 +106,7 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
       }
       // Vendors that do not speak OpenAI's protocol are read through the relay's converter,
       // which turns a vendor's 200-with-error into OpenAI's `{error}` as the relay sees it.
-      const answer = up.response && !(isObject(raw) && raw.error) ? jsonObject(up.response.json(raw).body) : isObject(raw) ? raw : null;
+      const answer = up.response && !(isObj(raw) && raw.error) ? jsonObject(up.response.json(raw).body) : isObj(raw) ? raw : null;
       if (answer && !answer.error) return { ...none, ...usageOf(answer), success: true, message: "", time, status };
       const error = answer ? errorFromJson(status, answer) : null;
       if (error) return failed(error, status, time);
@@ -119,8 +120,6 @@ async function probe(ch: RoutingChannel, model: string, options: OptionValues): 
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
-
 /** The parsed JSON, or undefined when the text is not JSON. */
 function jsonValue(text: string): unknown {
   try {
@@ -132,7 +131,7 @@ function jsonValue(text: string): unknown {
 
 function jsonObject(text: string | Uint8Array): Record<string, unknown> | null {
   const v = jsonValue(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
-  return isObject(v) ? v : null;
+  return isObj(v) ? v : null;
 }
 
 /** The token counts of a successful answer, when it reports them. */

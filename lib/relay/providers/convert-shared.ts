@@ -3,12 +3,13 @@
 // chunks and errors, and the stream framing for vendors that answer a stream request with a
 // bare JSON error. Pure.
 import { randomUUID } from "node:crypto";
+import { isObj, type Obj } from "@/lib/obj";
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
 import type { BuildRequestInput, StreamFraming } from "./types";
 
-export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+// Re-exported for the adapters that still import it from here; new code imports @/lib/obj.
+export { isObj, type Obj } from "@/lib/obj";
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 

@@ -4,7 +4,7 @@
 // written with convert-shared.ts. Pure.
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
-import { isObj, type Obj } from "./convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
 import type { BuildRequestInput } from "./types";
 
 export interface RequestMessage {

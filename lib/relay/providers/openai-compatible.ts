@@ -1,5 +1,6 @@
 // Building blocks shared by every OpenAI-protocol adapter, and `defineOpenAICompatible`, which
 // turns a vendor's data entry (base URL, paths, quirks) into an adapter.
+import { isObj } from "@/lib/obj";
 import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
 import { channelOtherProblem } from "@/lib/channels/other";
 import { RelayError } from "../errors";
@@ -73,9 +74,6 @@ export function unsupportedMode(vendor: string, channelType: number, mode: Relay
 export function isMultipart(contentType: string): boolean {
   return multipartBoundary(contentType) !== null;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Edit that turns on `stream_options.include_usage`, keeping the client's other stream options. */
 export const forceIncludeUsage: JsonEdit = (cur: unknown) =>

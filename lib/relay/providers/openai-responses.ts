@@ -3,11 +3,10 @@
 // request sent up as it came, only `model` mapped, and the answer back as the upstream sent it.
 // The relay reads that answer through `responsesReader`, which turns a Response object or its
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
+import { isObj, type Obj } from "@/lib/obj";
 import { patchJsonBody } from "../request/json-body";
 import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** The caller's Responses request for `url`, with `model` set; the answer passes through. */

@@ -2,6 +2,7 @@
 // relayImage instead of fetchUserImage, so that a URL the guard refuses or cannot fetch is the
 // request's own fault — a 400 `invalid_image_url` in the caller's error shape, never retried on
 // another channel and never a 500.
+import { isObj, type Obj } from "@/lib/obj";
 import { fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
 import { RelayError } from "@/lib/relay/errors";
 import { parseJsonObject } from "@/lib/relay/request/json-body";
@@ -19,9 +20,6 @@ export async function relayImage(url: string): Promise<UserImage> {
     throw error;
   }
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The URL of an OpenAI `image_url` part (`{image_url: {url}}` or the bare string form). */
 export function imageUrlOf(part: Obj): string | null {

@@ -3,6 +3,7 @@
 // is refused with OpenAI's 400 before any reservation or upstream call. The checks read members
 // of the body the pipeline has already parsed: nothing is parsed or copied again, and members
 // Qiao does not know are not looked at (they pass through untouched).
+import { isObj } from "@/lib/obj";
 import { RelayError } from "../errors";
 import type { RelayMode } from "../types";
 
@@ -12,7 +13,6 @@ export function invalidRequest(param: string, message: string): RelayError {
   return new RelayError(400, message, { type: "invalid_request_error", code: "invalid_request", param });
 }
 
-const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNonEmptyString = (v: unknown): v is string => typeof v === "string" && v !== "";
 const isNonEmptyArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
 
@@ -35,7 +35,7 @@ function checkMessages(messages: unknown): void {
   if (!isNonEmptyArray(messages)) throw invalidRequest("messages", "messages 必须是非空数组");
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Record<string, unknown>;
-    if (!isObject(m) || !isNonEmptyString(m.role)) throw invalidRequest(`messages[${i}]`, `messages[${i}] 必须是带 role 字段的对象`);
+    if (!isObj(m) || !isNonEmptyString(m.role)) throw invalidRequest(`messages[${i}]`, `messages[${i}] 必须是带 role 字段的对象`);
   }
 }
 

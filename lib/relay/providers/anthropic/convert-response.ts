@@ -1,10 +1,9 @@
 // Anthropic Messages answers → OpenAI shapes: a whole `message` → `chat.completion`, and the
 // stream's events → `chat.completion.chunk`s (stateful, one converter per call). Pure and free of
 // URLs and credentials: Bedrock and Vertex read Claude's answers through the same converter.
+import { isObj, type Obj } from "@/lib/obj";
 import type { ResponseConverter } from "../types";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** Anthropic's stop_reason → OpenAI's finish_reason. */

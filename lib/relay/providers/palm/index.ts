@@ -12,6 +12,7 @@
 // - generateMessage cannot stream. A stream request is sent as a whole one and its answer is
 //   relayed as one stream (the whole text in one chunk, then the usage), so a streaming client
 //   works; it just sees no tokens before the end.
+import { isObj, type Obj } from "@/lib/obj";
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
 import { parseJsonObject } from "../../request/json-body";
@@ -20,9 +21,6 @@ import type { RelayMode } from "../../types";
 import { errorOf } from "../gemini/convert-response";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import type { ProviderAdapter, StreamFraming } from "../types";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.PaLM];
 const MODES: readonly RelayMode[] = ["chat"];

@@ -4,6 +4,7 @@
 // `interrupted`. The request is `{prompt:[{role, content}], temperature, top_p, incremental}`.
 // Pure converters, the stream framing, and the adapter.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
+import { isObj, type Obj } from "@/lib/obj";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import {
   type AnswerContext,
@@ -13,10 +14,8 @@ import {
   chatChunk,
   chatCompletion,
   clampOpen,
-  isObj,
   jsonAnswer,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
   plainMessages,
