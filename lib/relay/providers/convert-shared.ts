@@ -106,28 +106,28 @@ export interface AnswerContext {
   id: string;
   created: number;
   model: string;
+  /** Each choice carries `logprobs: null`, as OpenAI's own answers do (the Claude and PaLM converters). */
+  logprobs?: boolean;
 }
 
 export function answerContext(model: string, id?: string): AnswerContext {
   return { id: id || `chatcmpl-${randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-export function openAIUsage(prompt: number, completion: number, total?: number): Obj {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total ?? prompt + completion };
-}
+// The one builder of OpenAI's `usage`, re-exported for the adapters that import it from here.
+export { openAIUsage } from "../openai/usage";
 
-/** A `chat.completion` with one choice: its text, or its whole message (tool calls, reasoning…). */
+/**
+ * A `chat.completion`: one choice with its text, or its whole message (tool calls, reasoning…;
+ * `role` is put first), or several choices (`choices`, each with its own index). The keys keep
+ * OpenAI's order: answers are compared byte for byte.
+ */
 export function chatCompletion(ctx: AnswerContext, content: string | Obj, finishReason: string, usage?: Obj | null): Obj {
   const message = typeof content === "string" ? { role: "assistant", content } : { role: "assistant", ...content };
-  const out: Obj = {
-    id: ctx.id,
-    object: "chat.completion",
-    created: ctx.created,
-    model: ctx.model,
-    choices: [{ index: 0, message, finish_reason: finishReason }],
-  };
-  if (usage) out.usage = usage;
-  return out;
+  const choice = ctx.logprobs
+    ? { index: 0, message, logprobs: null, finish_reason: finishReason }
+    : { index: 0, message, finish_reason: finishReason };
+  return completionOf(ctx, "chat.completion", [choice], usage);
 }
 
 /**
@@ -135,13 +135,22 @@ export function chatCompletion(ctx: AnswerContext, content: string | Obj, finish
  * usage-only chunk (`choices: []`).
  */
 export function chatChunk(ctx: AnswerContext, delta: Obj | null, finishReason: string | null = null, usage?: Obj | null): Obj {
-  const out: Obj = {
-    id: ctx.id,
-    object: "chat.completion.chunk",
-    created: ctx.created,
-    model: ctx.model,
-    choices: delta ? [{ index: 0, delta, finish_reason: finishReason }] : [],
-  };
+  const choices = !delta
+    ? []
+    : ctx.logprobs
+      ? [{ index: 0, delta, logprobs: null, finish_reason: finishReason }]
+      : [{ index: 0, delta, finish_reason: finishReason }];
+  return completionOf(ctx, "chat.completion.chunk", choices, usage);
+}
+
+/** A completion or chunk with several choices already built (`n` > 1). */
+export function completionOf(
+  ctx: AnswerContext,
+  object: "chat.completion" | "chat.completion.chunk",
+  choices: Obj[],
+  usage?: Obj | null,
+): Obj {
+  const out: Obj = { id: ctx.id, object, created: ctx.created, model: ctx.model, choices };
   if (usage) out.usage = usage;
   return out;
 }
