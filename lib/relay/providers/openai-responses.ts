@@ -5,7 +5,12 @@
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
 import { isObj, type Obj } from "@/lib/obj";
 import { patchJsonBody } from "../request/json-body";
+import { type AnswerContext, chatChunk, chatCompletion } from "./convert-shared";
 import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
+import { countUnknownEvent } from "./unknown-events";
+
+/** The text deltas' chunks: the relay reads only their content. */
+const NO_CONTEXT: AnswerContext = { id: "", created: 0, model: "" };
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -59,7 +64,7 @@ function finishReason(response: Obj, calls: boolean): string {
 }
 
 /** A whole Response object → a chat.completion carrying its text, function calls and usage. */
-function chatCompletion(response: Obj): Obj {
+function completionOfResponse(response: Obj): Obj {
   let text = "";
   const toolCalls: Obj[] = [];
   for (const item of Array.isArray(response.output) ? response.output : []) {
@@ -70,18 +75,18 @@ function chatCompletion(response: Obj): Obj {
       toolCalls.push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
     }
   }
-  const message: Obj = { role: "assistant", content: text };
+  const message: Obj = { content: text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const answer: Obj = {
-    id: response.id,
-    object: "chat.completion",
-    created: num(response.created_at),
-    model: response.model,
-    choices: [{ index: 0, message, finish_reason: finishReason(response, toolCalls.length > 0) }],
-  };
-  const usage = chatUsage(response.usage);
-  if (usage) answer.usage = usage;
-  return answer;
+  return chatCompletion(contextOf(response), message, finishReason(response, toolCalls.length > 0), chatUsage(response.usage));
+}
+
+/**
+ * The answer's id, time and model as the Response states them. This reader's chat shapes are only
+ * read by the relay (the caller gets the Response itself), so a field the Response lacks stays
+ * absent rather than made up.
+ */
+function contextOf(response: Obj): AnswerContext {
+  return { id: response.id, created: num(response.created_at), model: response.model } as AnswerContext;
 }
 
 /**
@@ -96,21 +101,19 @@ export function responsesReader(): ResponseConverter {
       const body =
         isObj(upstream) && isObj(upstream.error) && upstream.choices === undefined
           ? openAIError(upstream.error, "upstream response failed")
-          : chatCompletion(isObj(upstream) ? upstream : {});
+          : completionOfResponse(isObj(upstream) ? upstream : {});
       return { body: JSON.stringify(body), contentType: "application/json" };
     },
     streamEvent(data) {
       if (!isObj(data)) return null;
       switch (data.type) {
         case "response.output_text.delta":
-          return typeof data.delta === "string"
-            ? { object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: data.delta } }] }
-            : null;
+          return typeof data.delta === "string" ? chatChunk(NO_CONTEXT, { content: data.delta }) : null;
         case "response.completed":
         case "response.incomplete": {
           const response = isObj(data.response) ? data.response : {};
           const usage = chatUsage(response.usage);
-          return usage ? { object: "chat.completion.chunk", id: response.id, model: response.model, choices: [], usage } : null;
+          return usage ? chatChunk(contextOf(response), null, null, usage) : null;
         }
         case "response.failed": {
           const response = isObj(data.response) ? data.response : {};
@@ -119,7 +122,30 @@ export function responsesReader(): ResponseConverter {
         case "error":
           // Its `type` is the event's; the error is the event's code and message.
           return openAIError({ code: data.code, message: data.message }, "upstream stream error");
+        // Events the relay has no use for: the Response's lifecycle, its items and parts, and the
+        // deltas it does not count (arguments, reasoning summaries, refusals) beyond the text.
+        case "response.created":
+        case "response.in_progress":
+        case "response.queued":
+        case "response.output_item.added":
+        case "response.output_item.done":
+        case "response.content_part.added":
+        case "response.content_part.done":
+        case "response.output_text.done":
+        case "response.output_text.annotation.added":
+        case "response.function_call_arguments.delta":
+        case "response.function_call_arguments.done":
+        case "response.reasoning_summary_part.added":
+        case "response.reasoning_summary_part.done":
+        case "response.reasoning_summary_text.delta":
+        case "response.reasoning_summary_text.done":
+        case "response.reasoning_text.delta":
+        case "response.reasoning_text.done":
+        case "response.refusal.delta":
+        case "response.refusal.done":
+          return null;
         default:
+          countUnknownEvent("openai-responses", String(data.type));
           return null;
       }
     },

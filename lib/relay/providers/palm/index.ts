@@ -20,6 +20,7 @@ import { countChatPromptTokens, countCompletionTokens } from "../../openai/token
 import type { RelayMode } from "../../types";
 import { errorOf } from "../gemini/convert-response";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import { completionOf, openAIUsage } from "../convert-shared";
 import type { ProviderAdapter, StreamFraming } from "../types";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.PaLM];
@@ -82,7 +83,7 @@ function read(upstream: unknown, ctx: PalmContext): { choices: { index: number; 
   const completion = choices.reduce((n, c) => n + (c.text === "" ? 0 : countCompletionTokens(c.text, 0, ctx.model)), 0);
   return {
     choices,
-    usage: { prompt_tokens: ctx.promptTokens, completion_tokens: completion, total_tokens: ctx.promptTokens + completion },
+    usage: openAIUsage(ctx.promptTokens, completion),
   };
 }
 
@@ -90,38 +91,24 @@ export function toChatCompletion(upstream: unknown, ctx: PalmContext): Obj {
   const error = errorOf(upstream);
   if (error) return error;
   const { choices, usage } = read(upstream, ctx);
-  return {
-    id: ctx.id,
-    object: "chat.completion",
-    created: ctx.created,
-    model: ctx.model,
-    choices: choices.map((c) => ({
-      index: c.index,
-      message: { role: "assistant", content: c.text },
-      logprobs: null,
-      finish_reason: c.finish,
-    })),
+  return completionOf(
+    ctx,
+    "chat.completion",
+    choices.map((c) => ({ index: c.index, message: { role: "assistant", content: c.text }, logprobs: null, finish_reason: c.finish })),
     usage,
-  };
+  );
 }
 
 export function toChatChunk(upstream: unknown, ctx: PalmContext): Obj {
   const error = errorOf(upstream);
   if (error) return error;
   const { choices, usage } = read(upstream, ctx);
-  return {
-    id: ctx.id,
-    object: "chat.completion.chunk",
-    created: ctx.created,
-    model: ctx.model,
-    choices: choices.map((c) => ({
-      index: c.index,
-      delta: { role: "assistant", content: c.text },
-      logprobs: null,
-      finish_reason: c.finish,
-    })),
+  return completionOf(
+    ctx,
+    "chat.completion.chunk",
+    choices.map((c) => ({ index: c.index, delta: { role: "assistant", content: c.text }, logprobs: null, finish_reason: c.finish })),
     usage,
-  };
+  );
 }
 
 /** The whole JSON answer, collected, as one event at the end. */
