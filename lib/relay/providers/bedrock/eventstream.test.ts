@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sseJson } from "../../openai/sse";
 import type { StreamFraming } from "../types";
 import { bedrockEventStreamFraming, EventStreamDecoder, encodeEventMessage } from "./eventstream";
+import { unknownEventCounts } from "../unknown-events";
 
 /** The SSE text the stream relay writes for what a framing hands it. */
 function sseOf(framing: StreamFraming) {
@@ -75,5 +76,14 @@ describe("AWS event stream framing", () => {
     const cut = sseOf(bedrockEventStreamFraming());
     expect(cut.push(chunkFrame(delta).subarray(0, 20))).toBe("");
     expect(cut.end()).toContain("event stream ended inside a message");
+  });
+
+  it("counts an event type it does not know and reads the chunks around it", () => {
+    const before = unknownEventCounts().get("bedrock:metadata") ?? 0;
+    const other = encodeEventMessage({ ":event-type": "metadata", ":message-type": "event" }, "{}");
+    const framing = sseOf(bedrockEventStreamFraming());
+    const out = framing.push(Buffer.concat([chunkFrame(start), other, chunkFrame({ type: "message_stop" })])) + framing.end();
+    expect(unknownEventCounts().get("bedrock:metadata")).toBe(before + 1);
+    expect(out).toBe([start, { type: "message_stop" }].map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""));
   });
 });

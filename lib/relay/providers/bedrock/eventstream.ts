@@ -5,6 +5,7 @@
 // value type (1), value (type 7, a string: length (2) then UTF-8). Both CRCs are checked.
 import { crc32 } from "node:zlib";
 import type { StreamFraming } from "../types";
+import { countUnknownEvent } from "../unknown-events";
 
 const PRELUDE = 12;
 const MIN_MESSAGE = PRELUDE + 4;
@@ -140,7 +141,11 @@ function messageToEvent(m: EventMessage): string {
   }
   if (kind === "error")
     return errorEvent(String(m.headers[":error-code"] ?? "error"), String(m.headers[":error-message"] ?? "upstream error"));
-  if (m.headers[":event-type"] !== "chunk") return "";
+  if (m.headers[":event-type"] !== "chunk") {
+    // Bedrock's invoke stream sends chunks only; another event type is counted, not read.
+    countUnknownEvent("bedrock", String(m.headers[":event-type"]));
+    return "";
+  }
   let bytes: unknown;
   try {
     bytes = (JSON.parse(m.payload.toString("utf8")) as { bytes?: unknown }).bytes;

@@ -23,6 +23,7 @@ import {
 } from "../convert-shared";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamFraming, UpstreamRequest } from "../types";
 import type { EventSink } from "../../openai/sse";
+import { countUnknownEvent } from "../unknown-events";
 import { zhipuToken } from "./token";
 
 /** The canonical request → v3's body. v3 has no system role: it opens the first user turn. */
@@ -90,6 +91,7 @@ export function zhipuV3EventToOpenAI(event: unknown, ctx: AnswerContext): Obj | 
       if (event.event === undefined && (event.code !== undefined || event.success !== undefined)) {
         return openAIErrorBody(str(event.msg) ?? "智谱返回了错误", num(event.code) ?? null);
       }
+      countUnknownEvent("zhipu", String(event.event));
       return null;
   }
 }
