@@ -4,6 +4,7 @@
 import { isObj, type Obj } from "@/lib/obj";
 import { chatCompletion } from "../convert-shared";
 import type { ResponseConverter } from "../types";
+import { AnthropicMessage } from "./api";
 import { openAIErrorOf } from "./errors";
 import { finishReason } from "./finish-reason";
 import { AnthropicStreamConverter } from "./stream";
@@ -18,15 +19,16 @@ export interface MessageContext {
 
 /** A whole Anthropic `message` → an OpenAI `chat.completion` (or the error body it really is). */
 export function anthropicToOpenAI(upstream: unknown, ctx: MessageContext): Obj {
-  if (!isObj(upstream) || upstream.type === "error" || !Array.isArray(upstream.content)) return openAIErrorOf(upstream);
+  const parsed = AnthropicMessage.safeParse(upstream);
+  if (!parsed.success || parsed.data.type === "error") return openAIErrorOf(upstream);
+  const answer = parsed.data;
   let text = "";
   let reasoning = "";
   const toolCalls: Obj[] = [];
-  for (const block of upstream.content) {
-    if (!isObj(block)) continue;
-    if (block.type === "text" && typeof block.text === "string") text += block.text;
-    else if (block.type === "thinking" && typeof block.thinking === "string") reasoning += block.thinking;
-    else if (block.type === "tool_use")
+  for (const block of answer.content) {
+    if (block?.type === "text") text += block.text;
+    else if (block?.type === "thinking") reasoning += block.thinking;
+    else if (block?.type === "tool_use")
       toolCalls.push({
         id: block.id,
         type: "function",
@@ -36,14 +38,13 @@ export function anthropicToOpenAI(upstream: unknown, ctx: MessageContext): Obj {
   const message: Obj = { content: text === "" && toolCalls.length > 0 ? null : text };
   if (reasoning !== "") message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const answer = {
-    id: typeof upstream.id === "string" ? upstream.id : "",
-    created: ctx.created,
-    model: typeof upstream.model === "string" ? upstream.model : ctx.model,
-    logprobs: true,
-  };
-  const usage = anthropicUsage(withRounds(tokensOf(upstream.usage), roundsOf(upstream.usage)));
-  return chatCompletion(answer, message, finishReason(upstream.stop_reason) ?? "stop", usage);
+  const usage = anthropicUsage(withRounds(tokensOf(answer.usage), roundsOf(answer.usage)));
+  return chatCompletion(
+    { id: answer.id, created: ctx.created, model: answer.model ?? ctx.model, logprobs: true },
+    message,
+    finishReason(answer.stop_reason) ?? "stop",
+    usage,
+  );
 }
 
 /**

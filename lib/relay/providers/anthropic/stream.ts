@@ -2,6 +2,7 @@
 import { isObj, type Obj } from "@/lib/obj";
 import { type AnswerContext, chatChunk } from "../convert-shared";
 import { countUnknownEvent } from "../unknown-events";
+import { isStreamEvent } from "./api";
 import { finishReason } from "./finish-reason";
 import { openAIErrorOf } from "./errors";
 import { type AnthropicTokens, anthropicUsage, noTokens, roundsOf, tokensOf, withRounds } from "./usage";
@@ -35,7 +36,7 @@ export class AnthropicStreamConverter {
   }
 
   event(data: unknown): Obj | null {
-    if (!isObj(data)) return null;
+    if (!isStreamEvent(data)) return null;
     switch (data.type) {
       case "message_start": {
         const m = isObj(data.message) ? data.message : {};
