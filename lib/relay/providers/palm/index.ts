@@ -21,6 +21,7 @@ import type { RelayMode } from "../../types";
 import { errorOf } from "../gemini/convert-response";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import { completionOf, openAIUsage } from "../convert-shared";
+import { readGenerateMessage } from "./api";
 import type { ProviderAdapter, StreamFraming } from "../types";
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.PaLM];
@@ -73,11 +74,11 @@ interface PalmContext {
 
 /** A `GenerateMessageResponse` → the choices and the locally counted usage. */
 function read(upstream: unknown, ctx: PalmContext): { choices: { index: number; text: string; finish: string }[]; usage: Obj } {
-  const u = isObj(upstream) ? upstream : {};
-  const candidates = Array.isArray(u.candidates) ? u.candidates.filter(isObj) : [];
-  const choices = candidates.map((c, index) => ({ index, text: typeof c.content === "string" ? c.content : "", finish: "stop" }));
+  const u = readGenerateMessage(upstream);
+  const candidates = u.candidates.filter((c) => c !== null);
+  const choices = candidates.map((c, index) => ({ index, text: c.content, finish: "stop" }));
   if (choices.length === 0) {
-    const filtered = Array.isArray(u.filters) && u.filters.length > 0;
+    const filtered = u.filters.length > 0;
     choices.push({ index: 0, text: "", finish: filtered ? "content_filter" : "stop" });
   }
   const completion = choices.reduce((n, c) => n + (c.text === "" ? 0 : countCompletionTokens(c.text, 0, ctx.model)), 0);
