@@ -24,6 +24,7 @@ import {
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamFraming, UpstreamRequest } from "../types";
 import type { EventSink } from "../../openai/sse";
 import { countUnknownEvent } from "../unknown-events";
+import { ZhipuV3Answer } from "./api";
 import { zhipuToken } from "./token";
 
 /** The canonical request → v3's body. v3 has no system role: it opens the first user turn. */
@@ -62,14 +63,15 @@ function unquote(s: string): string {
 
 /** `{code, msg, success, data}` → a chat.completion, or OpenAI's error when code is not 200. */
 export function zhipuV3ToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
-  if (!isObj(upstream)) return openAIErrorBody("智谱返回了无法识别的应答", null);
-  if (upstream.code !== 200 || upstream.success === false) {
-    return openAIErrorBody(str(upstream.msg) ?? "智谱返回了错误", num(upstream.code) ?? str(upstream.code) ?? null);
+  const parsed = ZhipuV3Answer.safeParse(upstream);
+  if (!parsed.success) return openAIErrorBody("智谱返回了无法识别的应答", null);
+  const answer = parsed.data;
+  if (answer.code !== 200 || answer.success === false) {
+    return openAIErrorBody(answer.msg ?? "智谱返回了错误", num(answer.code) ?? str(answer.code) ?? null);
   }
-  const data = isObj(upstream.data) ? upstream.data : {};
-  const choices = Array.isArray(data.choices) ? data.choices : [];
-  const content = choices.map((c) => (isObj(c) && typeof c.content === "string" ? unquote(c.content) : "")).join("");
-  return chatCompletion({ ...ctx, id: str(data.task_id) || ctx.id }, content, "stop", usageOf(data.usage));
+  const { data } = answer;
+  const content = data.choices.map((c) => (c ? unquote(c.content) : "")).join("");
+  return chatCompletion({ ...ctx, id: data.task_id || ctx.id }, content, "stop", usageOf(data.usage));
 }
 
 /** One framed v3 event (see zhipuV3Framing) → a chunk, an error object, or null. */
