@@ -7,6 +7,7 @@ import { isObj, type Obj } from "@/lib/obj";
 import { patchJsonBody } from "../request/json-body";
 import { type AnswerContext, chatChunk, chatCompletion } from "./convert-shared";
 import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
+import { ResponseObject } from "./openai-responses-api";
 import { countUnknownEvent } from "./unknown-events";
 
 /** The text deltas' chunks: the relay reads only their content. */
@@ -64,14 +65,15 @@ function finishReason(response: Obj, calls: boolean): string {
 }
 
 /** A whole Response object → a chat.completion carrying its text, function calls and usage. */
-function completionOfResponse(response: Obj): Obj {
+function completionOfResponse(upstream: Obj): Obj {
+  // Never fails: every field is optional and forgiving (openai-responses-api.ts).
+  const response = ResponseObject.parse(upstream);
   let text = "";
   const toolCalls: Obj[] = [];
-  for (const item of Array.isArray(response.output) ? response.output : []) {
-    if (!isObj(item)) continue;
-    if (item.type === "message" && Array.isArray(item.content)) {
-      for (const part of item.content) if (isObj(part) && typeof part.text === "string") text += part.text;
-    } else if (item.type === "function_call") {
+  for (const item of response.output) {
+    if (item?.type === "message") {
+      for (const part of item.content) if (part) text += part.text;
+    } else if (item?.type === "function_call") {
       toolCalls.push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
     }
   }
