@@ -21,10 +21,9 @@ export function replayStream(upstream: UpstreamRequest, recorded: Uint8Array | s
   };
   for (let i = 0; i < bytes.length && !relay.done; i += pieceSize) {
     const piece = bytes.subarray(i, i + pieceSize);
-    take(relay.transform(upstream.framing ? upstream.framing.push(piece) : piece));
+    take(upstream.framing ? relay.transformFramed(upstream.framing, piece) : relay.transform(piece));
   }
-  const tail = upstream.framing?.end();
-  if (tail && !relay.done) take(relay.transform(tail));
+  if (upstream.framing && !relay.done) take(relay.endFramed(upstream.framing));
   take(relay.finish());
   const events = out
     .split("\n\n")

@@ -176,7 +176,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   data(chunk: Buffer): boolean {
     if (this.finished) return true; // the rest after [DONE], read to keep the connection
     this.lastData = Date.now();
-    let out = this.relay.transform(this.framing ? this.framing.push(chunk) : chunk);
+    let out = this.framing ? this.relay.transformFramed(this.framing, chunk) : this.relay.transform(chunk);
     if (this.encoder) out = this.encoder.write(out);
     else if (this.passthrough) out = chunk;
     let more = true;
@@ -195,8 +195,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   end(): void {
     this.upstreamClosed();
     if (this.finished) return;
-    const tail = this.framing?.end();
-    if (tail) this.write(this.relay.transform(tail));
+    if (this.framing) this.write(this.relay.endFramed(this.framing));
     this.write(this.relay.finish());
     this.finish();
   }

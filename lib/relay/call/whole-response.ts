@@ -1,6 +1,7 @@
 // A whole (non-streamed) answer: read the upstream's body, check it is what the endpoint
 // produces, convert it for adapters that need it, read its usage, price it, and answer; the
 // settlement (settle.ts) follows right after the answer is written.
+import { isObj } from "@/lib/obj";
 import { quotaForImages, quotaForSpeech, quotaForTokens, type QuotaResult } from "@/lib/billing/price";
 import { type CallContext, UsageContext } from "@/lib/relay/call/call-context";
 import { describeUpstreamNetworkError, errorFromJson, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
@@ -14,7 +15,6 @@ import { openAIUsage } from "@/lib/relay/openai/usage";
 import { imageParams } from "@/lib/relay/call/pricing";
 import { billableUsage, settle, settleFailure } from "@/lib/relay/call/settle";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
-import { isObj } from "@/lib/obj";
 
 /** A whole (non-streamed) answer larger than this is refused: base64 images and audio fit well. */
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;

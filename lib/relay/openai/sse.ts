@@ -51,6 +51,18 @@ export function sseComment(text: string): string {
   return `: ${text.replace(/[\r\n]+/g, " ")}\n\n`;
 }
 
+/**
+ * Where a reader of a stream body that is not SSE (providers/types.ts, StreamFraming) hands what it
+ * read: each event's data as it would stand after `data: ` (a JSON text), or text that turned out
+ * to be SSE after all. The stream relay implements it and writes the `data:` lines itself.
+ */
+export interface EventSink {
+  /** One event's data (JSON text), with no SSE framing. */
+  event(data: string): void;
+  /** Text that is SSE already, read as the upstream's own events. */
+  sse(text: string): void;
+}
+
 export function encodeSse(text: string): Uint8Array {
   return Buffer.from(text, "utf8");
 }

@@ -20,10 +20,12 @@
 //   for await (const chunk of upstream.body) { const out = relay.transform(chunk); if (out) res.write(out); if (relay.done) break; }
 //   const tail = relay.finish(); if (tail) res.end(tail); else res.end();
 // or as a web stream: upstream.body.pipeThrough(openAIStreamTransform(relay)).
+import { isObj, type Obj } from "@/lib/obj";
 import { countCompletionTokens } from "./token-count";
 import { errorFromJson, LOCAL_ERROR_TYPE, UPSTREAM_ERROR_TYPE, type UpstreamError } from "../errors";
 import { maskSensitiveText } from "../../net/mask";
-import { encodeSse, SSE_DONE_TEXT, SseReader, splitDataLines, sseJson, type SseEvent } from "./sse";
+import { encodeSse, type EventSink, SSE_DONE_TEXT, SseReader, splitDataLines, sseJson, type SseEvent } from "./sse";
+import type { StreamFraming } from "../providers/types";
 import { simpleUsage, type Usage } from "@/lib/billing/usage";
 import { hasTokens, normalizeUsage } from "./usage";
 
@@ -73,9 +75,6 @@ export interface OpenAIStreamOptions {
    */
   mapEvent?: (data: unknown) => Record<string, unknown> | null;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Unparsed chunks are read once the buffers they sit in reach this size. */
 const DEFER_LIMIT = 256 * 1024;
@@ -147,11 +146,44 @@ export class OpenAIStreamRelay {
   /** Feed upstream bytes; returns the bytes to write to the client now, or null. */
   transform(chunk: Uint8Array | string): Uint8Array | null {
     if (this.finished) return null;
+    this.feed(chunk);
+    return this.flush();
+  }
+
+  /**
+   * Feed upstream bytes of a body that is not SSE through its framing (providers/types.ts), which
+   * hands this relay the events; returns the bytes to write to the client now, or null.
+   */
+  transformFramed(framing: StreamFraming, chunk: Uint8Array): Uint8Array | null {
+    if (this.finished) return null;
+    framing.push(chunk, this.framedSink);
+    return this.flush();
+  }
+
+  /** The framed body ended: its framing's last events, as transformFramed (then call finish). */
+  endFramed(framing: StreamFraming): Uint8Array | null {
+    if (this.finished) return null;
+    framing.end(this.framedSink);
+    return this.flush();
+  }
+
+  private feed(chunk: Uint8Array | string): void {
     if (this.firstByte === null && chunk.length > 0) this.firstByte = this.now();
     if (this.raw) this.readRaw(asBuffer(chunk));
     else this.reader.feed(chunk);
-    return this.flush();
   }
+
+  /** What a framing hands its events to: each event's data read as an SSE event's would be. */
+  private readonly framedSink: EventSink = {
+    event: (data) => {
+      if (this.finished) return;
+      if (this.firstByte === null && data.length > 0) this.firstByte = this.now();
+      this.onEvent({ event: undefined, data, id: undefined });
+    },
+    sse: (text) => {
+      if (!this.finished) this.feed(text);
+    },
+  };
 
   /**
    * The upstream body ended. Returns the final bytes (synthesised usage chunk if needed, then

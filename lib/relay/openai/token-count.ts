@@ -10,10 +10,10 @@
 // stretches without a word boundary are cut into pieces of at most MAX_RUN characters, and one
 // count (a request's prompt, an answer's text) tokenizes at most COUNT_BUDGET; text beyond it is
 // estimated like estimateTokensFromBytes does.
+import { isObj, type Obj } from "@/lib/obj";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import type { RelayMode } from "../types";
-import { isObj, type Obj } from "@/lib/obj";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 type Counter = (text: string) => number;

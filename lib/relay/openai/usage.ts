@@ -1,7 +1,7 @@
 // Reading a vendor's `usage` object into the normalised Usage. Pure; no clamping here (billing
 // clamps with clampUsage), but non-numeric fields read as 0 so a garbage field cannot poison sums.
+import { isObj, type Obj } from "@/lib/obj";
 import { emptyUsage, type Usage } from "@/lib/billing/usage";
-import { isObj } from "@/lib/obj";
 
 /** A finite number as-is (clampUsage deals with negatives, fractions and absurd sizes), else 0. */
 function num(v: unknown): number {
@@ -59,8 +59,17 @@ export function hasTokens(u: Usage | null | undefined): u is Usage {
   return !!u && (u.prompt_tokens > 0 || u.completion_tokens > 0);
 }
 
-/** A normalised Usage as OpenAI's chat `usage` object (what normalizeUsage reads back the same). */
-export function openAIUsage(u: Usage): Record<string, unknown> {
+/**
+ * OpenAI's chat `usage` object, the one builder of it. Two needs:
+ * - a converter's counts (`openAIUsage(prompt, completion, total?)`): the three totals, `total`
+ *   the vendor's own when it reports one, else the sum;
+ * - a normalised Usage (`openAIUsage(usage)`, what the relay bills): with the breakdown
+ *   (cache, audio, reasoning) that normalizeUsage reads back the same.
+ */
+export function openAIUsage(prompt: number, completion: number, total?: number): Obj;
+export function openAIUsage(u: Usage): Obj;
+export function openAIUsage(u: Usage | number, completion = 0, total?: number): Obj {
+  if (typeof u === "number") return { prompt_tokens: u, completion_tokens: completion, total_tokens: total ?? u + completion };
   return {
     prompt_tokens: u.prompt_tokens,
     completion_tokens: u.completion_tokens,

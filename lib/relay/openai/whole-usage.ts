@@ -1,12 +1,12 @@
 // Usage of non-streamed OpenAI-style responses. The pipeline forwards the upstream bytes
 // unchanged; this parses them once to learn what to bill, counting locally when the upstream
 // reported no (or all-zero) usage.
+import { isObj, type Obj } from "@/lib/obj";
 import { errorFromJson, type UpstreamError } from "../errors";
 import { countCompletionTokens, countTextTokens } from "./token-count";
 import { simpleUsage, type Usage } from "@/lib/billing/usage";
 import type { RelayMode } from "../types";
 import { hasTokens, normalizeUsage } from "./usage";
-import { isObj, type Obj } from "@/lib/obj";
 
 export interface ResponseUsageContext {
   /** Upstream model (for local counting). */

@@ -5,6 +5,7 @@
 // slower than ChannelDisableThreshold (AutomaticDisableChannelEnabled + the channel's auto_ban).
 // A test is billed to nobody: it writes a log row with quota 0 for the admin who ran it, token name
 // "模型测试" (a consume row when it worked, an error row when it did not).
+import { isObj } from "@/lib/obj";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/errors";
@@ -22,7 +23,6 @@ import { LOG_TYPE } from "@/lib/logs/write";
 import { describeConnectError } from "@/lib/relay/probe/upstream";
 import { hideSecrets } from "@/lib/net/mask";
 import { type ChannelJob, startChannelJob } from "@/lib/channels/jobs";
-import { isObj } from "@/lib/obj";
 
 /** time: milliseconds. */
 export type ChannelTestResult = { success: boolean; message: string; time: number };

@@ -3,12 +3,11 @@
 // chunks and errors, and the stream framing for vendors that answer a stream request with a
 // bare JSON error. Pure.
 import { randomUUID } from "node:crypto";
+import { isObj, type Obj } from "@/lib/obj";
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
 import type { BuildRequestInput, StreamFraming } from "./types";
 
-export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -105,28 +104,28 @@ export interface AnswerContext {
   id: string;
   created: number;
   model: string;
+  /** Each choice carries `logprobs: null`, as OpenAI's own answers do (the Claude and PaLM converters). */
+  logprobs?: boolean;
 }
 
 export function answerContext(model: string, id?: string): AnswerContext {
   return { id: id || `chatcmpl-${randomUUID().replaceAll("-", "")}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-export function openAIUsage(prompt: number, completion: number, total?: number): Obj {
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total ?? prompt + completion };
-}
+// The one builder of OpenAI's `usage`, re-exported for the adapters that import it from here.
+export { openAIUsage } from "../openai/usage";
 
-/** A `chat.completion` with one choice: its text, or its whole message (tool calls, reasoning…). */
+/**
+ * A `chat.completion`: one choice with its text, or its whole message (tool calls, reasoning…;
+ * `role` is put first), or several choices (`choices`, each with its own index). The keys keep
+ * OpenAI's order: answers are compared byte for byte.
+ */
 export function chatCompletion(ctx: AnswerContext, content: string | Obj, finishReason: string, usage?: Obj | null): Obj {
   const message = typeof content === "string" ? { role: "assistant", content } : { role: "assistant", ...content };
-  const out: Obj = {
-    id: ctx.id,
-    object: "chat.completion",
-    created: ctx.created,
-    model: ctx.model,
-    choices: [{ index: 0, message, finish_reason: finishReason }],
-  };
-  if (usage) out.usage = usage;
-  return out;
+  const choice = ctx.logprobs
+    ? { index: 0, message, logprobs: null, finish_reason: finishReason }
+    : { index: 0, message, finish_reason: finishReason };
+  return completionOf(ctx, "chat.completion", [choice], usage);
 }
 
 /**
@@ -134,13 +133,22 @@ export function chatCompletion(ctx: AnswerContext, content: string | Obj, finish
  * usage-only chunk (`choices: []`).
  */
 export function chatChunk(ctx: AnswerContext, delta: Obj | null, finishReason: string | null = null, usage?: Obj | null): Obj {
-  const out: Obj = {
-    id: ctx.id,
-    object: "chat.completion.chunk",
-    created: ctx.created,
-    model: ctx.model,
-    choices: delta ? [{ index: 0, delta, finish_reason: finishReason }] : [],
-  };
+  const choices = !delta
+    ? []
+    : ctx.logprobs
+      ? [{ index: 0, delta, logprobs: null, finish_reason: finishReason }]
+      : [{ index: 0, delta, finish_reason: finishReason }];
+  return completionOf(ctx, "chat.completion.chunk", choices, usage);
+}
+
+/** A completion or chunk with several choices already built (`n` > 1). */
+export function completionOf(
+  ctx: AnswerContext,
+  object: "chat.completion" | "chat.completion.chunk",
+  choices: Obj[],
+  usage?: Obj | null,
+): Obj {
+  const out: Obj = { id: ctx.id, object, created: ctx.created, model: ctx.model, choices };
   if (usage) out.usage = usage;
   return out;
 }
@@ -189,28 +197,27 @@ export function jsonAnswer(value: Obj): { body: string; contentType: string } {
 /**
  * Framing for vendors whose stream endpoint answers an error as one plain JSON body (200 or
  * not, `application/json`): SSE passes through unchanged; a body that starts with `{` instead is
- * collected and handed on as one `data:` event, so the converter turns it into an error event.
+ * collected and handed on as one event, so the converter turns it into an error event.
  */
 export function jsonOrSseFraming(): StreamFraming {
   const decoder = new TextDecoder();
   let mode: "unknown" | "sse" | "json" = "unknown";
   let json = "";
   return {
-    push(chunk) {
+    push(chunk, out) {
       const text = decoder.decode(chunk, { stream: true });
       if (mode === "unknown") {
         const head = text.trimStart();
-        if (head === "") return "";
+        if (head === "") return;
         mode = head.startsWith("{") ? "json" : "sse";
       }
-      if (mode === "sse") return text;
-      json += text;
-      return "";
+      if (mode === "sse") out.sse(text);
+      else json += text;
     },
-    end() {
+    end(out) {
       const rest = decoder.decode();
-      if (mode === "json") return `data: ${(json + rest).replace(/\r?\n/g, " ")}\n\n`;
-      return rest;
+      if (mode === "json") out.event((json + rest).replace(/\r?\n/g, " "));
+      else if (rest !== "") out.sse(rest);
     },
   };
 }

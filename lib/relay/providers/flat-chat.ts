@@ -5,7 +5,6 @@
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
 import { isObj, type Obj } from "@/lib/obj";
-
 import type { BuildRequestInput } from "./types";
 
 export interface RequestMessage {

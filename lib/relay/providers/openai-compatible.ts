@@ -1,5 +1,6 @@
 // Building blocks shared by every OpenAI-protocol adapter, and `defineOpenAICompatible`, which
 // turns a vendor's data entry (base URL, paths, quirks) into an adapter.
+import { isObj } from "@/lib/obj";
 import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
 import { channelOtherProblem } from "@/lib/channels/other";
 import { RelayError } from "../errors";
@@ -8,7 +9,6 @@ import { multipartBoundary, setMultipartField } from "../request/multipart";
 import type { RelayMode } from "../types";
 import { OPENAI_PATHS } from "../endpoints"; // OpenAI's path per mode: the endpoint table's
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
-import { isObj } from "@/lib/obj";
 
 /** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
 export const CLOUDFLARE_AI_GATEWAY = "https://gateway.ai.cloudflare.com";

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeUsage } from "../openai/usage";
 import { responsesPassthrough, responsesReader } from "./openai-responses";
 import type { BuildRequestInput } from "./types";
+import { unknownEventCounts } from "./unknown-events";
 
 const USAGE = {
   input_tokens: 1200,
@@ -96,6 +97,14 @@ describe("responsesReader", () => {
 });
 
 describe("responsesPassthrough", () => {
+  it("counts an event type it does not know and still reads the final usage after it", () => {
+    const r = responsesReader();
+    const before = unknownEventCounts().get("openai-responses:response.future_event") ?? 0;
+    expect(r.streamEvent!({ type: "response.future_event" })).toBeNull();
+    expect(unknownEventCounts().get("openai-responses:response.future_event")).toBe(before + 1);
+    expect(r.streamEvent!({ type: "response.completed", response: response() })).toMatchObject({ choices: [], usage: {} });
+  });
+
   it("sends the caller's bytes with only the model set, and marks the answer as passed through", () => {
     const raw = '{"model":"a", "input":"hi","tools":[{"type":"web_search"}],"seed":1.0}';
     const input = {

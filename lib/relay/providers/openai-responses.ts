@@ -3,11 +3,16 @@
 // request sent up as it came, only `model` mapped, and the answer back as the upstream sent it.
 // The relay reads that answer through `responsesReader`, which turns a Response object or its
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
+import { isObj, type Obj } from "@/lib/obj";
 import { patchJsonBody } from "../request/json-body";
+import { type AnswerContext, chatChunk, chatCompletion } from "./convert-shared";
 import type { BuildRequestInput, ResponseConverter, UpstreamRequest } from "./types";
+import { ResponseObject } from "./openai-responses-api";
+import { countUnknownEvent } from "./unknown-events";
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The text deltas' chunks: the relay reads only their content. */
+const NO_CONTEXT: AnswerContext = { id: "", created: 0, model: "" };
+
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** The caller's Responses request for `url`, with `model` set; the answer passes through. */
@@ -60,29 +65,30 @@ function finishReason(response: Obj, calls: boolean): string {
 }
 
 /** A whole Response object → a chat.completion carrying its text, function calls and usage. */
-function chatCompletion(response: Obj): Obj {
+function completionOfResponse(upstream: Obj): Obj {
+  // Never fails: every field is optional and forgiving (openai-responses-api.ts).
+  const response = ResponseObject.parse(upstream);
   let text = "";
   const toolCalls: Obj[] = [];
-  for (const item of Array.isArray(response.output) ? response.output : []) {
-    if (!isObj(item)) continue;
-    if (item.type === "message" && Array.isArray(item.content)) {
-      for (const part of item.content) if (isObj(part) && typeof part.text === "string") text += part.text;
-    } else if (item.type === "function_call") {
+  for (const item of response.output) {
+    if (item?.type === "message") {
+      for (const part of item.content) if (part) text += part.text;
+    } else if (item?.type === "function_call") {
       toolCalls.push({ id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } });
     }
   }
-  const message: Obj = { role: "assistant", content: text };
+  const message: Obj = { content: text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const answer: Obj = {
-    id: response.id,
-    object: "chat.completion",
-    created: num(response.created_at),
-    model: response.model,
-    choices: [{ index: 0, message, finish_reason: finishReason(response, toolCalls.length > 0) }],
-  };
-  const usage = chatUsage(response.usage);
-  if (usage) answer.usage = usage;
-  return answer;
+  return chatCompletion(contextOf(response), message, finishReason(response, toolCalls.length > 0), chatUsage(response.usage));
+}
+
+/**
+ * The answer's id, time and model as the Response states them. This reader's chat shapes are only
+ * read by the relay (the caller gets the Response itself), so a field the Response lacks stays
+ * absent rather than made up.
+ */
+function contextOf(response: Obj): AnswerContext {
+  return { id: response.id, created: num(response.created_at), model: response.model } as AnswerContext;
 }
 
 /**
@@ -97,21 +103,19 @@ export function responsesReader(): ResponseConverter {
       const body =
         isObj(upstream) && isObj(upstream.error) && upstream.choices === undefined
           ? openAIError(upstream.error, "upstream response failed")
-          : chatCompletion(isObj(upstream) ? upstream : {});
+          : completionOfResponse(isObj(upstream) ? upstream : {});
       return { body: JSON.stringify(body), contentType: "application/json" };
     },
     streamEvent(data) {
       if (!isObj(data)) return null;
       switch (data.type) {
         case "response.output_text.delta":
-          return typeof data.delta === "string"
-            ? { object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: data.delta } }] }
-            : null;
+          return typeof data.delta === "string" ? chatChunk(NO_CONTEXT, { content: data.delta }) : null;
         case "response.completed":
         case "response.incomplete": {
           const response = isObj(data.response) ? data.response : {};
           const usage = chatUsage(response.usage);
-          return usage ? { object: "chat.completion.chunk", id: response.id, model: response.model, choices: [], usage } : null;
+          return usage ? chatChunk(contextOf(response), null, null, usage) : null;
         }
         case "response.failed": {
           const response = isObj(data.response) ? data.response : {};
@@ -120,7 +124,30 @@ export function responsesReader(): ResponseConverter {
         case "error":
           // Its `type` is the event's; the error is the event's code and message.
           return openAIError({ code: data.code, message: data.message }, "upstream stream error");
+        // Events the relay has no use for: the Response's lifecycle, its items and parts, and the
+        // deltas it does not count (arguments, reasoning summaries, refusals) beyond the text.
+        case "response.created":
+        case "response.in_progress":
+        case "response.queued":
+        case "response.output_item.added":
+        case "response.output_item.done":
+        case "response.content_part.added":
+        case "response.content_part.done":
+        case "response.output_text.done":
+        case "response.output_text.annotation.added":
+        case "response.function_call_arguments.delta":
+        case "response.function_call_arguments.done":
+        case "response.reasoning_summary_part.added":
+        case "response.reasoning_summary_part.done":
+        case "response.reasoning_summary_text.delta":
+        case "response.reasoning_summary_text.done":
+        case "response.reasoning_text.delta":
+        case "response.reasoning_text.done":
+        case "response.refusal.delta":
+        case "response.refusal.done":
+          return null;
         default:
+          countUnknownEvent("openai-responses", String(data.type));
           return null;
       }
     },

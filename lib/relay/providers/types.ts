@@ -2,6 +2,7 @@
 // fetch, never bill, never build the client's HTTP response.
 import type { Dispatcher } from "undici";
 import type { InboundRoute } from "../inbound/types";
+import type { EventSink } from "../openai/sse";
 import type { ChannelConfig, RelayMode } from "../types";
 import type { Exchange } from "../upstream";
 
@@ -67,15 +68,16 @@ export interface ResponseConverter {
 
 /**
  * A stream body that is not server-sent events of JSON (AWS's binary event stream, Cohere's
- * newline-delimited JSON, Zhipu v3's plain-text events): made per call, it turns the upstream's
- * bytes into SSE text, `data: {json}\n\n` per event, which `ResponseConverter.streamEvent` then
- * reads like any other upstream's events.
+ * newline-delimited JSON, Zhipu v3's plain-text events): made per call, it reads the upstream's
+ * bytes into events and hands each event's JSON text to the sink, which
+ * `ResponseConverter.streamEvent` then reads like any other upstream's events. It never writes
+ * `data:` lines: the stream relay (lib/relay/openai/sse.ts) is the only writer of SSE.
  */
 export interface StreamFraming {
-  /** One body chunk as it arrived (events may span chunks) → complete SSE events, or "". */
-  push(chunk: Uint8Array): string;
-  /** The body ended → the last events, or "". */
-  end(): string;
+  /** One body chunk as it arrived (events may span chunks): its complete events to `out`. */
+  push(chunk: Uint8Array, out: EventSink): void;
+  /** The body ended: the last events to `out`. */
+  end(out: EventSink): void;
 }
 
 export interface UpstreamRequest {

@@ -2,11 +2,11 @@
 // relayImage instead of fetchUserImage, so that a URL the guard refuses or cannot fetch is the
 // request's own fault — a 400 `invalid_image_url` in the caller's error shape, never retried on
 // another channel and never a 500.
+import { isObj, type Obj } from "@/lib/obj";
 import { fetchUserImage, type UserImage, UserUrlError } from "@/lib/net/fetch-url";
 import { RelayError } from "@/lib/relay/errors";
 import { parseJsonObject } from "@/lib/relay/request/json-body";
 import type { BuildRequestInput } from "@/lib/relay/providers/types";
-import { isObj, type Obj } from "@/lib/obj";
 
 export const INVALID_IMAGE_URL = "invalid_image_url";
 

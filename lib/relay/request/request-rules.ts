@@ -3,9 +3,9 @@
 // is refused with OpenAI's 400 before any reservation or upstream call. The checks read members
 // of the body the pipeline has already parsed: nothing is parsed or copied again, and members
 // Qiao does not know are not looked at (they pass through untouched).
+import { isObj } from "@/lib/obj";
 import { RelayError } from "../errors";
 import type { RelayMode } from "../types";
-import { isObj } from "@/lib/obj";
 
 type Body = Readonly<Record<string, unknown>>;
 

@@ -4,13 +4,11 @@
 // first (`remoteImageUrls` → `fetchUserImage`) and handed in as `images`: Bedrock and Vertex do
 // not take Anthropic's `url` image source, and fetching through the SSRF guard keeps one rule for
 // every Claude channel.
+import { isObj, type Obj } from "@/lib/obj";
 import { textNestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { RelayError } from "../../errors";
 import { imageUrlOf } from "../../request/images";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export type AnthropicBlock = Obj & { type: string };
 export interface AnthropicMessage {

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseUpstreamError, shouldDisableChannel, shouldRetry } from "../../errors";
 import { normalizeUsage } from "../../openai/usage";
-import { anthropicResponseConverter, anthropicToOpenAI, finishReason } from "./convert-response";
+import { anthropicResponseConverter, anthropicToOpenAI } from "./convert-response";
+import { finishReason } from "./finish-reason";
+import { unknownEventCounts } from "../unknown-events";
 
 const fixture = (name: string) => readFileSync(join(__dirname, "__fixtures__", name), "utf8");
 const ctx = { created: 1_700_000_000, model: "claude-3-5-sonnet-20241022" };
@@ -145,5 +147,36 @@ describe("Anthropic answers → OpenAI", () => {
     // Anthropic's 400s are retried on the next channel (new-api's rule for type 14).
     expect(shouldRetry(400, 14)).toBe(true);
     expect(shouldRetry(400, 33)).toBe(false);
+  });
+
+  it("bills compaction rounds, which the top-level counts leave out (usage.iterations)", () => {
+    const whole = anthropicToOpenAI(JSON.parse(fixture("message-compaction.json")), ctx) as Record<string, any>;
+    expect(whole.choices[0].message).toEqual({
+      role: "assistant",
+      content: "Based on our conversation so far, the billing change is ready.",
+    });
+    expect(normalizeUsage(whole.usage)).toMatchObject({ prompt_tokens: 203_000, completion_tokens: 4_500 });
+
+    const conv = anthropicResponseConverter("m");
+    const chunks = events(fixture("stream-compaction.sse"))
+      .map((e) => conv.streamEvent!(e))
+      .filter((c) => c !== null) as Record<string, any>[];
+    expect(chunks.filter((c) => c.choices.length > 0).map((c) => c.choices[0].delta)).toEqual([
+      { role: "assistant", content: "" },
+      { content: "The billing change is ready." },
+      {},
+    ]);
+    expect(normalizeUsage(chunks.at(-1)!.usage)).toMatchObject({ prompt_tokens: 203_000, completion_tokens: 4_500 });
+  });
+
+  it("counts an event type it does not know and still ends the stream with the usage chunk", () => {
+    const conv = anthropicResponseConverter("m");
+    const before = unknownEventCounts().get("anthropic:content_block_future") ?? 0;
+    const recorded = events(fixture("stream-text.sse"));
+    recorded.splice(3, 0, { type: "content_block_future", index: 0 });
+    const chunks = recorded.map((e) => conv.streamEvent!(e)).filter((c) => c !== null) as Record<string, any>[];
+    expect(unknownEventCounts().get("anthropic:content_block_future")).toBe(before + 1);
+    expect(chunks).toHaveLength(5);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 1212, completion_tokens: 9 } });
   });
 });

@@ -19,7 +19,10 @@ export {
   defaultMaxTokens,
   THINKING_BUDGET,
 } from "./convert-request";
-export { AnthropicStreamConverter, anthropicResponseConverter, anthropicToOpenAI, finishReason, openAIUsage } from "./convert-response";
+export { anthropicResponseConverter, anthropicToOpenAI } from "./convert-response";
+export { finishReason } from "./finish-reason";
+export { AnthropicStreamConverter } from "./stream";
+export { anthropicUsage } from "./usage";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 

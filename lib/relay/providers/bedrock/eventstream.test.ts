@@ -1,5 +1,23 @@
 import { describe, expect, it } from "vitest";
+import { sseJson } from "../../openai/sse";
+import type { StreamFraming } from "../types";
 import { bedrockEventStreamFraming, EventStreamDecoder, encodeEventMessage } from "./eventstream";
+import { unknownEventCounts } from "../unknown-events";
+
+/** The SSE text the stream relay writes for what a framing hands it. */
+function sseOf(framing: StreamFraming) {
+  let text = "";
+  const sink = { event: (data: string) => (text += sseJson(data)), sse: (t: string) => (text += t) };
+  const take = () => {
+    const out = text;
+    text = "";
+    return out;
+  };
+  return {
+    push: (chunk: Uint8Array) => (framing.push(chunk, sink), take()),
+    end: () => (framing.end(sink), take()),
+  };
+}
 
 const chunkFrame = (event: unknown) =>
   encodeEventMessage(
@@ -30,7 +48,7 @@ describe("AWS event stream framing", () => {
     const bytes = Buffer.concat([chunkFrame(start), chunkFrame(delta), chunkFrame({ type: "message_stop" })]);
     const expected = [start, delta, { type: "message_stop" }].map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
     for (const step of [1, 3, 7, 13, 64, bytes.length]) {
-      const framing = bedrockEventStreamFraming();
+      const framing = sseOf(bedrockEventStreamFraming());
       let out = "";
       for (let i = 0; i < bytes.length; i += step) out += framing.push(bytes.subarray(i, i + step));
       out += framing.end();
@@ -39,7 +57,7 @@ describe("AWS event stream framing", () => {
   });
 
   it("turns exception frames and corrupt or cut streams into error events", () => {
-    const framing = bedrockEventStreamFraming();
+    const framing = sseOf(bedrockEventStreamFraming());
     const exception = encodeEventMessage(
       { ":exception-type": "throttlingException", ":content-type": "application/json", ":message-type": "exception" },
       JSON.stringify({ message: "Too many requests, please wait before trying again." }),
@@ -51,12 +69,21 @@ describe("AWS event stream framing", () => {
 
     const corrupt = chunkFrame(delta);
     corrupt[corrupt.length - 1]! ^= 0xff;
-    const broken = bedrockEventStreamFraming();
+    const broken = sseOf(bedrockEventStreamFraming());
     expect(broken.push(corrupt)).toContain('"type":"malformed_event_stream"');
     expect(broken.push(chunkFrame(delta))).toBe("");
 
-    const cut = bedrockEventStreamFraming();
+    const cut = sseOf(bedrockEventStreamFraming());
     expect(cut.push(chunkFrame(delta).subarray(0, 20))).toBe("");
     expect(cut.end()).toContain("event stream ended inside a message");
+  });
+
+  it("counts an event type it does not know and reads the chunks around it", () => {
+    const before = unknownEventCounts().get("bedrock:metadata") ?? 0;
+    const other = encodeEventMessage({ ":event-type": "metadata", ":message-type": "event" }, "{}");
+    const framing = sseOf(bedrockEventStreamFraming());
+    const out = framing.push(Buffer.concat([chunkFrame(start), other, chunkFrame({ type: "message_stop" })])) + framing.end();
+    expect(unknownEventCounts().get("bedrock:metadata")).toBe(before + 1);
+    expect(out).toBe([start, { type: "message_stop" }].map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""));
   });
 });

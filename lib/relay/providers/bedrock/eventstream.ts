@@ -5,6 +5,7 @@
 // value type (1), value (type 7, a string: length (2) then UTF-8). Both CRCs are checked.
 import { crc32 } from "node:zlib";
 import type { StreamFraming } from "../types";
+import { countUnknownEvent } from "../unknown-events";
 
 const PRELUDE = 12;
 const MIN_MESSAGE = PRELUDE + 4;
@@ -122,11 +123,10 @@ export class EventStreamDecoder {
   }
 }
 
-const sse = (json: string) => `data: ${json}\n\n`;
-const errorEvent = (type: string, message: string) => sse(JSON.stringify({ type: "error", error: { type, message } }));
+const errorEvent = (type: string, message: string) => JSON.stringify({ type: "error", error: { type, message } });
 
-/** One message → the SSE text of the Anthropic event it carries, or of an error event. */
-function messageToSse(m: EventMessage): string {
+/** One message → the JSON text of the Anthropic event it carries, of an error event, or "" for none. */
+function messageToEvent(m: EventMessage): string {
   const kind = m.headers[":message-type"];
   if (kind === "exception") {
     const type = String(m.headers[":exception-type"] ?? "exception");
@@ -141,7 +141,11 @@ function messageToSse(m: EventMessage): string {
   }
   if (kind === "error")
     return errorEvent(String(m.headers[":error-code"] ?? "error"), String(m.headers[":error-message"] ?? "upstream error"));
-  if (m.headers[":event-type"] !== "chunk") return "";
+  if (m.headers[":event-type"] !== "chunk") {
+    // Bedrock's invoke stream sends chunks only; another event type is counted, not read.
+    countUnknownEvent("bedrock", String(m.headers[":event-type"]));
+    return "";
+  }
   let bytes: unknown;
   try {
     bytes = (JSON.parse(m.payload.toString("utf8")) as { bytes?: unknown }).bytes;
@@ -149,8 +153,7 @@ function messageToSse(m: EventMessage): string {
     return errorEvent("malformed_event", "Bedrock sent a chunk that is not JSON");
   }
   if (typeof bytes !== "string") return "";
-  const event = Buffer.from(bytes, "base64").toString("utf8").trim();
-  return event === "" ? "" : sse(event);
+  return Buffer.from(bytes, "base64").toString("utf8").trim();
 }
 
 /** The StreamFraming of Bedrock's invoke-with-response-stream, made per call. */
@@ -158,19 +161,25 @@ export function bedrockEventStreamFraming(): StreamFraming {
   const decoder = new EventStreamDecoder();
   let broken = false;
   return {
-    push(chunk) {
-      if (broken) return "";
+    push(chunk, out) {
+      if (broken) return;
+      let messages: EventMessage[];
       try {
-        return decoder.push(chunk).map(messageToSse).join("");
+        messages = decoder.push(chunk);
       } catch (error) {
         broken = true;
-        return errorEvent("malformed_event_stream", (error as Error).message);
+        out.event(errorEvent("malformed_event_stream", (error as Error).message));
+        return;
+      }
+      for (const m of messages) {
+        const event = messageToEvent(m);
+        if (event !== "") out.event(event);
       }
     },
-    end() {
-      if (broken || decoder.pending === 0) return "";
+    end(out) {
+      if (broken || decoder.pending === 0) return;
       broken = true;
-      return errorEvent("malformed_event_stream", "event stream ended inside a message");
+      out.event(errorEvent("malformed_event_stream", "event stream ended inside a message"));
     },
   };
 }

@@ -10,7 +10,7 @@ const run = <T extends z.ZodRawShape>(result: T) =>
 
 export const RunCompletion = run({
   response: maybe(z.string()),
-  // Read by openAIUsage, which the stream shares.
+  // Read by cloudflareUsage, which the stream shares.
   usage: z.unknown().optional(),
 });
 

@@ -1,6 +1,7 @@
 // Workers AI `ai/run` answers → OpenAI shapes. Pure (ids and timestamps come from the caller).
 import { isObj, type Obj } from "@/lib/obj";
 import { countUnknownEvent } from "../unknown-events";
+import { openAIUsage } from "../convert-shared";
 import { RunCompletion, type RunEvent, RunTranscription } from "./api";
 
 export interface RunContext {
@@ -9,11 +10,12 @@ export interface RunContext {
   model: string;
 }
 
-function openAIUsage(u: unknown): Obj | undefined {
+/** Cloudflare's `usage` (already OpenAI's field names) through the one builder. */
+function cloudflareUsage(u: unknown): Obj | undefined {
   if (!isObj(u)) return undefined;
   const p = typeof u.prompt_tokens === "number" ? u.prompt_tokens : 0;
   const c = typeof u.completion_tokens === "number" ? u.completion_tokens : 0;
-  return { prompt_tokens: p, completion_tokens: c, total_tokens: typeof u.total_tokens === "number" ? u.total_tokens : p + c };
+  return openAIUsage(p, c, typeof u.total_tokens === "number" ? u.total_tokens : undefined);
 }
 
 /** `{result:{response, usage}}` → a `text_completion`. */
@@ -27,7 +29,7 @@ export function runCompletionToOpenAI(upstream: unknown, ctx: RunContext): Obj {
     model: ctx.model,
     choices: [{ text: r.response ?? "", index: 0, logprobs: null, finish_reason: "stop" }],
   };
-  const usage = openAIUsage(r.usage);
+  const usage = cloudflareUsage(r.usage);
   if (usage) out.usage = usage;
   return out;
 }
@@ -40,7 +42,7 @@ export function runCompletionEventToOpenAI(event: unknown, ctx: RunContext): Obj
   }
   const data: RunEvent = event;
   const text = typeof data.response === "string" ? data.response : "";
-  const usage = openAIUsage(data.usage);
+  const usage = cloudflareUsage(data.usage);
   if (text === "" && !usage) {
     // An empty piece is known; an event with neither text nor usage is not.
     if (typeof data.response !== "string") countUnknownEvent("cloudflare", "no-response");

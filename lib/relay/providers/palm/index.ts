@@ -12,6 +12,7 @@
 // - generateMessage cannot stream. A stream request is sent as a whole one and its answer is
 //   relayed as one stream (the whole text in one chunk, then the usage), so a streaming client
 //   works; it just sees no tokens before the end.
+import { isObj, type Obj } from "@/lib/obj";
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { newRequestId, RelayError } from "../../errors";
 import { parseJsonObject } from "../../request/json-body";
@@ -19,10 +20,9 @@ import { countChatPromptTokens, countCompletionTokens } from "../../openai/token
 import type { RelayMode } from "../../types";
 import { errorOf } from "../gemini/convert-response";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import { completionOf, openAIUsage } from "../convert-shared";
+import { readGenerateMessage } from "./api";
 import type { ProviderAdapter, StreamFraming } from "../types";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const { name, baseUrl: defaultBaseUrl } = CHANNEL_CATALOG[CHANNEL_TYPES.PaLM];
 const MODES: readonly RelayMode[] = ["chat"];
@@ -74,17 +74,17 @@ interface PalmContext {
 
 /** A `GenerateMessageResponse` → the choices and the locally counted usage. */
 function read(upstream: unknown, ctx: PalmContext): { choices: { index: number; text: string; finish: string }[]; usage: Obj } {
-  const u = isObj(upstream) ? upstream : {};
-  const candidates = Array.isArray(u.candidates) ? u.candidates.filter(isObj) : [];
-  const choices = candidates.map((c, index) => ({ index, text: typeof c.content === "string" ? c.content : "", finish: "stop" }));
+  const u = readGenerateMessage(upstream);
+  const candidates = u.candidates.filter((c) => c !== null);
+  const choices = candidates.map((c, index) => ({ index, text: c.content, finish: "stop" }));
   if (choices.length === 0) {
-    const filtered = Array.isArray(u.filters) && u.filters.length > 0;
+    const filtered = u.filters.length > 0;
     choices.push({ index: 0, text: "", finish: filtered ? "content_filter" : "stop" });
   }
   const completion = choices.reduce((n, c) => n + (c.text === "" ? 0 : countCompletionTokens(c.text, 0, ctx.model)), 0);
   return {
     choices,
-    usage: { prompt_tokens: ctx.promptTokens, completion_tokens: completion, total_tokens: ctx.promptTokens + completion },
+    usage: openAIUsage(ctx.promptTokens, completion),
   };
 }
 
@@ -92,55 +92,40 @@ export function toChatCompletion(upstream: unknown, ctx: PalmContext): Obj {
   const error = errorOf(upstream);
   if (error) return error;
   const { choices, usage } = read(upstream, ctx);
-  return {
-    id: ctx.id,
-    object: "chat.completion",
-    created: ctx.created,
-    model: ctx.model,
-    choices: choices.map((c) => ({
-      index: c.index,
-      message: { role: "assistant", content: c.text },
-      logprobs: null,
-      finish_reason: c.finish,
-    })),
+  return completionOf(
+    ctx,
+    "chat.completion",
+    choices.map((c) => ({ index: c.index, message: { role: "assistant", content: c.text }, logprobs: null, finish_reason: c.finish })),
     usage,
-  };
+  );
 }
 
 export function toChatChunk(upstream: unknown, ctx: PalmContext): Obj {
   const error = errorOf(upstream);
   if (error) return error;
   const { choices, usage } = read(upstream, ctx);
-  return {
-    id: ctx.id,
-    object: "chat.completion.chunk",
-    created: ctx.created,
-    model: ctx.model,
-    choices: choices.map((c) => ({
-      index: c.index,
-      delta: { role: "assistant", content: c.text },
-      logprobs: null,
-      finish_reason: c.finish,
-    })),
+  return completionOf(
+    ctx,
+    "chat.completion.chunk",
+    choices.map((c) => ({ index: c.index, delta: { role: "assistant", content: c.text }, logprobs: null, finish_reason: c.finish })),
     usage,
-  };
+  );
 }
 
-/** The whole JSON answer, collected, as one SSE event at the end. */
+/** The whole JSON answer, collected, as one event at the end. */
 function wholeBodyAsOneEvent(): StreamFraming {
   const chunks: Buffer[] = [];
   return {
     push(chunk) {
       chunks.push(Buffer.from(chunk));
-      return "";
     },
-    end() {
+    end(out) {
       const text = Buffer.concat(chunks).toString("utf8").trim();
-      if (text === "") return "";
+      if (text === "") return;
       try {
-        return `data: ${JSON.stringify(JSON.parse(text))}\n\n`;
+        out.event(JSON.stringify(JSON.parse(text)));
       } catch {
-        return `data: ${JSON.stringify({ error: { message: "PaLM answered something that is not JSON", status: "upstream_error" } })}\n\n`;
+        out.event(JSON.stringify({ error: { message: "PaLM answered something that is not JSON", status: "upstream_error" } }));
       }
     },
   };

@@ -91,11 +91,15 @@ describe("PaLM2 generateMessage", () => {
     expect(up.url).toBe("https://generativelanguage.googleapis.com/v1beta2/models/chat-bison-001:generateMessage");
     expect(up.headers).toMatchObject({ "x-goog-api-key": "AIza-palm", Accept: "application/json" });
     const raw = readFileSync(path.join(import.meta.dirname, "__fixtures__", "generate-message.json"));
-    expect(up.framing!.push(raw.subarray(0, 20))).toBe("");
-    expect(up.framing!.push(raw.subarray(20))).toBe("");
-    const event = up.framing!.end();
-    expect(event).toMatch(/^data: \{.*\}\n\n$/);
-    expect(up.response!.streamEvent!(JSON.parse(event.slice(6)))).toMatchObject({ choices: [{ finish_reason: "stop" }] });
+    const events: string[] = [];
+    const sink = { event: (data: string) => events.push(data), sse: () => expect.unreachable("not SSE") };
+    up.framing!.push(raw.subarray(0, 20), sink);
+    up.framing!.push(raw.subarray(20), sink);
+    expect(events).toEqual([]);
+    up.framing!.end(sink);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatch(/^\{.*\}$/);
+    expect(up.response!.streamEvent!(JSON.parse(events[0]!))).toMatchObject({ choices: [{ finish_reason: "stop" }] });
     const other = palm.buildRequest({
       channel,
       mode: "chat",
@@ -106,9 +110,10 @@ describe("PaLM2 generateMessage", () => {
       stream: true,
       json: body,
     }) as UpstreamRequest;
-    other.framing!.push(Buffer.from("<html>proxy</html>"));
-    const bad = other.framing!.end();
-    expect(other.response!.streamEvent!(JSON.parse(bad.slice(6)))).toMatchObject({
+    other.framing!.push(Buffer.from("<html>proxy</html>"), sink);
+    other.framing!.end(sink);
+    expect(events).toHaveLength(2);
+    expect(other.response!.streamEvent!(JSON.parse(events[1]!))).toMatchObject({
       error: { message: "PaLM answered something that is not JSON" },
     });
   });

@@ -5,7 +5,8 @@
 // text:[{content, role, function_call?}]}, usage?:{text:{prompt_tokens, completion_tokens, total_tokens}}}}`,
 // header.status 2 on the last, code ≠ 0 an error. Pure.
 import { RelayError } from "../../errors";
-import { type AnswerContext, chatChunk, chatCompletion, isObj, num, type Obj, openAIErrorBody, openAIUsage } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { type AnswerContext, chatChunk, chatCompletion, num, openAIErrorBody, openAIUsage } from "../convert-shared";
 import type { RequestMessage } from "../flat-chat";
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));

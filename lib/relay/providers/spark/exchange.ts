@@ -12,7 +12,8 @@ import { type Dispatcher, WebSocket } from "undici";
 import { env } from "@/lib/env";
 import { sseJson } from "../../openai/sse";
 import type { Exchange, UpstreamSink } from "../../upstream";
-import { isObj, num, type Obj } from "../convert-shared";
+import { isObj, type Obj } from "@/lib/obj";
+import { num } from "../convert-shared";
 import { mergeSparkFrames, sparkFrameError } from "./convert";
 
 /** A refused handshake's body is kept up to this size (its message is all that matters). */

@@ -23,7 +23,9 @@ import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../request/images";
 import { parseJsonObject } from "../../request/json-body";
 import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
-import { embeddingList, embeddingTexts, isObj, jsonAnswer, num, type Obj } from "../convert-shared";
+import type { Obj } from "@/lib/obj";
+import { readPredict } from "./api";
+import { embeddingList, embeddingTexts, jsonAnswer } from "../convert-shared";
 import { geminiChatRequest, geminiPassthrough, modelSegment } from "../gemini";
 import { errorOf } from "../gemini/convert-response";
 import { buildBody, encodeModelForPath, unsupportedMode } from "../openai-compatible";
@@ -146,12 +148,11 @@ export function toVertexPredict(json: Obj): Obj {
 export function vertexPredictToOpenAI(upstream: unknown, model: string, base64: boolean): Obj {
   const error = errorOf(upstream);
   if (error) return error;
-  const predictions = isObj(upstream) && Array.isArray(upstream.predictions) ? upstream.predictions : [];
   let tokens = 0;
-  const vectors = predictions.map((p) => {
-    const e = isObj(p) && isObj(p.embeddings) ? p.embeddings : {};
-    tokens += num(isObj(e.statistics) ? e.statistics.token_count : undefined) ?? 0;
-    return Array.isArray(e.values) ? (e.values as number[]) : [];
+  const vectors = readPredict(upstream).predictions.map((p) => {
+    const e = p?.embeddings;
+    tokens += e?.statistics?.token_count ?? 0;
+    return Array.isArray(e?.values) ? (e.values as number[]) : [];
   });
   return embeddingList(vectors, model, tokens, base64);
 }

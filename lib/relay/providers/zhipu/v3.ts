@@ -4,6 +4,7 @@
 // `interrupted`. The request is `{prompt:[{role, content}], temperature, top_p, incremental}`.
 // Pure converters, the stream framing, and the adapter.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
+import { isObj, type Obj } from "@/lib/obj";
 import { baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
 import {
   type AnswerContext,
@@ -13,16 +14,17 @@ import {
   chatChunk,
   chatCompletion,
   clampOpen,
-  isObj,
   jsonAnswer,
   num,
-  type Obj,
   openAIErrorBody,
   openAIUsage,
   plainMessages,
   str,
 } from "../convert-shared";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, StreamFraming, UpstreamRequest } from "../types";
+import type { EventSink } from "../../openai/sse";
+import { countUnknownEvent } from "../unknown-events";
+import { ZhipuV3Answer } from "./api";
 import { zhipuToken } from "./token";
 
 /** The canonical request → v3's body. v3 has no system role: it opens the first user turn. */
@@ -61,14 +63,15 @@ function unquote(s: string): string {
 
 /** `{code, msg, success, data}` → a chat.completion, or OpenAI's error when code is not 200. */
 export function zhipuV3ToOpenAI(upstream: unknown, ctx: AnswerContext): Obj {
-  if (!isObj(upstream)) return openAIErrorBody("智谱返回了无法识别的应答", null);
-  if (upstream.code !== 200 || upstream.success === false) {
-    return openAIErrorBody(str(upstream.msg) ?? "智谱返回了错误", num(upstream.code) ?? str(upstream.code) ?? null);
+  const parsed = ZhipuV3Answer.safeParse(upstream);
+  if (!parsed.success) return openAIErrorBody("智谱返回了无法识别的应答", null);
+  const answer = parsed.data;
+  if (answer.code !== 200 || answer.success === false) {
+    return openAIErrorBody(answer.msg ?? "智谱返回了错误", num(answer.code) ?? str(answer.code) ?? null);
   }
-  const data = isObj(upstream.data) ? upstream.data : {};
-  const choices = Array.isArray(data.choices) ? data.choices : [];
-  const content = choices.map((c) => (isObj(c) && typeof c.content === "string" ? unquote(c.content) : "")).join("");
-  return chatCompletion({ ...ctx, id: str(data.task_id) || ctx.id }, content, "stop", usageOf(data.usage));
+  const { data } = answer;
+  const content = data.choices.map((c) => (c ? unquote(c.content) : "")).join("");
+  return chatCompletion({ ...ctx, id: data.task_id || ctx.id }, content, "stop", usageOf(data.usage));
 }
 
 /** One framed v3 event (see zhipuV3Framing) → a chunk, an error object, or null. */
@@ -90,21 +93,22 @@ export function zhipuV3EventToOpenAI(event: unknown, ctx: AnswerContext): Obj | 
       if (event.event === undefined && (event.code !== undefined || event.success !== undefined)) {
         return openAIErrorBody(str(event.msg) ?? "智谱返回了错误", num(event.code) ?? null);
       }
+      countUnknownEvent("zhipu", String(event.event));
       return null;
   }
 }
 
 /**
- * v3's stream → `data: {"event", "data", "meta"}` events. Its `data:` lines are raw text (not
- * JSON; several lines of one event are joined by "\n"), and `finish` carries a `meta:` line with
- * JSON. A body that is one JSON object (an error answered instead of a stream) becomes one event.
+ * v3's stream → `{"event", "data", "meta"}` events. Its `data:` lines are raw text (not JSON;
+ * several lines of one event are joined by "\n"), and `finish` carries a `meta:` line with JSON.
+ * A body that is one JSON object (an error answered instead of a stream) becomes one event.
  */
 export function zhipuV3Framing(): StreamFraming {
   const decoder = new TextDecoder();
   let buffer = "";
   let jsonBody: string | null = null;
 
-  const emit = (block: string): string => {
+  const emit = (block: string, out: EventSink): void => {
     let event: string | undefined;
     const data: string[] = [];
     let meta: unknown;
@@ -124,44 +128,45 @@ export function zhipuV3Framing(): StreamFraming {
         }
       }
     }
-    if (event === undefined && data.length === 0) return "";
-    return `data: ${JSON.stringify({ event: event ?? "add", data: data.join("\n"), meta })}\n\n`;
+    if (event === undefined && data.length === 0) return;
+    out.event(JSON.stringify({ event: event ?? "add", data: data.join("\n"), meta }));
   };
 
-  const drain = (final: boolean): string => {
-    let out = "";
+  const drain = (final: boolean, out: EventSink): void => {
     for (;;) {
       const m = /\r?\n\r?\n/.exec(buffer);
       if (!m) break;
-      out += emit(buffer.slice(0, m.index));
+      emit(buffer.slice(0, m.index), out);
       buffer = buffer.slice(m.index + m[0].length);
     }
     if (final && buffer.trim() !== "") {
-      out += emit(buffer);
+      emit(buffer, out);
       buffer = "";
     }
-    return out;
   };
 
   return {
-    push(chunk) {
+    push(chunk, out) {
       const text = decoder.decode(chunk, { stream: true });
       if (jsonBody !== null) {
         jsonBody += text;
-        return "";
+        return;
       }
       if (buffer === "" && text.trimStart().startsWith("{")) {
         jsonBody = text;
-        return "";
+        return;
       }
       buffer += text;
-      return drain(false);
+      drain(false, out);
     },
-    end() {
+    end(out) {
       const rest = decoder.decode();
-      if (jsonBody !== null) return `data: ${(jsonBody + rest).replace(/\r?\n/g, " ")}\n\n`;
+      if (jsonBody !== null) {
+        out.event((jsonBody + rest).replace(/\r?\n/g, " "));
+        return;
+      }
       buffer += rest;
-      return drain(true);
+      drain(true, out);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { KEEP, type JsonEdit } from "../../request/json-body";
 import { baseHeaders, baseUrlOf, buildBody, unsupportedMode } from "../openai-compatible";
-import { isObj } from "../convert-shared";
+import { isObj } from "@/lib/obj";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { zhipuToken } from "./token";
 

@@ -8,6 +8,7 @@ import { replayStream } from "@/tests/helpers/vendor-stream";
 import { signZhipuToken, ZHIPU_TOKEN_TTL_MS, zhipuToken } from "./token";
 import { toZhipuV3Body } from "./v3";
 import { zhipuV3, zhipuV4 } from "./index";
+import { unknownEventCounts } from "../unknown-events";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "__fixtures__", name), "utf8");
 const KEY = "a1b2c3d4e5.s3cr3tS3cr3tS3cr3t";
@@ -150,6 +151,17 @@ describe("Zhipu v3 (16)", () => {
     expect(r.finishReason).toBe("stop");
     expect(r.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 9 });
     expect(r.error).toBeNull();
+  });
+
+  it("counts an event type it does not know and still ends the stream", () => {
+    const before = unknownEventCounts().get("zhipu:progress") ?? 0;
+    const recorded = fixture("v3-sse.txt").replace("event: finish", "event: progress\ndata: 50%\n\nevent: finish");
+    const r = replayStream(zhipuV3.buildRequest(input(16, { ...HI, stream: true })) as UpstreamRequest, recorded, 5);
+    expect(unknownEventCounts().get("zhipu:progress")).toBe(before + 1);
+    expect(r.text).toBe("你好！我是\nChatGLM");
+    expect(r.finishReason).toBe("stop");
+    expect(r.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 9 });
+    expect(r.out.endsWith("data: [DONE]\n\n")).toBe(true);
   });
 
   it("reports an error event, and an error body answered to a stream request", () => {
