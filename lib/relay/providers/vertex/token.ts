@@ -7,6 +7,7 @@
 // token_uri comes from the key, which any admin may paste: it is reached under the same address
 // rule as an address an admin (not root) set, internal addresses only with
 // ChannelPrivateAddressAllowed on.
+import { processSingleton } from "@/lib/singleton";
 import { createHash } from "node:crypto";
 import { importPKCS8, SignJWT } from "jose";
 import { Agent, type Dispatcher, request } from "undici";
@@ -54,14 +55,10 @@ export function parseServiceAccount(key: string, channelId: number): ServiceAcco
   };
 }
 
-type G = { __qiaoVertexTokenAgent?: Agent };
-
 /** Public addresses only, unless root allows channels to reach internal ones. */
 async function tokenDispatcher(): Promise<Dispatcher | undefined> {
   if ((await getOptions()).ChannelPrivateAddressAllowed) return undefined;
-  const g = globalThis as G;
-  g.__qiaoVertexTokenAgent ??= new Agent({ connect: publicOnlyConnector({}), keepAliveTimeout: 10_000 });
-  return g.__qiaoVertexTokenAgent;
+  return processSingleton("vertexTokenAgent", () => new Agent({ connect: publicOnlyConnector({}), keepAliveTimeout: 10_000 }));
 }
 
 type Cached = { token: string; renewAt: number };
