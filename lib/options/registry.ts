@@ -7,9 +7,11 @@
 // API (new-api's rule). The one exception is TurnstileSiteKey: a Turnstile site key is public by
 // design (the login page embeds it, and the status object carries it), so it is listed and
 // returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
+//
+// Client-safe: the settings tabs import it to check a value with the parser the server uses, so
+// it imports nothing that needs the server (no database, no lib/env, no node:*).
 import { z } from "zod";
-import { env } from "@/lib/env";
-import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
+import { INVALID_JSON_MESSAGE, PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
 import { DEFAULT_CACHE_RATIO } from "@/lib/options/defaults/cache-ratio";
 import { DEFAULT_CHATS } from "@/lib/options/defaults/chats";
 import { DEFAULT_COMPLETION_RATIO } from "@/lib/options/defaults/completion-ratio";
@@ -17,8 +19,6 @@ import { DEFAULT_MODEL_PRICE } from "@/lib/options/defaults/model-price";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
 
 export type OptionKind = "bool" | "int" | "float" | "string" | "json";
-
-import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
 
 export { INVALID_JSON_MESSAGE };
 
@@ -316,7 +316,8 @@ export const OPTION_REGISTRY = {
   SMTPSSLEnabled: bool(false),
 
   // Server and worker proxy
-  ServerAddress: text(`http://localhost:${env.PORT}`, { url: true }),
+  /** Until an admin sets one: this server on its own port (setLocalServerAddress, called by lib/options/index.ts). */
+  ServerAddress: text("http://localhost:3000", { url: true }),
   WorkerUrl: text("", { url: true }),
   WorkerValidKey: secretText(),
 
@@ -366,6 +367,15 @@ export const OPTION_KEYS = Object.keys(OPTION_REGISTRY) as OptionKey[];
 export const isOptionKey = (key: string): key is OptionKey => Object.hasOwn(OPTION_REGISTRY, key);
 
 const entryOf = <K extends OptionKey>(key: K) => OPTION_REGISTRY[key] as unknown as OptionEntry<OptionValue<K>>;
+
+/**
+ * Makes this process's own address (http://localhost:PORT) the default ServerAddress. The port
+ * is known only on the server (lib/env), which this module must not import, so the server's
+ * options module sets it once when it loads, before any option is read.
+ */
+export function setLocalServerAddress(address: string): void {
+  (OPTION_REGISTRY.ServerAddress as OptionEntry<string>).default = address;
+}
 
 export const isSecretOption = (key: OptionKey): boolean => OPTION_REGISTRY[key].secret;
 
