@@ -3,7 +3,7 @@
 // out (ratios, cache, audio, price) so it can be checked by hand against the recorded quota.
 import { Badge, Code, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
-import { QuotaText } from "@/components/data/display";
+import { QuotaText, useQuotaDisplay } from "@/components/data/display";
 import type { AdminLogItem as LogRow } from "@/lib/logs/query";
 import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain, usageAnomalyText } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
@@ -23,7 +23,8 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   const other = parseOther(row.other);
-  const charge = row.type === LOG_TYPE.consume ? explainCharge(row, other) : null;
+  const { quotaPerUnit } = useQuotaDisplay();
+  const charge = row.type === LOG_TYPE.consume ? explainCharge(row, other, quotaPerUnit) : null;
   const frt = firstTokenSeconds(other);
   const chain = retryChain(other);
   const anomaly = usageAnomalyText(other, row);

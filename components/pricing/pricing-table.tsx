@@ -4,6 +4,7 @@
 import { Alert, Badge, Button, Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState } from "react";
 import { CopyButton } from "@/components/data/copy";
+import { useQuotaDisplay } from "@/components/data/display";
 import { type Column, PagedTable } from "@/components/data/paged-table";
 import { useListUrl } from "@/components/data/use-list-url";
 import { Icon } from "@/components/icons";
@@ -24,8 +25,9 @@ type Props = {
 export const PRICING_MSG = {
   helpCurrency:
     "按量计费：输入价格 = 模型倍率 × 2 × 分组倍率（美元 / 1M tokens），输出价格 = 输入价格 × 补全倍率；按次计费：每次价格 = 模型价格 × 分组倍率（美元）。",
-  helpQuota:
-    "价格以点额度计：按量计费的输入价格 = 模型倍率 × 1000000 × 分组倍率（点额度 / 1M tokens），输出价格 = 输入价格 × 补全倍率；按次计费：每次价格 = 模型价格 × 500000 × 分组倍率（点额度）。",
+  /** Per-call prices are charged at the QuotaPerUnit option (quota per US$1). */
+  helpQuota: (quotaPerUnit: number) =>
+    `价格以点额度计：按量计费的输入价格 = 模型倍率 × 1000000 × 分组倍率（点额度 / 1M tokens），输出价格 = 输入价格 × 补全倍率；按次计费：每次价格 = 模型价格 × ${quotaPerUnit} × 分组倍率（点额度）。`,
   visitor: "未登录时显示默认分组的价格，登录后可切换到您可用的分组。",
   empty: "没有符合条件的模型",
 } as const;
@@ -34,6 +36,7 @@ export function PricingTable({ group, groups, rows, total, page, pageSize, filte
   const list = useListUrl();
   const [keyword, setKeyword] = useState(filters.keyword);
   const unit = inCurrency ? "美元" : "点额度";
+  const { quotaPerUnit } = useQuotaDisplay();
 
   const search = (event: React.FormEvent) => {
     event.preventDefault();
@@ -92,7 +95,7 @@ export function PricingTable({ group, groups, rows, total, page, pageSize, filte
     <Stack gap="md">
       <Title order={3}>模型价格</Title>
       <Alert color="blue" variant="light" icon={<Icon name="info" size={18} />}>
-        <Text size="sm">{inCurrency ? PRICING_MSG.helpCurrency : PRICING_MSG.helpQuota}</Text>
+        <Text size="sm">{inCurrency ? PRICING_MSG.helpCurrency : PRICING_MSG.helpQuota(quotaPerUnit)}</Text>
         {!signedIn && (
           <Text size="sm" mt={4}>
             {PRICING_MSG.visitor}

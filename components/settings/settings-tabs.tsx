@@ -11,7 +11,7 @@ import { PersonalSettings, type PersonalSettingsProps } from "@/components/setti
 import { SystemTab } from "@/components/settings/system/system-tab";
 import { isRoot } from "@/lib/auth/roles";
 import type { ListedOption } from "@/lib/options";
-import type { OperationTabKey } from "@/lib/options/operation";
+import type { OptionKey } from "@/lib/options/registry";
 
 const TABS: { value: string; label: string; root?: boolean }[] = [
   { value: "personal", label: "个人设置" },
@@ -23,7 +23,7 @@ const TABS: { value: string; label: string; root?: boolean }[] = [
 type Props = {
   requestedTab: string;
   /** Each root tab's options, for root asking for that tab only. */
-  operation: Record<OperationTabKey, string> | null;
+  operation: Partial<Record<OptionKey, string>> | null;
   systemOptions: ListedOption[] | null;
   other?: OtherValues;
 } & PersonalSettingsProps;

@@ -6,11 +6,13 @@
 //
 // Units: model ratio 1 = $0.002 / 1K tokens at the default QuotaPerUnit of 500 000 quota per US$1,
 // i.e. ratio 1 charges 1 quota per token. Per-call prices (ModelPrice, US$) are turned into quota
-// with the pricing's quotaPerUnit, the admin's QuotaPerUnit option (500 000 when absent).
+// with the pricing's quotaPerUnit, the admin's QuotaPerUnit option (its default when absent).
+import { OPTION_REGISTRY } from "@/lib/options/registry";
 import type { Usage } from "./usage";
 import type { Pricing } from "./ratios";
 
-export const QUOTA_PER_UNIT = 500_000;
+/** The QuotaPerUnit option's default, for a pricing built without the options (tests, the price list). */
+export const QUOTA_PER_UNIT = OPTION_REGISTRY.QuotaPerUnit.default;
 /** Tokens reserved for the completion when the request sets no max_tokens (new-api's PreConsumedQuota). */
 export const PRE_CONSUMED_TOKENS = 500;
 

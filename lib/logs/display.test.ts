@@ -39,7 +39,7 @@ const usage = (u: Partial<Usage>): Usage => ({ ...simpleUsage(u.prompt_tokens ??
 function logged(pricing: Pricing, u: Usage) {
   const result = quotaForTokens(pricing, u);
   const other = parseOther(`${breakdownJsonOpen(pricing, result.breakdown)}}`);
-  return { quota: result.quota, explained: explainCharge(u, other) };
+  return { quota: result.quota, explained: explainCharge(u, other, 500_000) };
 }
 
 describe("explainCharge", () => {
@@ -85,23 +85,36 @@ describe("explainCharge", () => {
   });
 
   it("writes out per-call and image prices", () => {
-    const call = explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, { model_price: 0.02, group_ratio: 1.5, model_ratio: 0 });
+    const call = explainCharge(
+      { prompt_tokens: 0, completion_tokens: 0 },
+      { model_price: 0.02, group_ratio: 1.5, model_ratio: 0 },
+      500_000,
+    );
     expect(call?.formula).toBe("$0.02 × 1.5 × 500000 = 15000");
     expect(call?.computed).toBe(15000);
+    // Another QuotaPerUnit: the price is explained with the option the relay billed with.
+    const perMillion = explainCharge(
+      { prompt_tokens: 0, completion_tokens: 0 },
+      { model_price: 0.02, group_ratio: 1.5, model_ratio: 0 },
+      1_000_000,
+    );
+    expect(perMillion?.formula).toBe("$0.02 × 1.5 × 1000000 = 30000");
+    expect(perMillion?.computed).toBe(30000);
     const pricing: Pricing = { ...ratio(0), kind: "price", model: "dall-e-3", modelPrice: 0.04 };
     const image = quotaForImages(pricing, { size: "1024x1792", quality: "hd", n: 2 });
     const explained = explainCharge(
       { prompt_tokens: 0, completion_tokens: 0 },
       parseOther(`${breakdownJsonOpen(pricing, image.breakdown)}}`),
+      500_000,
     );
     expect(explained?.formula).toBe("$0.04 × 2 × 1.5 × 2 × 1 × 500000 = 120000");
     expect(explained?.computed).toBe(image.quota);
   });
 
   it("has nothing to explain on rows without a breakdown", () => {
-    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther(""))).toBeNull();
-    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther("not json"))).toBeNull();
-    expect(explainCharge({ prompt_tokens: 1, completion_tokens: 1 }, parseOther('{"frt":100}'))).toBeNull();
+    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther(""), 500_000)).toBeNull();
+    expect(explainCharge({ prompt_tokens: 0, completion_tokens: 0 }, parseOther("not json"), 500_000)).toBeNull();
+    expect(explainCharge({ prompt_tokens: 1, completion_tokens: 1 }, parseOther('{"frt":100}'), 500_000)).toBeNull();
   });
 });
 

@@ -1,7 +1,7 @@
 // How a log row reads on /log (spec §3 log entry, §9 colours): type names, latency colours, the
 // retry chain, and the charge written out from `other` so a user can redo the sum by hand. Pure,
 // so the page and its unit tests share one copy; the formulas are lib/billing/price.ts's.
-import { plain, QUOTA_PER_UNIT } from "@/lib/billing/price";
+import { plain } from "@/lib/billing/price";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 /** The type filter (spec §4: 0 all, 1–4) and the relay's error rows (5). */
@@ -145,7 +145,12 @@ function settle(total: number, multiplier: number): number {
  * The charge of a consumption row written out from its `other` breakdown, or null when the row
  * carries none (top-ups, admin and system rows, rows from before the relay wrote `other`).
  */
-export function explainCharge(row: { prompt_tokens: number; completion_tokens: number }, o: LogOther): ChargeExplanation | null {
+export function explainCharge(
+  row: { prompt_tokens: number; completion_tokens: number },
+  o: LogOther,
+  /** The QuotaPerUnit option: the quota a per-call price of US$1 costs (the relay bills with it). */
+  quotaPerUnit: number,
+): ChargeExplanation | null {
   if (typeof o.model_ratio !== "number" && typeof o.model_price !== "number") return null;
   const group = typeof o.group_ratio === "number" ? o.group_ratio : 1;
   const price = n(o.model_price);
@@ -164,8 +169,8 @@ export function explainCharge(row: { prompt_tokens: number; completion_tokens: n
       total *= size * quality * count;
     }
     factors.push({ label: "分组倍率", value: plain(group) });
-    parts.push(plain(group), String(QUOTA_PER_UNIT));
-    total *= group * QUOTA_PER_UNIT;
+    parts.push(plain(group), plain(quotaPerUnit));
+    total *= group * quotaPerUnit;
     return { factors, formula: `${parts.join(" × ")} = ${plain(total)}`, computed: settle(total, price * group) };
   }
 

@@ -3,7 +3,9 @@
 // saved on another instance arrives within that time; a change saved here applies at once.
 //
 // The cache lives on globalThis because Next's bundles and the custom server load this module
-// separately; they must share one cache, one timer and one set of listeners.
+// separately; they must share one cache and one timer. Caches built from options (the relay's
+// pricing memo) key on the snapshot object, which every change replaces, so nothing here has to
+// tell them about a change.
 import { badRequest } from "@/lib/errors";
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { str } from "@/lib/db/num";
@@ -18,6 +20,7 @@ import {
   OPTION_KEYS,
   parseOption,
   readStoredOption,
+  setLocalServerAddress,
   type OptionKey,
   type OptionValue,
   type OptionValues,
@@ -26,7 +29,7 @@ import { processSingleton } from "@/lib/singleton";
 
 export type { OptionKey, OptionValue, OptionValues } from "@/lib/options/registry";
 
-export type OptionsListener = (values: OptionValues, changed: OptionKey[]) => void;
+setLocalServerAddress(`http://localhost:${env.PORT}`);
 
 type Snapshot = { values: OptionValues; raw: Record<OptionKey, string> };
 
@@ -36,7 +39,6 @@ export class OptionsCache {
   private loading: Promise<Snapshot> | null = null;
   /** Bumped by every local write, so a reload that raced a write is redone. */
   private writes = 0;
-  private readonly listeners = new Set<OptionsListener>();
 
   constructor(private readonly db: () => Promise<DirectDb> = getDirectDb) {}
 
@@ -80,25 +82,8 @@ export class OptionsCache {
         next.values[key] = stored.value;
         next.raw[key] = stored.raw;
       }
-      return this.install(next as Snapshot);
-    }
-  }
-
-  private install(next: Snapshot): Snapshot {
-    const previous = this.snapshot;
-    this.snapshot = next;
-    const changed = previous ? OPTION_KEYS.filter((k) => previous.raw[k] !== next.raw[k]) : [];
-    if (changed.length > 0) this.emit(next.values, changed);
-    return next;
-  }
-
-  private emit(values: OptionValues, changed: OptionKey[]) {
-    for (const listener of this.listeners) {
-      try {
-        listener(values, changed);
-      } catch (error) {
-        console.error("[options] listener failed:", error);
-      }
+      this.snapshot = next as Snapshot;
+      return this.snapshot;
     }
   }
 
@@ -120,21 +105,15 @@ export class OptionsCache {
     );
     this.writes++;
     const snapshot = this.snapshot ?? (await this.current());
-    this.install({
+    this.snapshot = {
       values: { ...snapshot.values, [optionKey]: parsed.value },
       raw: { ...snapshot.raw, [optionKey]: parsed.raw },
-    });
+    };
     publishInvalidation({ kind: "options" });
     if (actor) {
       const shown = isSecretOption(optionKey) ? "(secret)" : JSON.stringify(parsed.raw.slice(0, 80));
       console.info(`[options] user ${actor.id} set ${optionKey} = ${shown}`);
     }
-  }
-
-  /** Runs `listener` after every change seen by this cache (local writes and reloads). */
-  onChanged(listener: OptionsListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 }
 
@@ -208,11 +187,6 @@ export async function listOptions(): Promise<ListedOption[]> {
 /** Re-reads the options now instead of waiting for the next periodic refresh. */
 export async function reloadOptions(): Promise<OptionValues> {
   return (await optionsCache().reload()).values;
-}
-
-/** Lets other caches (pricing, channels) react to option changes; returns an unsubscribe. */
-export function onOptionsChanged(listener: OptionsListener): () => void {
-  return optionsCache().onChanged(listener);
 }
 
 /** `POST /api/option/rest_model_ratio`: puts the default ModelRatio table back. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { changedOptions } from "@/lib/client/options";
-import { checkOperationValue, cleanupTimestamp, defaultCleanupTime, OPERATION_KEYS, operationValues } from "@/lib/options/operation";
-import { INVALID_JSON_MESSAGE, isOptionKey, isSecretOption } from "@/lib/options/registry";
+import { cleanupTimestamp, defaultCleanupTime, OPERATION_KEYS, operationValues } from "@/lib/options/operation";
+import { formError, INVALID_JSON_MESSAGE, isOptionKey, isSecretOption } from "@/lib/options/registry";
+
+// The tab checks a value with the registry's parser (formError), as the server will.
+const checkOperationValue = formError;
 
 describe("the operation tab's options", () => {
   it("are known, non-secret options", () => {

@@ -1,14 +1,19 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   crossKeyError,
   defaultOptionValues,
   defaultRaw,
+  formError,
   INVALID_JSON_MESSAGE,
   isSecretOption,
   OPTION_KEYS,
   OPTION_REGISTRY,
+  OPTION_SECTIONS,
   parseOption,
   readStoredOption,
+  sectionFields,
   type OptionValues,
 } from "@/lib/options/registry";
 
@@ -348,5 +353,77 @@ describe("cross-key rules", () => {
     expect(crossKeyError("PayAddress", "https://pay.example.com", withValues({ ServerAddress: "" }))).toMatch(/服务器地址/);
     expect(crossKeyError("PayAddress", "", withValues({ ServerAddress: "" }))).toBeNull();
     expect(crossKeyError("PayAddress", "https://pay.example.com", base)).toBeNull();
+  });
+});
+
+describe("the registry in the browser", () => {
+  it("imports nothing that needs the server, directly or through another module", () => {
+    const root = path.resolve(import.meta.dirname, "../..");
+    const seen = new Set<string>();
+    const imports: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^import[^"']*["']([^"']+)["']/gm)) {
+        imports.push(spec!);
+        if (!spec!.startsWith("@/") && !spec!.startsWith(".")) continue;
+        const base = spec!.startsWith("@/") ? path.join(root, spec!.slice(2)) : path.resolve(path.dirname(file), spec!);
+        visit([`${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")].find((f) => existsSync(f))!);
+      }
+    };
+    visit(path.join(root, "lib/options/registry.ts"));
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((spec) => /^(node:|@\/lib\/(env|db|server|cache)\b|server-only|@prisma\/)/.test(spec))).toEqual([]);
+  });
+});
+
+describe("the settings tabs' fields", () => {
+  it("list each section's options in the order the tab shows and saves them", () => {
+    const keys = (section: Parameters<typeof sectionFields>[0]) => sectionFields(section).map((f) => f.key);
+    expect(keys("general")).toEqual([
+      "TopUpLink",
+      "ChatLink",
+      "ChatLink2",
+      "QuotaPerUnit",
+      "RetryTimes",
+      "DisplayInCurrencyEnabled",
+      "DisplayTokenStatEnabled",
+      "DefaultCollapseSidebar",
+      "SelfUseModeEnabled",
+    ]);
+    expect(keys("dashboard")).toEqual(["DataExportInterval", "DataExportDefaultTime", "DataExportEnabled"]);
+    expect(keys("smtp")).toEqual(["SMTPServer", "SMTPPort", "SMTPAccount", "SMTPFrom", "SMTPToken", "SMTPSSLEnabled"]);
+    // A toggle after the settings it needs: saved in this order.
+    expect(keys("emailDomains")).toEqual(["EmailDomainWhitelist", "EmailDomainRestrictionEnabled", "EmailAliasRestrictionEnabled"]);
+    expect(keys("other")).toEqual(["Notice", "SystemName", "Logo", "HomePageContent", "About", "Footer"]);
+  });
+
+  it("take their input and limits from the entry", () => {
+    const field = (section: Parameters<typeof sectionFields>[0], key: string) => sectionFields(section).find((f) => f.key === key)!;
+    expect(field("general", "RetryTimes")).toMatchObject({ input: "number", kind: "int", min: 0, label: "失败重试次数" });
+    expect(field("dashboard", "DataExportDefaultTime")).toMatchObject({
+      input: "select",
+      choices: [
+        { value: "hour", label: "小时" },
+        { value: "day", label: "天" },
+        { value: "week", label: "周" },
+      ],
+    });
+    expect(field("worker", "WorkerValidKey").input).toBe("secret");
+    expect(field("emailDomains", "EmailDomainWhitelist")).toMatchObject({ input: "tags", wide: true });
+    expect(field("smtp", "SMTPSSLEnabled").forcedOn?.({ SMTPPort: "465" })).toBe("端口 465 必须使用 SSL");
+    // Every offered option is a known, single-section entry; secrets are edited write-only.
+    for (const section of Object.keys(OPTION_SECTIONS) as (keyof typeof OPTION_SECTIONS)[])
+      for (const f of sectionFields(section)) if (isSecretOption(f.key)) expect(f.input, f.key).toBe("secret");
+  });
+
+  it("check a value with the server's parser, naming the field by its label", () => {
+    expect(formError("RetryTimes", "1.5")).toBe("失败重试次数 的值必须是整数");
+    expect(formError("ChannelTestInterval", "20000")).toBe("定时测试所有通道 的值不能大于 10080");
+    expect(formError("ChannelTestInterval", "45")).toBeNull();
+    expect(formError("QuotaPerUnit", "0")).toBe("请输入大于 0 的数字");
+    expect(formError("TopupGroupRatio", '{"default": -1}')).toMatch(/^充值分组倍率 格式错误：default：充值分组倍率不能为负数/);
+    expect(formError("Chats", "[{")).toBe(INVALID_JSON_MESSAGE);
+    expect(parseOption("QuotaPerUnit", "0").ok).toBe(false);
   });
 });

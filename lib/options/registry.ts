@@ -1,15 +1,19 @@
-// Every system option the product knows: its kind, default, limits, secrecy and JSON shape.
-// Options are stored as strings in the `options` table (key → value); this module turns a
-// stored or submitted string into a typed value, or into the Chinese message the settings page
-// shows. It is pure: the cache and the database live in lib/options/index.ts.
+// Every system option the product knows: its kind, default, limits, secrecy and JSON shape, and
+// where and how the settings tabs show it (`ui`: section, label, description, input). Options are
+// stored as strings in the `options` table (key → value); this module turns a stored or submitted
+// string into a typed value, or into the Chinese message the settings page shows. It is pure: the
+// cache and the database live in lib/options/index.ts. Entries are listed in the order the tabs
+// show them, which is also the order a section saves them in (a toggle after what it needs).
 //
 // Secrets: a key ending in Token, Secret or Key holds a credential and is never returned by any
 // API (new-api's rule). The one exception is TurnstileSiteKey: a Turnstile site key is public by
 // design (the login page embeds it, and the status object carries it), so it is listed and
 // returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
+//
+// Client-safe: the settings tabs import it to check a value with the parser the server uses, so
+// it imports nothing that needs the server (no database, no lib/env, no node:*).
 import { z } from "zod";
-import { env } from "@/lib/env";
-import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
+import { INVALID_JSON_MESSAGE, PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
 import { DEFAULT_CACHE_RATIO } from "@/lib/options/defaults/cache-ratio";
 import { DEFAULT_CHATS } from "@/lib/options/defaults/chats";
 import { DEFAULT_COMPLETION_RATIO } from "@/lib/options/defaults/completion-ratio";
@@ -17,8 +21,6 @@ import { DEFAULT_MODEL_PRICE } from "@/lib/options/defaults/model-price";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
 
 export type OptionKind = "bool" | "int" | "float" | "string" | "json";
-
-import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
 
 export { INVALID_JSON_MESSAGE };
 
@@ -36,9 +38,71 @@ export type OptionEntry<T> = {
   parse(key: string, raw: string): ParseResult<T>;
   /** The stored string of a typed value. */
   format(value: T): string;
+  /** Where and how the settings tabs show it; absent for options the console does not offer. */
+  ui?: OptionUi;
+};
+
+/**
+ * The settings tabs' sections, in the order each tab shows them, with the tab each belongs to.
+ * An option with `ui` is edited in its section; the tabs build their fields from these entries
+ * (sectionFields), so a label, a limit and a check live in one place.
+ */
+export const OPTION_SECTIONS = {
+  general: "operation",
+  drawing: "operation",
+  sensitive: "operation",
+  logs: "operation",
+  dashboard: "operation",
+  monitoring: "operation",
+  quota: "operation",
+  rateLimit: "operation",
+  chats: "operation",
+  ratio: "operation",
+  server: "system",
+  worker: "system",
+  payment: "system",
+  login: "system",
+  emailDomains: "system",
+  smtp: "system",
+  github: "system",
+  linuxdo: "system",
+  wechat: "system",
+  telegram: "system",
+  turnstile: "system",
+  other: "other",
+} as const;
+export type OptionSection = keyof typeof OPTION_SECTIONS;
+export type OptionTab = (typeof OPTION_SECTIONS)[OptionSection];
+
+/** How a field edits its value: `lines` one item a line, `markdown` Markdown/HTML with a preview. */
+export type OptionInput = "text" | "secret" | "switch" | "number" | "select" | "json" | "tags" | "lines" | "markdown";
+
+/** How the settings tabs show an option. */
+export type OptionUi = {
+  section: OptionSection;
+  label: string;
+  description?: string;
+  placeholder?: string;
+  /** By default it follows the kind: bool → switch, numbers → number, json → json, secret → secret, choices → select. */
+  input?: OptionInput;
+  /** Written after a number (" 分钟"). */
+  suffix?: string;
+  /** What each choice of a select reads as. */
+  choiceLabels?: Readonly<Record<string, string>>;
+  /** Its feature is not built yet: shown disabled and off, with NOT_YET_OPEN, and never saved. */
+  unavailable?: boolean;
+  /** Takes a whole row of its section's grid (long lists). */
+  wide?: boolean;
+  /** The form's text for a value the parser refuses, in place of the parser's (JSON that does not parse keeps the spec's text). */
+  invalid?: string;
+  /** A switch that is on and locked while the form's other values say so; gives the reason shown. */
+  forcedOn?: (values: Readonly<Record<string, string>>) => string | null;
 };
 
 const fail = (message: string) => ({ ok: false as const, message });
+
+/** An entry the settings tabs edit, with how they show it. */
+const shown = <T>(entry: OptionEntry<T>, ui: OptionUi): OptionEntry<T> => ({ ...entry, ui });
 
 function checkRange(key: string, n: number, min?: number, max?: number): string | null {
   if (min !== undefined && n < min) return `${key} 的值不能小于 ${min}`;
@@ -209,22 +273,125 @@ const DEFAULT_EMAIL_DOMAINS = [
 ];
 
 export const OPTION_REGISTRY = {
-  // Quota (quota units; 500 000 = US$1)
-  QuotaForNewUser: int(0, { min: 0 }),
-  QuotaForInviter: int(0, { min: 0 }),
-  QuotaForInvitee: int(0, { min: 0 }),
-  PreConsumedQuota: int(500, { min: 0 }),
-  QuotaRemindThreshold: int(1000, { min: 0 }),
-  QuotaPerUnit: float(500_000, { positive: true }),
+  // ── Operation tab ──
+  // General
+  TopUpLink: shown(text(""), {
+    section: "general",
+    label: "充值链接",
+    placeholder: "例如发卡网站的购买链接",
+    description: "钱包页「获取兑换码」按钮打开的地址",
+  }),
+  ChatLink: shown(text(""), {
+    section: "general",
+    label: "默认聊天页面链接",
+    placeholder: "例如 ChatGPT Next Web 的部署地址",
+    description: "/chat2link 与令牌页聊天菜单的「默认聊天」打开此地址（附带令牌与服务器地址）",
+  }),
+  ChatLink2: shown(text(""), {
+    section: "general",
+    label: "聊天页面 2 链接",
+    placeholder: "例如 ChatGPT Next Web 的部署地址",
+    description: "令牌页聊天菜单的「聊天页面 2」打开此地址（附带令牌与服务器地址）",
+  }),
+  /** Quota units per US$1: per-call prices (ModelPrice) are billed with it, the console shows dollars with it. */
+  QuotaPerUnit: shown(float(500_000, { positive: true }), {
+    section: "general",
+    label: "单位美元额度",
+    description: "一美元能兑换的额度，按次计费的模型据此计费",
+    invalid: "请输入大于 0 的数字",
+  }),
+  RetryTimes: shown(int(0, { min: 0 }), { section: "general", label: "失败重试次数" }),
+  DisplayInCurrencyEnabled: shown(bool(true), { section: "general", label: "以货币形式显示额度" }),
+  DisplayTokenStatEnabled: shown(bool(true), {
+    section: "general",
+    label: "额度查询接口返回令牌额度而非用户额度",
+    description: "/v1/dashboard/billing 接口：有额度上限的令牌报告令牌自身的额度",
+  }),
+  DefaultCollapseSidebar: shown(bool(false), { section: "general", label: "默认折叠侧边栏" }),
+  /** Unpriced models are served (at new-api's fallback ratio) instead of being refused. */
+  SelfUseModeEnabled: shown(bool(false), {
+    section: "general",
+    label: "自用模式",
+    description: "未设置倍率或价格的模型默认被拒绝；开启后按默认倍率 37.5 计费并放行",
+  }),
 
-  // Channels
-  RetryTimes: int(0, { min: 0 }),
+  // Drawing (Midjourney) and asynchronous tasks (Suno). new-api's flags, default off here: their
+  // pages come with the task issue, and until then the menu never offers them (lib/ui/menu.ts).
+  DrawingEnabled: shown(bool(false), {
+    section: "drawing",
+    label: "启用绘图功能",
+    description: "绘图页面尚未提供：开启后侧边栏暂不显示「绘图」，待绘图页面上线后生效",
+  }),
+  MjNotifyEnabled: shown(bool(false), { section: "drawing", label: "允许回调（会泄露服务器 IP 地址）" }),
+  MjAccountFilterEnabled: shown(bool(false), { section: "drawing", label: "允许 AccountFilter 参数", unavailable: true }),
+  MjForwardUrlEnabled: shown(bool(true), { section: "drawing", label: "开启之后将上游地址替换为服务器地址", unavailable: true }),
+  MjModeClearEnabled: shown(bool(false), {
+    section: "drawing",
+    label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数",
+    unavailable: true,
+  }),
+  MjActionCheckSuccessEnabled: shown(bool(true), {
+    section: "drawing",
+    label: "检测必须等待绘图成功才能进行放大等操作",
+    unavailable: true,
+  }),
+  TaskEnabled: bool(false),
+
+  // Sensitive words (one word a line)
+  CheckSensitiveEnabled: shown(bool(true), { section: "sensitive", label: "启用屏蔽词过滤功能" }),
+  CheckSensitiveOnPromptEnabled: shown(bool(true), { section: "sensitive", label: "启用 Prompt 检查" }),
+  SensitiveWords: shown(text("test_sensitive", { normalize: (v) => splitList(v, /\r?\n/, "\n") }), {
+    section: "sensitive",
+    label: "屏蔽词列表",
+    description: "一行一个屏蔽词，不需要符号分割",
+    input: "lines",
+  }),
+  CheckSensitiveOnCompletionEnabled: bool(false),
+  StopOnSensitiveEnabled: bool(true),
+  StreamCacheQueueLength: int(0, { min: 0 }),
+
+  // Logs
+  LogConsumeEnabled: shown(bool(true), { section: "logs", label: "启用额度消费日志记录" }),
+
+  // Data dashboard
+  /** Minutes between flushes of the usage buckets. */
+  DataExportInterval: shown(int(5, { min: 1 }), {
+    section: "dashboard",
+    label: "数据看板更新间隔",
+    suffix: " 分钟",
+    description: "最小 1 分钟",
+    invalid: "数据看板更新间隔不能小于 1 分钟",
+  }),
+  DataExportDefaultTime: shown(text("hour", { choices: ["hour", "day", "week"] }), {
+    section: "dashboard",
+    label: "数据看板默认时间粒度",
+    choiceLabels: { hour: "小时", day: "天", week: "周" },
+  }),
+  DataExportEnabled: shown(bool(true), { section: "dashboard", label: "启用数据看板", description: "关闭后侧边栏不显示「数据看板」" }),
+
+  // Monitoring
   /** Seconds; a channel test slower than this disables the channel. 0 = never. */
-  ChannelDisableThreshold: float(5, { min: 0 }),
-  AutomaticDisableChannelEnabled: bool(false),
-  AutomaticEnableChannelEnabled: bool(false),
+  ChannelDisableThreshold: shown(float(5, { min: 0 }), {
+    section: "monitoring",
+    label: "最长响应时间",
+    suffix: " 秒",
+    description: "测试时慢于此时间的通道将被自动禁用，0 为不限",
+    invalid: "请输入不小于 0 的数字",
+  }),
+  QuotaRemindThreshold: shown(int(1000, { min: 0 }), {
+    section: "monitoring",
+    label: "额度提醒阈值",
+    description: "低于此额度时将发送邮件提醒用户",
+  }),
   /** Minutes between automatic tests of every channel (lib/relay/probe/schedule.ts); 0 = never. */
-  ChannelTestInterval: int(0, { min: 0, max: 10_080 }),
+  ChannelTestInterval: shown(int(0, { min: 0, max: 10_080 }), {
+    section: "monitoring",
+    label: "定时测试所有通道",
+    suffix: " 分钟",
+    description: "每隔多少分钟测试一次全部通道，0 为关闭",
+  }),
+  AutomaticDisableChannelEnabled: shown(bool(false), { section: "monitoring", label: "失败时自动禁用通道" }),
+  AutomaticEnableChannelEnabled: shown(bool(false), { section: "monitoring", label: "成功时自动启用通道" }),
   /**
    * Whether channels whose address an admin below root set may reach loopback, private,
    * link-local, CGNAT and unspecified addresses (Ollama and local vendors live on loopback).
@@ -232,128 +399,206 @@ export const OPTION_REGISTRY = {
    */
   ChannelPrivateAddressAllowed: bool(true),
 
-  // Logging and display
-  LogConsumeEnabled: bool(true),
-  DisplayInCurrencyEnabled: bool(true),
-  DisplayTokenStatEnabled: bool(true),
-  DefaultCollapseSidebar: bool(false),
+  // Quota (quota units; QuotaPerUnit of them = US$1)
+  QuotaForNewUser: shown(int(0, { min: 0 }), { section: "quota", label: "新用户初始额度" }),
+  PreConsumedQuota: shown(int(500, { min: 0 }), {
+    section: "quota",
+    label: "请求预扣费额度",
+    description: "请求未设置 max_tokens 时预留的补全 token 数",
+  }),
+  QuotaForInviter: shown(int(0, { min: 0 }), { section: "quota", label: "邀请新用户奖励额度" }),
+  QuotaForInvitee: shown(int(0, { min: 0 }), { section: "quota", label: "新用户使用邀请码奖励额度" }),
 
-  // Sensitive words (one word a line)
-  CheckSensitiveEnabled: bool(true),
-  CheckSensitiveOnPromptEnabled: bool(true),
-  CheckSensitiveOnCompletionEnabled: bool(false),
-  StopOnSensitiveEnabled: bool(true),
-  StreamCacheQueueLength: int(0, { min: 0 }),
-  SensitiveWords: text("test_sensitive", { normalize: (v) => splitList(v, /\r?\n/, "\n") }),
+  // Rate limit (new-api's wording)
+  ModelRequestRateLimitDurationMinutes: shown(int(1, { min: 1 }), {
+    section: "rateLimit",
+    label: "限制周期",
+    suffix: " 分钟",
+    description: "频率限制的周期（分钟）",
+  }),
+  /** Requests per user and window, failures included; 0 = no limit. */
+  ModelRequestRateLimitCount: shown(int(0, { min: 0 }), {
+    section: "rateLimit",
+    label: "用户每周期最多请求次数",
+    description: "包括失败请求的次数，0 代表不限制",
+  }),
+  /** Successful requests per user and window; 0 = no limit. */
+  ModelRequestRateLimitSuccessCount: shown(int(1000, { min: 0 }), {
+    section: "rateLimit",
+    label: "用户每周期最多请求完成次数",
+    description: "只包括请求成功的次数，0 代表不限制",
+  }),
+  ModelRequestRateLimitEnabled: shown(bool(false), {
+    section: "rateLimit",
+    label: "启用用户模型请求速率限制",
+    description: "超出限制的请求返回 429",
+  }),
+  /** Per group (the key's, else the user's): [requests, successes] in place of the two above. */
+  ModelRequestRateLimitGroup: shown(json(rateLimitGroups, {}), {
+    section: "rateLimit",
+    label: "分组速率限制",
+    description:
+      '{"组名": [最多请求次数, 最多请求完成次数]}，例如 {"default": [200, 100], "vip": [0, 1000]}；最多请求次数不小于 0（0 为不限），最多请求完成次数不小于 1。分组的配置优先于上面的全局限制，周期统一使用「限制周期」。',
+    invalid: '分组速率限制应为 JSON 对象，形如 {"default": [200, 100]}：最多请求次数不小于 0，最多请求完成次数不小于 1',
+  }),
 
-  // Drawing (Midjourney) and asynchronous tasks (Suno). new-api's flags, default off here: their
-  // pages come with the task issue, and until then the menu never offers them (lib/ui/menu.ts).
-  DrawingEnabled: bool(false),
-  TaskEnabled: bool(false),
-  MjNotifyEnabled: bool(false),
-  MjAccountFilterEnabled: bool(false),
-  MjModeClearEnabled: bool(false),
-  MjForwardUrlEnabled: bool(true),
-  MjActionCheckSuccessEnabled: bool(true),
-
-  // Data dashboard
-  DataExportEnabled: bool(true),
-  /** Minutes between flushes of the usage buckets. */
-  DataExportInterval: int(5, { min: 1 }),
-  DataExportDefaultTime: text("hour", { choices: ["hour", "day", "week"] }),
+  // Chats
+  Chats: shown(json(chats, DEFAULT_CHATS), {
+    section: "chats",
+    label: "聊天配置",
+    description: '一个 JSON 数组，每一项形如 {"名称": "链接"}；链接中的 {key} 换成用户的令牌，{address} 换成服务器地址。',
+    invalid: '聊天配置应为 JSON 数组，每一项形如 {"名称": "链接"}',
+  }),
 
   // Ratios and prices
-  ModelRatio: json(numberTable("倍率"), DEFAULT_MODEL_RATIO),
-  CompletionRatio: json(numberTable("补全倍率"), DEFAULT_COMPLETION_RATIO),
-  ModelPrice: json(numberTable("价格"), DEFAULT_MODEL_PRICE),
+  ModelPrice: shown(json(numberTable("价格"), DEFAULT_MODEL_PRICE), {
+    section: "ratio",
+    label: "模型固定价格",
+    description: "一次调用消耗多少美元，键为模型名称；列在这里的模型按次计费，优先于模型倍率",
+  }),
+  ModelRatio: shown(json(numberTable("倍率"), DEFAULT_MODEL_RATIO), {
+    section: "ratio",
+    label: "模型倍率",
+    description: "为一个 JSON 文本，键为模型名称，值为倍率",
+  }),
+  CompletionRatio: shown(json(numberTable("补全倍率"), DEFAULT_COMPLETION_RATIO), {
+    section: "ratio",
+    label: "模型补全倍率",
+    description: "为一个 JSON 文本，键为模型名称，值为补全倍率；这里设置的值优先于内置的补全倍率",
+  }),
+  GroupRatio: shown(json(numberTable("分组倍率"), { default: 1, vip: 1, svip: 1 }), {
+    section: "ratio",
+    label: "分组倍率",
+    description: "为一个 JSON 文本，键为分组名称，值为倍率",
+  }),
+  UserUsableGroups: shown(json(userUsableGroups, { default: "默认分组", vip: "vip分组" }), {
+    section: "ratio",
+    label: "用户可选分组",
+    description: "为一个 JSON 文本，键为分组名称，值为分组描述；用户创建令牌、使用操练场时可以选择这些分组",
+  }),
+  TopupGroupRatio: shown(json(numberTable("充值分组倍率"), { default: 1, vip: 1, svip: 1 }), {
+    section: "ratio",
+    label: "充值分组倍率",
+    description: "为一个 JSON 文本，键为分组名称，值为充值价格的倍率",
+  }),
   CacheRatio: json(numberTable("缓存倍率"), DEFAULT_CACHE_RATIO),
-  GroupRatio: json(numberTable("分组倍率"), { default: 1, vip: 1, svip: 1 }),
-  UserUsableGroups: json(userUsableGroups, { default: "默认分组", vip: "vip分组" }),
-  TopupGroupRatio: json(numberTable("充值分组倍率"), { default: 1, vip: 1, svip: 1 }),
 
-  // Links and content
-  Chats: json(chats, DEFAULT_CHATS),
-  TopUpLink: text(""),
-  ChatLink: text(""),
-  ChatLink2: text(""),
-  Notice: text("", { verbatim: true }),
-  About: text("", { verbatim: true }),
-  HomePageContent: text("", { verbatim: true }),
-  Footer: text("", { verbatim: true }),
-  Logo: text("/logo.png"),
-  SystemName: text("Qiao"),
+  // ── System tab ──
+  // Server and worker proxy
+  /** Until an admin sets one: this server on its own port (setLocalServerAddress, called by lib/options/index.ts). */
+  ServerAddress: shown(text("http://localhost:3000", { url: true }), {
+    section: "server",
+    label: "服务器地址",
+    placeholder: "例如：https://yourdomain.com",
+    description: "用于支付回调、邀请链接、邮件中的链接与第三方登录的回调地址",
+    wide: true,
+  }),
+  WorkerUrl: shown(text("", { url: true }), {
+    section: "worker",
+    label: "Worker 地址",
+    placeholder: "例如：https://workername.yourdomain.workers.dev",
+  }),
+  WorkerValidKey: shown(secretText(), { section: "worker", label: "Worker 密钥" }),
 
+  // Online top-up (EPay)
+  PayAddress: shown(text("", { url: true }), { section: "payment", label: "支付地址", placeholder: "例如：https://yourdomain.com" }),
+  EpayId: shown(text(""), { section: "payment", label: "易支付商户 ID", placeholder: "例如：0001" }),
+  EpayKey: shown(secretText(), { section: "payment", label: "易支付商户密钥" }),
+  CustomCallbackAddress: shown(text("", { url: true }), { section: "payment", label: "回调地址", placeholder: "留空则使用服务器地址" }),
+  /** Top-up currency per US$1. */
+  Price: shown(float(7.3, { min: 0 }), { section: "payment", label: "充值价格（x 元/美金）" }),
+  MinTopUp: shown(int(1, { min: 1 }), { section: "payment", label: "最低充值美元数量" }),
+
+  // Login and registration (each switch saves at once)
+  PasswordLoginEnabled: shown(bool(true), { section: "login", label: "允许通过密码进行登录" }),
+  PasswordRegisterEnabled: shown(bool(true), { section: "login", label: "允许通过密码进行注册" }),
+  EmailVerificationEnabled: shown(bool(false), { section: "login", label: "通过密码注册时需要进行邮箱验证" }),
+  RegisterEnabled: shown(bool(true), { section: "login", label: "允许新用户注册（此项为否时，新用户将无法以任何方式进行注册）" }),
+  GitHubOAuthEnabled: shown(bool(false), { section: "login", label: "允许通过 GitHub 账户登录 & 注册" }),
+  LinuxDOOAuthEnabled: shown(bool(false), { section: "login", label: "允许通过 LinuxDO 账户登录 & 注册" }),
+  WeChatAuthEnabled: shown(bool(false), { section: "login", label: "允许通过微信登录 & 注册" }),
+  TelegramOAuthEnabled: shown(bool(false), { section: "login", label: "允许通过 Telegram 进行登录" }),
+  TurnstileCheckEnabled: shown(bool(false), { section: "login", label: "启用 Turnstile 用户校验" }),
+
+  // E-mail domains
+  /** Comma-separated domains. */
+  EmailDomainWhitelist: shown(text(DEFAULT_EMAIL_DOMAINS.join(","), { normalize: (v) => splitList(v.toLowerCase(), /[,\s]+/, ",") }), {
+    section: "emailDomains",
+    label: "允许的邮箱域名",
+    placeholder: "输入域名后回车",
+    input: "tags",
+    wide: true,
+  }),
+  EmailDomainRestrictionEnabled: shown(bool(false), { section: "emailDomains", label: "启用邮箱域名白名单" }),
+  /** Rejects "+" and "." in the local part of an address. */
+  EmailAliasRestrictionEnabled: shown(bool(false), { section: "emailDomains", label: "启用邮箱别名限制（例如：ab.cd@gmail.com）" }),
+
+  // SMTP
+  SMTPServer: shown(text(""), { section: "smtp", label: "SMTP 服务器地址", placeholder: "例如：smtp.qq.com" }),
+  SMTPPort: shown(int(587, { min: 1, max: 65535 }), { section: "smtp", label: "SMTP 端口", description: "默认 587" }),
+  SMTPAccount: shown(text(""), { section: "smtp", label: "SMTP 账户", placeholder: "通常是邮箱地址" }),
+  SMTPFrom: shown(text(""), { section: "smtp", label: "SMTP 发送者邮箱", placeholder: "通常和邮箱地址保持一致" }),
+  SMTPToken: shown(secretText(), { section: "smtp", label: "SMTP 访问凭证" }),
+  SMTPSSLEnabled: shown(bool(false), {
+    section: "smtp",
+    label: "启用 SMTP SSL",
+    forcedOn: (v) => (v.SMTPPort?.trim() === "465" ? "端口 465 必须使用 SSL" : null),
+  }),
+
+  // Third-party login
+  GitHubClientId: shown(text(""), { section: "github", label: "GitHub Client ID" }),
+  GitHubClientSecret: shown(secretText(), { section: "github", label: "GitHub Client Secret" }),
+  LinuxDOClientId: shown(text(""), { section: "linuxdo", label: "LinuxDO Client ID" }),
+  LinuxDOClientSecret: shown(secretText(), { section: "linuxdo", label: "LinuxDO Client Secret" }),
+  WeChatServerAddress: shown(text("", { url: true }), {
+    section: "wechat",
+    label: "WeChat Server 服务器地址",
+    placeholder: "例如：https://yourdomain.com",
+  }),
+  WeChatServerToken: shown(secretText(), { section: "wechat", label: "WeChat Server 访问凭证" }),
+  WeChatAccountQRCodeImageURL: shown(text(""), { section: "wechat", label: "微信公众号二维码图片链接", placeholder: "输入一个图片链接" }),
+  TelegramBotToken: shown(secretText(), { section: "telegram", label: "Telegram Bot Token" }),
+  TelegramBotName: shown(text(""), { section: "telegram", label: "Telegram Bot 名称" }),
+  TurnstileSiteKey: shown(text(""), { section: "turnstile", label: "Turnstile Site Key" }),
+  TurnstileSecretKey: shown(secretText(), { section: "turnstile", label: "Turnstile Secret Key" }),
+
+  // ── Other tab: texts every visitor sees ──
+  Notice: shown(text("", { verbatim: true }), {
+    section: "other",
+    label: "公告",
+    placeholder: "在此输入新的公告内容，支持 Markdown & HTML 代码",
+    input: "markdown",
+  }),
+  SystemName: shown(text("Qiao"), { section: "other", label: "系统名称", placeholder: "在此输入系统名称" }),
+  Logo: shown(text("/logo.png"), { section: "other", label: "Logo 图片地址", placeholder: "在此输入 Logo 图片地址" }),
+  HomePageContent: shown(text("", { verbatim: true }), {
+    section: "other",
+    label: "首页内容",
+    placeholder:
+      "在此输入首页内容，支持 Markdown & HTML 代码，设定之后首页的状态信息将不再显示。如果输入的是一个链接，则会使用该链接作为 iframe 的 src 属性，这允许你设置任意网页作为首页。",
+    input: "markdown",
+  }),
+  About: shown(text("", { verbatim: true }), {
+    section: "other",
+    label: "关于",
+    placeholder:
+      "在此输入新的关于内容，支持 Markdown & HTML 代码。如果输入的是一个链接，则会使用该链接作为 iframe 的 src 属性，这允许你设置任意网页作为关于页面。",
+    input: "markdown",
+  }),
+  Footer: shown(text("", { verbatim: true }), {
+    section: "other",
+    label: "页脚",
+    placeholder: "在此输入新的页脚，留空则使用默认页脚，支持 Markdown & HTML 代码",
+    input: "markdown",
+  }),
+
+  // ── Not offered in the console ──
   // File and image permissions (minimum role)
   FileUploadPermission: int(0, { min: 0, max: 100 }),
   FileDownloadPermission: int(0, { min: 0, max: 100 }),
   ImageUploadPermission: int(0, { min: 0, max: 100 }),
   ImageDownloadPermission: int(0, { min: 0, max: 100 }),
-
-  // Login and registration
-  RegisterEnabled: bool(true),
-  PasswordLoginEnabled: bool(true),
-  PasswordRegisterEnabled: bool(true),
-  EmailVerificationEnabled: bool(false),
-  GitHubOAuthEnabled: bool(false),
-  LinuxDOOAuthEnabled: bool(false),
-  TelegramOAuthEnabled: bool(false),
-  WeChatAuthEnabled: bool(false),
-  TurnstileCheckEnabled: bool(false),
-
-  // E-mail domains
-  EmailDomainRestrictionEnabled: bool(false),
-  /** Rejects "+" and "." in the local part of an address. */
-  EmailAliasRestrictionEnabled: bool(false),
-  /** Comma-separated domains. */
-  EmailDomainWhitelist: text(DEFAULT_EMAIL_DOMAINS.join(","), { normalize: (v) => splitList(v.toLowerCase(), /[,\s]+/, ",") }),
-
-  // SMTP
-  SMTPServer: text(""),
-  SMTPPort: int(587, { min: 1, max: 65535 }),
-  SMTPAccount: text(""),
-  SMTPFrom: text(""),
-  SMTPToken: secretText(),
-  SMTPSSLEnabled: bool(false),
-
-  // Server and worker proxy
-  ServerAddress: text(`http://localhost:${env.PORT}`, { url: true }),
-  WorkerUrl: text("", { url: true }),
-  WorkerValidKey: secretText(),
-
-  // Online top-up (EPay)
-  PayAddress: text("", { url: true }),
-  CustomCallbackAddress: text("", { url: true }),
-  EpayId: text(""),
-  EpayKey: secretText(),
-  /** Top-up currency per US$1. */
-  Price: float(7.3, { min: 0 }),
-  MinTopUp: int(1, { min: 1 }),
-
-  // Third-party login
-  GitHubClientId: text(""),
-  GitHubClientSecret: secretText(),
-  LinuxDOClientId: text(""),
-  LinuxDOClientSecret: secretText(),
-  TelegramBotToken: secretText(),
-  TelegramBotName: text(""),
-  WeChatServerAddress: text("", { url: true }),
-  WeChatServerToken: secretText(),
-  WeChatAccountQRCodeImageURL: text(""),
-  TurnstileSiteKey: text(""),
-  TurnstileSecretKey: secretText(),
-
-  // Later new-api additions
-  /** Unpriced models are served (at new-api's fallback ratio) instead of being refused. */
-  SelfUseModeEnabled: bool(false),
   DemoSiteEnabled: bool(false),
-  ModelRequestRateLimitEnabled: bool(false),
-  ModelRequestRateLimitDurationMinutes: int(1, { min: 1 }),
-  /** Requests per user and window, failures included; 0 = no limit. */
-  ModelRequestRateLimitCount: int(0, { min: 0 }),
-  /** Successful requests per user and window; 0 = no limit. */
-  ModelRequestRateLimitSuccessCount: int(1000, { min: 0 }),
-  /** Per group (the key's, else the user's): [requests, successes] in place of the two above. */
-  ModelRequestRateLimitGroup: json(rateLimitGroups, {}),
 } satisfies Record<string, OptionEntry<unknown>>;
 
 export type OptionRegistry = typeof OPTION_REGISTRY;
@@ -366,6 +611,15 @@ export const OPTION_KEYS = Object.keys(OPTION_REGISTRY) as OptionKey[];
 export const isOptionKey = (key: string): key is OptionKey => Object.hasOwn(OPTION_REGISTRY, key);
 
 const entryOf = <K extends OptionKey>(key: K) => OPTION_REGISTRY[key] as unknown as OptionEntry<OptionValue<K>>;
+
+/**
+ * Makes this process's own address (http://localhost:PORT) the default ServerAddress. The port
+ * is known only on the server (lib/env), which this module must not import, so the server's
+ * options module sets it once when it loads, before any option is read.
+ */
+export function setLocalServerAddress(address: string): void {
+  (OPTION_REGISTRY.ServerAddress as OptionEntry<string>).default = address;
+}
 
 export const isSecretOption = (key: OptionKey): boolean => OPTION_REGISTRY[key].secret;
 
@@ -403,6 +657,64 @@ export function defaultOptionValues(): { values: OptionValues; raw: Record<Optio
     raw[key] = defaultRaw(key);
   }
   return { values: values as OptionValues, raw };
+}
+
+/** One field of a settings section: the entry's UI with its input and limits resolved. */
+export type OptionField = Omit<OptionUi, "input"> & {
+  key: OptionKey;
+  input: OptionInput;
+  kind: OptionKind;
+  min?: number;
+  max?: number;
+  choices?: readonly { value: string; label: string }[];
+};
+
+function inputOf(entry: OptionEntry<unknown>): OptionInput {
+  if (entry.ui?.input) return entry.ui.input;
+  if (entry.secret) return "secret";
+  if (entry.kind === "bool") return "switch";
+  if (entry.kind === "int" || entry.kind === "float") return "number";
+  if (entry.kind === "json") return "json";
+  return entry.choices ? "select" : "text";
+}
+
+/** The fields of a settings section, in the registry's order (the order the tab shows and saves them). */
+export function sectionFields(section: OptionSection): OptionField[] {
+  const fields: OptionField[] = [];
+  for (const key of OPTION_KEYS) {
+    const entry: OptionEntry<unknown> = OPTION_REGISTRY[key];
+    if (entry.ui?.section !== section) continue;
+    const labels = entry.ui.choiceLabels;
+    fields.push({
+      ...entry.ui,
+      key,
+      input: inputOf(entry),
+      kind: entry.kind,
+      min: entry.min,
+      max: entry.max,
+      choices: entry.choices?.map((value) => ({ value, label: labels?.[value] ?? value })),
+    });
+  }
+  return fields;
+}
+
+/** The options a settings tab edits. */
+export const tabKeys = (tab: OptionTab): OptionKey[] =>
+  OPTION_KEYS.filter((key) => {
+    const ui: OptionUi | undefined = OPTION_REGISTRY[key].ui;
+    return ui !== undefined && OPTION_SECTIONS[ui.section] === tab;
+  });
+
+/**
+ * What a settings field says about a value before it is sent, or null when the server would take
+ * it: the server's own parser, naming the field by its label (or the entry's `invalid` text).
+ */
+export function formError(key: OptionKey, raw: string): string | null {
+  const entry = entryOf(key);
+  const parsed = entry.parse(entry.ui?.label ?? key, raw);
+  if (parsed.ok) return null;
+  if (parsed.message === INVALID_JSON_MESSAGE) return parsed.message;
+  return entry.ui?.invalid ?? parsed.message;
 }
 
 type Requirement = { needs: OptionKey[]; message: string };

@@ -1,10 +1,15 @@
 // How the console writes numbers, quota and times (spec §9): one copy for every page, pure so the
 // server render and the browser agree and the rules are unit-tested.
+import { OPTION_REGISTRY } from "@/lib/options/registry";
 
 /** What decides how quota reads: QuotaPerUnit units per dollar, shown as dollars or as units. */
 export type QuotaDisplay = { quotaPerUnit: number; inCurrency: boolean };
 
-export const DEFAULT_QUOTA_DISPLAY: QuotaDisplay = { quotaPerUnit: 500000, inCurrency: true };
+/** Until the server's display options arrive: the options' defaults. */
+export const DEFAULT_QUOTA_DISPLAY: QuotaDisplay = {
+  quotaPerUnit: OPTION_REGISTRY.QuotaPerUnit.default,
+  inCurrency: OPTION_REGISTRY.DisplayInCurrencyEnabled.default,
+};
 
 const trimZeros = (s: string) => (s.includes(".") ? s.replace(/\.?0+$/, "") : s);
 

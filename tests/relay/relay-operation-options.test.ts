@@ -4,7 +4,8 @@
 // settings page does (PUT /api/option/), and takes effect on the next request.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
-import { updateOption } from "@/lib/options";
+import { explainCharge, parseOther } from "@/lib/logs/display";
+import { getOptions, updateOption } from "@/lib/options";
 import { defaultRaw } from "@/lib/options/registry";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { clearRelayData, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
@@ -56,6 +57,11 @@ describe("QuotaPerUnit", () => {
     // 0.02 × 1 000 000 × 1
     expect((await lastLog(u.id)).quota).toBe(20_000n);
     expect((await lastLog(u.id)).content).toContain("模型价格 0.02");
+    // The log row's expanded billing explains the charge with the same option (not 500 000).
+    const row = await lastLog(u.id);
+    const explained = explainCharge(row, parseOther(row.other), (await getOptions()).QuotaPerUnit);
+    expect(explained?.formula).toBe("$0.02 × 1 × 1000000 = 20000");
+    expect(explained?.computed).toBe(Number(row.quota));
   });
 
   it("leaves token-ratio models alone (ratio 1 = 1 quota per token)", async () => {

@@ -1,71 +1,40 @@
 "use client";
-// One section of the operation tab: its fields (text, number, switch, choice, JSON), saved
-// together by its button, one PUT /api/option/ per changed option. Values are checked here first
-// (lib/options/operation.ts), so a bad entry sends nothing; the server checks again.
+// One section of the operation tab: its fields (text, number, switch, choice, JSON) as the option
+// registry describes them, saved together by its button, one PUT /api/option/ per changed option.
+// Values are checked first with the registry's parser (useOptionsForm), so a bad entry sends
+// nothing; the server checks again.
 import { Button, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from "@mantine/core";
-import { type ReactNode, useState } from "react";
+import type { ReactNode } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
-import { showSuccess, showWarning } from "@/lib/client/notify";
 import { refreshStatus } from "@/lib/client/session";
-import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
-import { checkOperationValue, type OperationKey } from "@/lib/options/operation";
+import { useOptionsForm } from "@/lib/client/options";
+import { type OptionKey, type OptionSection, sectionFields } from "@/lib/options/registry";
 import { NOT_YET_OPEN } from "@/lib/options/unavailable";
-
-export type OptionField = {
-  key: OperationKey;
-  label: string;
-  description?: string;
-  placeholder?: string;
-  /** Its feature is not built yet: shown disabled and off, with NOT_YET_OPEN, and never saved. */
-  unavailable?: boolean;
-} & (
-  | { kind: "text" | "switch" | "json" }
-  | { kind: "number"; min?: number; step?: number; suffix?: string }
-  | { kind: "select"; data: { value: string; label: string }[] }
-);
 
 type Props = {
   title: string;
   description?: ReactNode;
-  fields: OptionField[];
-  initial: Record<OperationKey, string>;
+  section: OptionSection;
+  initial: Partial<Record<OptionKey, string>>;
   /** Below the fields, e.g. the log cleanup. */
   children?: ReactNode;
 };
 
-export function OptionsCard({ title, description, fields, initial, children }: Props) {
-  const keys = fields.map((f) => f.key);
-  const [saved, setSaved] = useState<Record<string, string>>(() => Object.fromEntries(keys.map((k) => [k, initial[k] ?? ""])));
-  const [values, setValues] = useState(saved);
-  const [errors, setErrors] = useState<Record<string, string | null>>({});
-  const [saving, setSaving] = useState(false);
-
-  const set = (key: OperationKey, value: string) => {
-    setValues((v) => ({ ...v, [key]: value }));
-    setErrors((e) => ({ ...e, [key]: null }));
-  };
-
-  const save = async () => {
-    const changed = changedOptions(values, saved) as Partial<Record<OperationKey, string>>;
-    const changedKeys = Object.keys(changed) as OperationKey[];
-    if (changedKeys.length === 0) return showWarning(OPTION_MSG.unchanged);
-    const found = Object.fromEntries(changedKeys.map((k) => [k, checkOperationValue(k, values[k] ?? "")]));
-    setErrors(found);
-    if (Object.values(found).some(Boolean)) return;
-    if (changed.Chats !== undefined) changed.Chats = changed.Chats.trim();
-    setSaving(true);
-    const { ok, saved: done } = await saveOptions(changed as Record<string, string>);
-    setSaved((s) => ({ ...s, ...Object.fromEntries(done.map((k) => [k, values[k] ?? ""])) }));
-    setSaving(false);
-    if (!ok) return;
-    showSuccess(OPTION_MSG.saved);
+export function OptionsCard({ title, description, section, initial, children }: Props) {
+  const fields = sectionFields(section);
+  const form = useOptionsForm({
+    initial: Object.fromEntries(fields.map((f) => [f.key, initial[f.key] ?? ""])) as Record<OptionKey, string>,
     // Menu entries, links and display settings come from the status object: read it again.
-    await refreshStatus();
-  };
+    afterSave: async () => {
+      await refreshStatus();
+      return null;
+    },
+  });
+  const { values, errors, set } = form;
 
-  const inputs = fields.filter((f) => f.kind === "text" || f.kind === "number" || f.kind === "select");
-  const switches = fields.filter((f) => f.kind === "switch");
-  const json = fields.filter((f) => f.kind === "json");
+  const inputs = fields.filter((f) => f.input === "text" || f.input === "number" || f.input === "select");
+  const switches = fields.filter((f) => f.input === "switch");
+  const json = fields.filter((f) => f.input === "json");
 
   return (
     <SettingCard title={title} description={description}>
@@ -73,13 +42,13 @@ export function OptionsCard({ title, description, fields, initial, children }: P
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md" verticalSpacing="sm">
           {inputs.map((f) => {
             const common = { label: f.label, description: f.description, placeholder: f.placeholder, error: errors[f.key] };
-            if (f.kind === "number") {
+            if (f.input === "number") {
               return (
                 <NumberInput
                   key={f.key}
                   {...common}
-                  min={f.min}
-                  step={f.step}
+                  min={f.min ?? 0}
+                  step={f.kind === "int" ? 1 : undefined}
                   suffix={f.suffix}
                   allowNegative={false}
                   clampBehavior="none"
@@ -88,12 +57,12 @@ export function OptionsCard({ title, description, fields, initial, children }: P
                 />
               );
             }
-            if (f.kind === "select") {
+            if (f.input === "select") {
               return (
                 <Select
                   key={f.key}
                   {...common}
-                  data={f.data}
+                  data={f.choices ?? []}
                   allowDeselect={false}
                   value={values[f.key] ?? null}
                   onChange={(v) => v !== null && set(f.key, v)}
@@ -134,7 +103,7 @@ export function OptionsCard({ title, description, fields, initial, children }: P
         />
       ))}
       <Group>
-        <Button onClick={save} loading={saving}>
+        <Button onClick={form.save} loading={form.saving}>
           保存{title}
         </Button>
       </Group>

@@ -21,47 +21,34 @@ import {
 import { useState } from "react";
 import { confirmAction } from "@/components/data/confirm";
 import { Icon } from "@/components/icons";
-import { RATIO_KEYS } from "@/lib/options/operation";
 import { SettingCard } from "@/components/settings/setting-card";
-import { changedOptions, OPTION_MSG, saveOptions } from "@/lib/client/options";
+import { useOptionsForm } from "@/lib/client/options";
 import { api } from "@/lib/client/api";
-import { showError, showInfo, showSuccess } from "@/lib/client/notify";
+import { showError, showSuccess } from "@/lib/client/notify";
 import { INVALID_JSON_MESSAGE } from "@/lib/options/messages";
+import { type OptionField, type OptionKey, sectionFields } from "@/lib/options/registry";
 
-export type RatioKey = (typeof RATIO_KEYS)[number];
-export type RatioValues = Record<RatioKey, string>;
+const RATIO_FIELDS = sectionFields("ratio");
+/** The ratio section's options, in the registry's order. */
+export const RATIO_KEYS = RATIO_FIELDS.map((f) => f.key);
+export type RatioKey = OptionKey;
+export type RatioValues = Partial<Record<RatioKey, string>>;
 
-type Field = { label: string; description: string; nameLabel: string; valueLabel: string; text?: boolean };
-
-const FIELDS: Record<RatioKey, Field> = {
-  ModelPrice: {
-    label: "模型固定价格",
-    description: "一次调用消耗多少美元，键为模型名称；列在这里的模型按次计费，优先于模型倍率",
-    nameLabel: "模型",
-    valueLabel: "价格（美元/次）",
-  },
-  ModelRatio: { label: "模型倍率", description: "为一个 JSON 文本，键为模型名称，值为倍率", nameLabel: "模型", valueLabel: "倍率" },
-  CompletionRatio: {
-    label: "模型补全倍率",
-    description: "为一个 JSON 文本，键为模型名称，值为补全倍率；这里设置的值优先于内置的补全倍率",
-    nameLabel: "模型",
-    valueLabel: "补全倍率",
-  },
-  GroupRatio: { label: "分组倍率", description: "为一个 JSON 文本，键为分组名称，值为倍率", nameLabel: "分组", valueLabel: "倍率" },
-  UserUsableGroups: {
-    label: "用户可选分组",
-    description: "为一个 JSON 文本，键为分组名称，值为分组描述；用户创建令牌、使用操练场时可以选择这些分组",
-    nameLabel: "分组",
-    valueLabel: "描述",
-    text: true,
-  },
-  TopupGroupRatio: {
-    label: "充值分组倍率",
-    description: "为一个 JSON 文本，键为分组名称，值为充值价格的倍率",
-    nameLabel: "分组",
-    valueLabel: "倍率",
-  },
+/** The table view's column names (the label and description are the registry's). */
+const COLUMNS: Partial<Record<RatioKey, { nameLabel: string; valueLabel: string; text?: boolean }>> = {
+  ModelPrice: { nameLabel: "模型", valueLabel: "价格（美元/次）" },
+  ModelRatio: { nameLabel: "模型", valueLabel: "倍率" },
+  CompletionRatio: { nameLabel: "模型", valueLabel: "补全倍率" },
+  GroupRatio: { nameLabel: "分组", valueLabel: "倍率" },
+  UserUsableGroups: { nameLabel: "分组", valueLabel: "描述", text: true },
+  TopupGroupRatio: { nameLabel: "分组", valueLabel: "倍率" },
 };
+
+type Field = OptionField & { nameLabel: string; valueLabel: string; text?: boolean };
+
+const FIELDS = Object.fromEntries(
+  RATIO_FIELDS.map((f) => [f.key, { ...f, nameLabel: "名称", valueLabel: "值", ...COLUMNS[f.key] }]),
+) as Record<RatioKey, Field>;
 
 /** The JSON text as the editors show it: indented when it parses, as stored otherwise. */
 export function prettyJson(text: string): string {
@@ -82,39 +69,22 @@ function parsesAsObject(text: string): Record<string, unknown> | null {
 }
 
 export function RatioSettings({ values: initial }: { values: RatioValues }) {
-  const [saved, setSaved] = useState<RatioValues>(() => prettyAll(initial));
-  const [values, setValues] = useState<RatioValues>(() => prettyAll(initial));
-  const [errors, setErrors] = useState<Partial<Record<RatioKey, string>>>({});
   const [view, setView] = useState<"json" | "table">("json");
   const [tableKey, setTableKey] = useState<RatioKey>("ModelRatio");
-  const [saving, setSaving] = useState(false);
   const [resetting, setResetting] = useState(false);
-
-  const set = (key: RatioKey, text: string) => {
-    setValues((v) => ({ ...v, [key]: text }));
-    setErrors((e) => ({ ...e, [key]: undefined }));
-  };
-
-  const save = async () => {
-    const invalid: Partial<Record<RatioKey, string>> = {};
-    for (const key of RATIO_KEYS) if (parsesAsObject(values[key]) === null) invalid[key] = INVALID_JSON_MESSAGE;
-    setErrors(invalid);
-    const first = RATIO_KEYS.find((key) => invalid[key]);
-    if (first) {
+  const form = useOptionsForm({
+    initial: prettyAll(initial),
+    success: "倍率设置已保存",
+    // A value the parser refuses: its editor shows why, and the message names the setting.
+    onInvalid: (errors) => {
+      const first = RATIO_KEYS.find((key) => errors[key]);
+      if (!first) return;
       setView("json");
-      showError(`${FIELDS[first].label}${INVALID_JSON_MESSAGE}`);
-      return;
-    }
-    const changed = changedOptions(values, saved);
-    if (Object.keys(changed).length === 0) return showInfo(OPTION_MSG.unchanged);
-    setSaving(true);
-    const { ok, saved: done } = await saveOptions(changed);
-    setSaving(false);
-    // What was saved before a refusal stays saved.
-    setSaved((s) => ({ ...s, ...Object.fromEntries(done.map((k) => [k, values[k as keyof typeof values]])) }));
-    if (!ok) return;
-    showSuccess("倍率设置已保存");
-  };
+      const message = errors[first]!;
+      showError(message === INVALID_JSON_MESSAGE ? `${FIELDS[first].label}${message}` : message);
+    },
+  });
+  const { values, errors, set, setValues, setSaved, setErrors } = form;
 
   const reset = async () => {
     const sure = await confirmAction({
@@ -132,7 +102,7 @@ export function RatioSettings({ values: initial }: { values: RatioValues }) {
     const text = prettyJson(list.data.find((o) => o.key === "ModelRatio")?.value ?? "{}");
     setValues((v) => ({ ...v, ModelRatio: text }));
     setSaved((v) => ({ ...v, ModelRatio: text }));
-    setErrors((e) => ({ ...e, ModelRatio: undefined }));
+    setErrors((e) => ({ ...e, ModelRatio: null }));
     showSuccess(res.message || "重置模型倍率成功");
   };
 
@@ -184,7 +154,7 @@ export function RatioSettings({ values: initial }: { values: RatioValues }) {
           </Stack>
         )}
         <Group>
-          <Button onClick={save} loading={saving}>
+          <Button onClick={form.save} loading={form.saving}>
             保存倍率设置
           </Button>
           <Button variant="default" color="red" onClick={reset} loading={resetting}>
@@ -196,8 +166,8 @@ export function RatioSettings({ values: initial }: { values: RatioValues }) {
   );
 }
 
-function prettyAll(values: RatioValues): RatioValues {
-  return Object.fromEntries(RATIO_KEYS.map((key) => [key, prettyJson(values[key])])) as RatioValues;
+function prettyAll(values: RatioValues): Record<RatioKey, string> {
+  return Object.fromEntries(RATIO_KEYS.map((key) => [key, prettyJson(values[key] ?? "")])) as Record<RatioKey, string>;
 }
 
 type Row = { id: number; name: string; value: string };

@@ -9,19 +9,11 @@ import { confirmAction } from "@/components/data/confirm";
 import { SettingCard } from "@/components/settings/setting-card";
 import type { SavedOptions } from "@/components/settings/system/option-form";
 import { saveOption } from "@/lib/client/options";
+import { sectionFields } from "@/lib/options/registry";
 import { NOT_YET_OPEN, UNAVAILABLE_LOGINS } from "@/lib/options/unavailable";
 
-export const LOGIN_TOGGLES = [
-  { key: "PasswordLoginEnabled", label: "允许通过密码进行登录" },
-  { key: "PasswordRegisterEnabled", label: "允许通过密码进行注册" },
-  { key: "EmailVerificationEnabled", label: "通过密码注册时需要进行邮箱验证" },
-  { key: "RegisterEnabled", label: "允许新用户注册（此项为否时，新用户将无法以任何方式进行注册）" },
-  { key: "GitHubOAuthEnabled", label: "允许通过 GitHub 账户登录 & 注册" },
-  { key: "LinuxDOOAuthEnabled", label: "允许通过 LinuxDO 账户登录 & 注册" },
-  { key: "WeChatAuthEnabled", label: "允许通过微信登录 & 注册" },
-  { key: "TelegramOAuthEnabled", label: "允许通过 Telegram 进行登录" },
-  { key: "TurnstileCheckEnabled", label: "启用 Turnstile 用户校验" },
-] as const;
+/** The switches, in the order shown: the registry's "login" section. */
+export const LOGIN_TOGGLES = sectionFields("login");
 
 export const PASSWORD_LOGIN_OFF = {
   title: "确认取消密码登录",

@@ -1,34 +1,19 @@
 "use client";
-// One block of the system tab: some options edited together and saved by one button, each changed
-// one through PUT /api/option/ in the order the block lists them (a toggle after the values it
-// needs). Secrets are write-only: the server never sends them, the field says whether one is set,
-// and an empty secret field keeps the stored value.
+// One block of the system tab: the options of one registry section (lib/options/registry.ts),
+// edited together and saved by one button, each changed one through PUT /api/option/ in the
+// registry's order (a toggle after the values it needs). Secrets are write-only: the server never
+// sends them, the field says whether one is set, and an empty secret field keeps the stored value.
 import { Anchor, Badge, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
-import { type ReactNode, useState } from "react";
+import type { ReactNode } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
-import { OPTION_MSG, saveOption } from "@/lib/client/options";
-import { showError, showInfo, showSuccess } from "@/lib/client/notify";
+import { useOptionsForm } from "@/lib/client/options";
+import { type OptionField, type OptionKey, type OptionSection, sectionFields } from "@/lib/options/registry";
 import { NOT_YET_OPEN } from "@/lib/options/unavailable";
 
 export type OptionValues = Readonly<Record<string, string>>;
 
 /** What the system tab knows of the stored options (secrets only as set or not). */
 export type SavedOptions = { values: OptionValues; secretsSet: ReadonlySet<string> };
-
-type Base = {
-  key: string;
-  label: string;
-  description?: string;
-  /** Takes a whole row of the grid (long lists). */
-  wide?: boolean;
-};
-export type FieldDef =
-  | (Base & { kind: "text"; placeholder?: string })
-  | (Base & { kind: "secret" })
-  | (Base & { kind: "number"; min?: number; max?: number; decimal?: boolean })
-  | (Base & { kind: "tags"; placeholder?: string })
-  /** `forcedOn`: the switch is on and locked while the form's values say so (SSL on port 465). */
-  | (Base & { kind: "switch"; forcedOn?: (values: OptionValues) => string | null });
 
 /** The placeholder of a secret field whose value is stored. */
 export const SECRET_SET = "已设置";
@@ -37,7 +22,7 @@ export const SECRET_UNSET = "未设置";
 type Props = {
   title: string;
   description?: ReactNode;
-  fields: FieldDef[];
+  section: OptionSection;
   saveLabel: string;
   saved: SavedOptions;
   /** A rule checked before anything is sent; its message is shown instead of saving. */
@@ -49,43 +34,22 @@ type Props = {
   children?: ReactNode;
 };
 
-const forcedReason = (field: FieldDef, values: OptionValues) => (field.kind === "switch" && field.forcedOn ? field.forcedOn(values) : null);
+const forcedReason = (field: OptionField, values: OptionValues) =>
+  field.input === "switch" && field.forcedOn ? field.forcedOn(values) : null;
 
-export function OptionForm({ title, description, fields, saveLabel, saved, check, reload, unavailable, children }: Props) {
-  const [values, setValues] = useState<Record<string, string>>(() =>
-    Object.fromEntries(fields.map((f) => [f.key, f.kind === "secret" ? "" : (saved.values[f.key] ?? "")])),
-  );
-  const [saving, setSaving] = useState(false);
-  const set = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
-
-  /** The value a field saves: a forced switch saves "true". */
-  const effective = (field: FieldDef) => (forcedReason(field, values) ? "true" : (values[field.key] ?? ""));
-
-  const submit = async () => {
-    const refusal = check?.(saved);
-    if (refusal) return showError(refusal);
-    const changes = fields.filter((f) => (f.kind === "secret" ? values[f.key]!.trim() !== "" : effective(f) !== saved.values[f.key]));
-    if (changes.length === 0) return showInfo(OPTION_MSG.unchanged);
-    setSaving(true);
-    let failed = false;
-    const done: string[] = [];
-    for (const field of changes) {
-      if (!(await saveOption(field.key, effective(field)))) {
-        failed = true;
-        break;
-      }
-      done.push(field.key);
-    }
-    const fresh = await reload();
-    setSaving(false);
-    // Saved fields show what the server stored (trimmed, normalised); a saved secret empties.
-    setValues((v) => {
-      const next = { ...v };
-      for (const key of done) next[key] = fields.find((f) => f.key === key)?.kind === "secret" ? "" : (fresh?.values[key] ?? next[key]!);
-      return next;
-    });
-    if (!failed) showSuccess(OPTION_MSG.saved);
-  };
+export function OptionForm({ title, description, section, saveLabel, saved, check, reload, unavailable, children }: Props) {
+  const fields = sectionFields(section);
+  const byKey = new Map(fields.map((f) => [f.key, f]));
+  const form = useOptionsForm({
+    initial: Object.fromEntries(fields.map((f) => [f.key, saved.values[f.key] ?? ""])) as Record<OptionKey, string>,
+    writeOnly: new Set(fields.filter((f) => f.input === "secret").map((f) => f.key)),
+    // A forced switch saves "true".
+    sent: (key, values) => (forcedReason(byKey.get(key)!, values) ? "true" : values[key]),
+    refuse: () => check?.(saved) ?? null,
+    // Saved fields show what the server stored (trimmed, normalised).
+    afterSave: async () => (await reload())?.values ?? null,
+  });
+  const { values, errors, set } = form;
 
   return (
     <SettingCard
@@ -113,19 +77,26 @@ export function OptionForm({ title, description, fields, saveLabel, saved, check
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          void submit();
+          void form.save();
         }}
       >
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="sm" verticalSpacing="sm" mb="md">
           {fields.map((field) => (
             <Box key={field.key} style={field.wide ? { gridColumn: "1 / -1" } : undefined}>
-              <Field field={field} values={values} set={set} secretSet={saved.secretsSet.has(field.key)} disabled={!!unavailable} />
+              <Field
+                field={field}
+                values={values}
+                set={set}
+                error={errors[field.key] ?? null}
+                secretSet={saved.secretsSet.has(field.key)}
+                disabled={!!unavailable}
+              />
             </Box>
           ))}
         </SimpleGrid>
         {!unavailable && (
           <Group>
-            <Button type="submit" loading={saving}>
+            <Button type="submit" loading={form.saving}>
               {saveLabel}
             </Button>
           </Group>
@@ -139,18 +110,20 @@ function Field({
   field,
   values,
   set,
+  error,
   secretSet,
   disabled,
 }: {
-  field: FieldDef;
+  field: OptionField;
   values: OptionValues;
-  set: (key: string, value: string) => void;
+  set: (key: OptionKey, value: string) => void;
+  error: string | null;
   secretSet: boolean;
   disabled: boolean;
 }) {
   const value = values[field.key] ?? "";
-  const common = { label: field.label, description: field.description, disabled };
-  switch (field.kind) {
+  const common = { label: field.label, description: field.description, disabled, error };
+  switch (field.input) {
     case "text":
       return (
         <TextInput {...common} placeholder={field.placeholder} value={value} onChange={(e) => set(field.key, e.currentTarget.value)} />
@@ -172,7 +145,7 @@ function Field({
           {...common}
           min={field.min}
           max={field.max}
-          allowDecimal={field.decimal ?? false}
+          allowDecimal={field.kind === "float"}
           value={value}
           onChange={(v) => set(field.key, String(v))}
         />
@@ -203,6 +176,8 @@ function Field({
         />
       );
     }
+    default:
+      return null;
   }
 }
 

@@ -101,7 +101,7 @@ function anthropicModels(req: RelayRequest, path: string, models: readonly strin
 export async function serveBilling(req: RelayRequest, path: string, requestId: string): Promise<RelayResponse> {
   const caller = await authenticateKey(req);
   const options = await getOptions();
-  const perUnit = Number(options.QuotaPerUnit) || 500_000;
+  const perUnit = options.QuotaPerUnit;
   const toAmount = (quota: bigint | number) => (options.DisplayInCurrencyEnabled ? Number(quota) / perUnit : Number(quota));
   const db = await getDirectDb();
   // DisplayTokenStatEnabled (one-api's "额度查询接口返回令牌额度而非用户额度"): a limited key
