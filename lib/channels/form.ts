@@ -7,9 +7,10 @@ import { CHANNEL_STATUS, joinList, splitList, trimTrailingSlashes } from "@/lib/
 import { CHANNEL_MSG, channelCreateSchema, channelKeyProblem, channelUpdateSchema } from "@/lib/channels/schemas";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import type { ChannelView } from "@/lib/channels/view";
+import { NOTHING_CHANGED } from "@/lib/options/messages";
 
 export const CHANNEL_FORM_MSG = {
-  unchanged: "你似乎并没有修改什么",
+  unchanged: NOTHING_CHANGED,
   doubleSubmit: "提交失败，请勿重复提交！",
   duplicateModels: "部分模型已存在",
   created: (n: number) => (n > 1 ? `已成功创建 ${n} 个渠道！` : "渠道创建成功！"),

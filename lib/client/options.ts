@@ -4,12 +4,12 @@
 import { useState } from "react";
 import { api } from "@/lib/client/api";
 import { showError, showInfo, showSuccess } from "@/lib/client/notify";
+import { NOTHING_CHANGED } from "@/lib/options/messages";
 import { formError, isOptionKey } from "@/lib/options/registry";
 
 export const OPTION_MSG = {
   saved: "保存成功",
-  /** The spec's one text for a save with nothing changed (§8, "nothing changed"). */
-  unchanged: "你似乎并没有修改什么",
+  unchanged: NOTHING_CHANGED,
 } as const;
 
 /** Saves `key = value`; false when the server refused it. */

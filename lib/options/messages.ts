@@ -6,3 +6,6 @@ export const PAYMENT_NEEDS_SERVER_ADDRESS = "请先填写服务器地址（Serve
 
 /** The message of the spec (§5 Options) for a JSON option whose value does not parse. */
 export const INVALID_JSON_MESSAGE = "不是合法的 JSON 字符串";
+
+/** The spec's one text (§8) for a save with nothing changed: the settings cards and the channel editor. */
+export const NOTHING_CHANGED = "你似乎并没有修改什么";
