@@ -2,8 +2,8 @@
 // simply not found. Every committed change tells the relay's key cache to drop the token.
 import { textFilter } from "@/lib/db/text-search";
 import { ApiError, notFound } from "@/lib/errors";
-import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
 import { open, seal } from "@/lib/crypto/secret-box";
@@ -18,18 +18,15 @@ import { TOKEN_MSG, type TokenCreateInput, type TokenListQuery, type TokenSearch
 /** Who is acting: the owner, with their group (for the usable-groups check). */
 export type TokenOwner = { id: number; group: string };
 
-export type TokenPage = { items: TokenView[]; page: number; page_size: number; total: number };
-
 const owned = (userId: number, id?: number): Prisma.TokenWhereInput => ({ user_id: userId, deleted_at: null, ...(id ? { id } : {}) });
 
-async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?: number }): Promise<TokenPage> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?: number }): Promise<Page<TokenView>> {
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.token.count({ where }),
-    db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
-  ]);
-  return { items: (await withVisibleRemain(rows)).map((r) => toTokenView(r)), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.token.count({ where }),
+    rows: (window) => db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, ...window }),
+    view: async (rows) => (await withVisibleRemain(rows)).map((r) => toTokenView(r)),
+  });
 }
 
 export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned(owner.id), q);
@@ -39,7 +36,7 @@ export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned
  * fragment matches the stored hint (first and last four characters), so "sk-abcd" or "wxyz" find
  * a key shown as sk-abcd**********wxyz.
  */
-export async function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<TokenPage> {
+export async function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<Page<TokenView>> {
   const and: Prisma.TokenWhereInput[] = [owned(owner.id)];
   if (q.keyword) and.push(await textFilter("tokens", "name", "contains", q.keyword));
   const key = normalizeTokenKey(q.token);

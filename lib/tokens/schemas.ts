@@ -1,8 +1,8 @@
 // zod schemas for API tokens, shared by the /api/token routes and the token drawer.
 import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
-import { notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
+import { zeroIsOne } from "@/lib/db/paging";
 import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";
 
@@ -80,8 +80,7 @@ const pageNumber = queryNumber;
 
 /** p from 0; `size` (spec) or `page_size`, 1–100; an explicit 0 is the smallest page. */
 export const tokenListQuery = z.object({ p: pageNumber, size: pageNumber, page_size: pageNumber }).transform(({ p, size, page_size }) => {
-  const n = page_size ?? size;
-  return { p, page_size: n === 0 ? 1 : n };
+  return { p, page_size: zeroIsOne(page_size ?? size) };
 });
 
 export const tokenSearchQuery = z
@@ -93,17 +92,10 @@ export const tokenSearchQuery = z
     token: z.string().trim().optional().default(""),
   })
   .transform(({ p, size, page_size, keyword, token }) => {
-    const n = page_size ?? size;
-    return { p, page_size: n === 0 ? 1 : n, keyword, token };
+    return { p, page_size: zeroIsOne(page_size ?? size), keyword, token };
   });
 
 export const tokenUpdateQuery = z.object({ status_only: z.preprocess((v) => v === "true" || v === "1", z.boolean()) });
-
-export function parseTokenId(raw: string | undefined): number {
-  const parsed = z.coerce.number().int().positive().safeParse(raw);
-  if (!parsed.success) throw notFound(TOKEN_MSG.notFound);
-  return parsed.data;
-}
 
 export type TokenCreateInput = z.output<typeof tokenCreateSchema>;
 export type TokenUpdateInput = z.output<typeof tokenUpdateSchema>;
