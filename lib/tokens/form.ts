@@ -1,8 +1,10 @@
 // The token drawer's rules (browser-side) (spec §5 Token form), pure so they are unit-tested: expiry text to
-// seconds, the batch names, and the bodies sent to POST/PUT /api/token/.
+// seconds and the body sent to POST/PUT /api/token/ (a batch is one POST with `count`; the server names it).
+import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
+
 export const TOKEN_FORM_MSG = {
   expiryFormat: "过期时间格式错误！",
-  countInvalid: "新建数量必须是正整数",
+  countInvalid: BATCH_MSG.countInvalid,
   created: (n: number) => `${n}个令牌创建成功，请在列表页面点击复制获取令牌！`,
   updated: "令牌更新成功！",
   noneSelected: "请至少选择一个令牌！",
@@ -19,7 +21,6 @@ export const EXPIRY_PRESETS = [
 
 export const QUOTA_PRESETS_DOLLARS = [1, 10, 50, 100, 500, 1000] as const;
 export const BATCH_PRESETS = [10, 20, 30, 100] as const;
-export const BATCH_MAX = 100;
 
 export type TokenFormValues = {
   name: string;
@@ -44,24 +45,6 @@ export function parseExpiry(text: string): number | null {
   return Number.isNaN(ms) ? null : Math.ceil(ms / 1000);
 }
 
-const SUFFIX_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-/** A uniform random integer below n (Web Crypto: the browser and Node both have it). */
-function randomBelow(n: number): number {
-  const limit = Math.floor(0x1_0000_0000 / n) * n;
-  const word = new Uint32Array(1);
-  do crypto.getRandomValues(word);
-  while (word[0]! >= limit);
-  return word[0]! % n;
-}
-
-/** Six random letters or digits, the suffix of the second and later tokens of a batch. */
-export function randomSuffix(pick: (n: number) => number = randomBelow): string {
-  let out = "";
-  for (let i = 0; i < 6; i++) out += SUFFIX_CHARS[pick(SUFFIX_CHARS.length)];
-  return out;
-}
-
 export type TokenBody = {
   name: string;
   remain_quota: number;
@@ -74,10 +57,10 @@ export type TokenBody = {
 };
 
 /** A refusal names the field it is about, so the drawer can mark and reveal it. */
-export type BuiltBodies = { ok: true; bodies: TokenBody[] } | { ok: false; field: keyof TokenFormValues; message: string };
+export type BuiltBody = { ok: true; body: TokenBody; count: number } | { ok: false; field: keyof TokenFormValues; message: string };
 
-/** The bodies to send: one for an edit, `count` for a create (names suffixed from the second on). */
-export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit", suffix: () => string = randomSuffix): BuiltBodies {
+/** The body to send, and for a create how many tokens it asks for (count 1 on an edit). */
+export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit"): BuiltBody {
   const expired_time = parseExpiry(values.expiry);
   if (expired_time === null) return { ok: false, field: "expiry", message: TOKEN_FORM_MSG.expiryFormat };
   const quota = Number.parseInt(String(values.remain_quota), 10);
@@ -91,10 +74,9 @@ export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit
     allow_ips: values.allow_ips,
     group: values.group,
   };
-  if (mode === "edit") return { ok: true, bodies: [base] };
+  if (mode === "edit") return { ok: true, body: base, count: 1 };
   const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 1 || count > BATCH_MAX)
+  if (!Number.isInteger(count) || count < 1 || count > TOKEN_BATCH_MAX)
     return { ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid };
-  const bodies = Array.from({ length: count }, (_, i) => (i === 0 ? base : { ...base, name: `${base.name}-${suffix()}` }));
-  return { ok: true, bodies };
+  return { ok: true, body: base, count };
 }

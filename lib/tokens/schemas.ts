@@ -3,6 +3,7 @@ import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { zeroIsOne } from "@/lib/db/paging";
+import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
 import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";
 
@@ -18,6 +19,7 @@ export const TOKEN_MSG = {
   expiredCannotEnable: "令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期",
   exhaustedCannotEnable: "令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度",
   notFound: "令牌不存在",
+  countInvalid: BATCH_MSG.countInvalid,
 } as const;
 
 /** One address or CIDR a line (commas and spaces also separate); stored one a line. */
@@ -60,9 +62,16 @@ const tokenFields = {
   group: z.string().trim().optional(),
 };
 
+/** `count` asks for a batch: that many tokens, all or none, answered as a list (absent: one, answered alone). */
 export const tokenCreateSchema = z.object({
   ...tokenFields,
   name: z.string({ error: TOKEN_MSG.nameRequired }).trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong),
+  count: z.coerce
+    .number({ error: TOKEN_MSG.countInvalid })
+    .int(TOKEN_MSG.countInvalid)
+    .min(1, TOKEN_MSG.countInvalid)
+    .max(TOKEN_BATCH_MAX, TOKEN_MSG.countInvalid)
+    .optional(),
 });
 
 /** Full edit (every field optional) or, with ?status_only=true, only {id, status}. */
