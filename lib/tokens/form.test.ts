@@ -65,6 +65,25 @@ describe("token form (spec §5)", () => {
     }
   });
 
+  it("refuses what the API's schema refuses, on the field it is about, with the API's words", () => {
+    expect(buildTokenBody(values({ name: "x".repeat(31) }), "create")).toEqual({
+      ok: false,
+      field: "name",
+      message: "令牌名称过长（最多 30 个字符）",
+    });
+    expect(buildTokenBody(values({ remain_quota: "-5" }), "edit")).toEqual({
+      ok: false,
+      field: "remain_quota",
+      message: "额度必须是非负整数",
+    });
+    expect(buildTokenBody(values({ expiry: "2040-01-01 00:00:00" }), "create")).toEqual({
+      ok: false,
+      field: "expiry",
+      message: "过期时间超出范围，最晚为 2038-01-19，长期有效请选择永不过期",
+    });
+    expect(buildTokenBody(values({ name: " " }), "edit")).toEqual({ ok: false, field: "name", message: "请填写令牌名称" });
+  });
+
   it("makes six-character alphanumeric suffixes", () => {
     for (let i = 0; i < 50; i++) expect(randomSuffix()).toMatch(/^[A-Za-z0-9]{6}$/);
   });

@@ -1,6 +1,8 @@
 // The token drawer's rules (browser-side) (spec §5 Token form), pure so they are unit-tested: expiry text to
-// seconds and the body sent to POST/PUT /api/token/ (a batch is one POST with `count`; the server names it).
-import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
+// seconds and the body sent to POST/PUT /api/token/ (a batch is one POST with `count`; the server names it),
+// checked by the API's own schemas before it is sent.
+import { BATCH_MSG } from "@/lib/tokens/batch";
+import { tokenCreateSchema, tokenUpdateSchema } from "@/lib/tokens/schemas";
 
 export const TOKEN_FORM_MSG = {
   expiryFormat: "过期时间格式错误！",
@@ -56,8 +58,28 @@ export type TokenBody = {
   group: string;
 };
 
+/** The edit's body has no id yet (the drawer adds it) and never a status. */
+const editSchema = tokenUpdateSchema.omit({ id: true, status: true });
+
+/** The form field each body field comes from. */
+const FIELD_OF: Record<string, keyof TokenFormValues> = {
+  name: "name",
+  remain_quota: "remain_quota",
+  expired_time: "expiry",
+  model_limits: "model_limits",
+  allow_ips: "allow_ips",
+  group: "group",
+  count: "count",
+};
+
 /** A refusal names the field it is about, so the drawer can mark and reveal it. */
 export type BuiltBody = { ok: true; body: TokenBody; count: number } | { ok: false; field: keyof TokenFormValues; message: string };
+
+/** The schema's first issue, on the form field it is about. */
+function refusal(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): BuiltBody {
+  const field = FIELD_OF[String(issues[0]?.path[0])] ?? "name";
+  return { ok: false, field, message: issues[0]?.message ?? "" };
+}
 
 /** The body to send, and for a create how many tokens it asks for (count 1 on an edit). */
 export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit"): BuiltBody {
@@ -74,9 +96,10 @@ export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit")
     allow_ips: values.allow_ips,
     group: values.group,
   };
-  if (mode === "edit") return { ok: true, body: base, count: 1 };
-  const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 1 || count > TOKEN_BATCH_MAX)
-    return { ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid };
-  return { ok: true, body: base, count };
+  if (mode === "edit") {
+    const parsed = editSchema.safeParse(base);
+    return parsed.success ? { ok: true, body: base, count: 1 } : refusal(parsed.error.issues);
+  }
+  const parsed = tokenCreateSchema.safeParse({ ...base, count: values.count });
+  return parsed.success ? { ok: true, body: base, count: parsed.data.count ?? 1 } : refusal(parsed.error.issues);
 }

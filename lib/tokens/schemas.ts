@@ -1,10 +1,11 @@
-// zod schemas for API tokens, shared by the /api/token routes and the token drawer.
+// zod schemas for API tokens, shared by the /api/token routes and the token drawer, so browser-safe.
+// Only the allow-list's address check needs the server (node:net): lib/tokens/body-schemas.ts adds
+// it for the routes.
 import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { zeroIsOne } from "@/lib/db/paging";
 import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
-import { parseCidrList } from "@/lib/net/ip";
 import { joinList } from "@/lib/channels/fields";
 
 export const TOKEN_NAME_MAX = 30;
@@ -22,19 +23,24 @@ export const TOKEN_MSG = {
   countInvalid: BATCH_MSG.countInvalid,
 } as const;
 
-/** One address or CIDR a line (commas and spaces also separate); stored one a line. */
-const allowIps = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
-  const text = Array.isArray(v) ? v.join("\n") : v;
-  const { invalid } = parseCidrList(text);
-  if (invalid.length) {
-    ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
-    return z.NEVER;
-  }
-  return text
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .join("\n");
-});
+/**
+ * One address or CIDR a line (commas and spaces also separate); stored one a line. `invalidOf`
+ * names the entries that are no address; the browser has no check, the server passes one.
+ */
+export function allowIpsField(invalidOf: (text: string) => string[] = () => []) {
+  return z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+    const text = Array.isArray(v) ? v.join("\n") : v;
+    const invalid = invalidOf(text);
+    if (invalid.length) {
+      ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
+      return z.NEVER;
+    }
+    return text
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .join("\n");
+  });
+}
 
 const tokenFields = {
   name: z.string().trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong).optional(),
@@ -58,7 +64,7 @@ const tokenFields = {
     .union([z.string(), z.array(z.string())])
     .transform(joinList)
     .optional(),
-  allow_ips: allowIps.optional(),
+  allow_ips: allowIpsField().optional(),
   group: z.string().trim().optional(),
 };
 
