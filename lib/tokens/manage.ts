@@ -123,9 +123,9 @@ export async function createToken(owner: TokenOwner, input: TokenCreateInput): P
  * lists them in creation order, each with its whole key.
  */
 export async function createTokens(owner: TokenOwner, input: TokenCreateInput, count: number): Promise<TokenView[]> {
+  const next = await checkedCreate(owner, input);
   const names = batchNames(input.name, count);
   if (names.some((name) => name.length > TOKEN_NAME_MAX)) throw new ApiError(TOKEN_MSG.nameTooLong, 400);
-  const next = await checkedCreate(owner, input);
   const created = names.map(next);
   const db = await getDb();
   const rows = await db.$transaction(async (tx) => {
