@@ -1,6 +1,6 @@
 // Paging of console lists (spec §7): the page every list route answers and every list component
 // reads, the clamps that turn a raw `p` / `page_size` into a window of rows, and the one count +
-// findMany that fills a page. Client components import the types, so nothing here reaches the server.
+// findMany that fills a page. Client components import it, so it imports nothing server-only.
 import { z } from "zod";
 import { badRequest, notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
