@@ -9,7 +9,7 @@ import { api } from "@/lib/client/api";
 import { showSuccess } from "@/lib/client/notify";
 import {
   BATCH_PRESETS,
-  buildTokenBodies,
+  buildTokenBody,
   EXPIRY_PRESETS,
   QUOTA_PRESETS_DOLLARS,
   TOKEN_FORM_MSG,
@@ -92,7 +92,7 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
   }, [editing]);
 
   const submit = async () => {
-    const built = buildTokenBodies(form.getValues(), isEdit ? "edit" : "create");
+    const built = buildTokenBody(form.getValues(), isEdit ? "edit" : "create");
     if (!built.ok) {
       form.setFieldError(built.field, built.message);
       return;
@@ -100,27 +100,18 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
     setSubmitting(true);
     try {
       if (isEdit) {
-        const res = await api("PUT", "/api/token/", { ...built.bodies[0], id: editing?.id });
+        const res = await api("PUT", "/api/token/", { ...built.body, id: editing?.id });
         if (!res.success) return;
         showSuccess(TOKEN_FORM_MSG.updated);
         onSaved();
         return;
       }
-      let created = 0;
-      let failed = false;
-      for (const body of built.bodies) {
-        const res = await api("POST", "/api/token/", body);
-        if (!res.success) {
-          failed = true; // the error was shown; stop at the first failure
-          break;
-        }
-        created++;
-      }
-      if (created > 0) {
-        // Beside the failure's toast, not over it: both are true of a batch that stopped midway.
-        showSuccess(TOKEN_FORM_MSG.created(created), failed ? "token-batch" : undefined);
-        onSaved();
-      }
+      // One request for the whole batch, made all or none by the server: a failure (already shown)
+      // created nothing, so there is never a partial batch to report beside it.
+      const res = await api("POST", "/api/token/", built.count === 1 ? built.body : { ...built.body, count: built.count });
+      if (!res.success) return;
+      showSuccess(TOKEN_FORM_MSG.created(built.count));
+      onSaved();
     } finally {
       setSubmitting(false);
     }

@@ -3,9 +3,6 @@ import bcrypt from "bcryptjs";
 /** bcrypt's cost for every stored password. */
 export const BCRYPT_COST = 10;
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 20;
-
 export const hashPassword = (plain: string) => bcrypt.hash(plain, BCRYPT_COST);
 
 // A real hash of a random string: comparing against it costs what a real comparison costs, so an

@@ -2,8 +2,8 @@
 // key reveal. No function here returns a key except revealChannelKey.
 import { textFilter } from "@/lib/db/text-search";
 import { notFound } from "@/lib/errors";
-import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
 import { splitList, splitKeyLines } from "@/lib/channels/fields";
@@ -11,19 +11,16 @@ import { openChannelKey } from "@/lib/channels/routing";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import type { ChannelListQuery, ChannelSearchQuery } from "@/lib/channels/schemas";
 
-export type ChannelPage = { items: ChannelView[]; page: number; page_size: number; total: number };
-
 const orderFor = (idSort: boolean): Prisma.ChannelOrderByWithRelationInput[] =>
   idSort ? [{ id: "desc" }] : [{ priority: "desc" }, { id: "desc" }];
 
-async function pageOf(where: Prisma.ChannelWhereInput, q: ChannelListQuery): Promise<ChannelPage> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf(where: Prisma.ChannelWhereInput, q: ChannelListQuery): Promise<Page<ChannelView>> {
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.channel.count({ where }),
-    db.channel.findMany({ where, select: CHANNEL_VIEW_SELECT, orderBy: orderFor(q.id_sort), skip, take: pageSize }),
-  ]);
-  return { items: rows.map(toChannelView), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.channel.count({ where }),
+    rows: (window) => db.channel.findMany({ where, select: CHANNEL_VIEW_SELECT, orderBy: orderFor(q.id_sort), ...window }),
+    view: (rows) => rows.map(toChannelView),
+  });
 }
 
 export const listChannels = (q: ChannelListQuery) => pageOf({}, q);
@@ -54,7 +51,7 @@ async function channelIdsWithKey(keyword: string): Promise<number[]> {
 }
 
 /** keyword: id (exact), name (contains) or a whole key; group: one of the channel's groups; model: contains (all literally). */
-export async function searchChannels(q: ChannelSearchQuery): Promise<ChannelPage> {
+export async function searchChannels(q: ChannelSearchQuery): Promise<Page<ChannelView>> {
   const and: Prisma.ChannelWhereInput[] = [];
   if (q.keyword) {
     const or: Prisma.ChannelWhereInput[] = [await textFilter("channels", "name", "contains", q.keyword)];

@@ -4,12 +4,12 @@
 import { z } from "zod";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/errors";
 import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
 import { channelOtherProblem } from "@/lib/channels/other";
 
 export const CHANNEL_MSG = {
+  notFound: "渠道不存在",
   nameKeyRequired: "请填写渠道名称和渠道密钥！",
   modelsRequired: "请至少选择一个模型！",
   modelMappingInvalid: "模型映射必须是合法的 JSON 格式！",
@@ -172,16 +172,7 @@ export const channelIdsSchema = z.object({
   ids: z.array(z.coerce.number().int().positive(), { error: CHANNEL_MSG.noneSelected }).min(1, CHANNEL_MSG.noneSelected),
 });
 
-export const channelIdParam = z.coerce.number().int().positive();
-
 export type ChannelCreateInput = z.output<typeof channelCreateSchema>;
 export type ChannelUpdateInput = z.output<typeof channelUpdateSchema>;
 export type ChannelListQuery = z.output<typeof channelListQuery>;
 export type ChannelSearchQuery = z.output<typeof channelSearchQuery>;
-
-/** The {id} of /api/channel/{id}; anything but a positive integer is a missing channel. */
-export function parseChannelId(raw: string | undefined): number {
-  const parsed = channelIdParam.safeParse(raw);
-  if (!parsed.success) throw notFound("渠道不存在");
-  return parsed.data;
-}

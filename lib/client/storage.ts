@@ -2,7 +2,8 @@
 // change feed so React re-renders when this tab (or another tab) changes them. Browser-only.
 import type { StoredUser } from "@/lib/client/types";
 import type { SiteStatus } from "@/lib/ui/site-status";
-import { DEFAULT_PAGE_SIZE, ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
+import { DEFAULT_PAGE_SIZE } from "@/lib/db/paging";
+import { ID_SORT_COOKIE, PAGE_SIZE_COOKIE, PAGE_SIZES } from "@/lib/ui/list-params";
 import { SIGNED_IN_COOKIE } from "@/lib/auth/route-access";
 
 export const STORAGE_KEYS = {

@@ -2,7 +2,8 @@
 // root's cleanup. Every filter is an equality or a range on an indexed column (schema.prisma),
 // rows come newest first, and count and page run in parallel.
 import { z } from "zod";
-import { pageQuery, paging, queryNumber } from "@/lib/api/envelope";
+import { pageQuery, queryNumber } from "@/lib/api/envelope";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
@@ -140,17 +141,17 @@ function timeRange(q: LogQuery): Prisma.IntFilter | undefined {
  */
 const NEWEST_FIRST: Prisma.LogOrderByWithRelationInput[] = [{ created_at: "desc" }, { id: "desc" }];
 
-export type LogPage<T> = { items: T[]; page: number; page_size: number; total: number };
+/** Kept for components/logs/log-list.tsx until the list helper's change moves it to `Page<T>`. */
+export type LogPage<T> = Page<T>;
 
-async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<LogPage<T>> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<Page<T>> {
   const where: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.log.count({ where }),
-    db.log.findMany({ where, select: LOG_SELECT, orderBy: NEWEST_FIRST, skip, take: pageSize }),
-  ]);
-  return { items: rows.map(view), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.log.count({ where }),
+    rows: (window) => db.log.findMany({ where, select: LOG_SELECT, orderBy: NEWEST_FIRST, ...window }),
+    view: (rows) => rows.map(view),
+  });
 }
 
 /** GET /api/log/ (admin): every user's rows. */

@@ -4,8 +4,8 @@
 // edit never lands on a code that was redeemed meanwhile.
 import { textFilter } from "@/lib/db/text-search";
 import { ApiError, notFound } from "@/lib/errors";
-import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
 import { open, seal } from "@/lib/crypto/secret-box";
@@ -22,25 +22,22 @@ import {
 
 export type { RedemptionView };
 
-export type RedemptionPage = { items: RedemptionView[]; page: number; page_size: number; total: number };
-
 const live = (id?: number): Prisma.RedemptionWhereInput => ({ deleted_at: null, ...(id ? { id } : {}) });
 
-async function pageOf(where: Prisma.RedemptionWhereInput, q: RedemptionListQuery): Promise<RedemptionPage> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf(where: Prisma.RedemptionWhereInput, q: RedemptionListQuery): Promise<Page<RedemptionView>> {
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.redemption.count({ where }),
-    db.redemption.findMany({ where, select: REDEMPTION_VIEW_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
-  ]);
-  return { items: rows.map((r) => toRedemptionView(r)), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.redemption.count({ where }),
+    rows: (window) => db.redemption.findMany({ where, select: REDEMPTION_VIEW_SELECT, orderBy: { id: "desc" }, ...window }),
+    view: (rows) => rows.map((r) => toRedemptionView(r)),
+  });
 }
 
 /** Every code that is not deleted, newest first, codes masked. */
 export const listRedemptions = (q: RedemptionListQuery) => pageOf(live(), q);
 
 /** keyword (trimmed by the schema): an id (exact), a name fragment, or a whole code (by hash). */
-export async function searchRedemptions(q: RedemptionSearchQuery): Promise<RedemptionPage> {
+export async function searchRedemptions(q: RedemptionSearchQuery): Promise<Page<RedemptionView>> {
   const keyword = q.keyword.trim();
   if (!keyword) return pageOf(live(), q);
   const or: Prisma.RedemptionWhereInput[] = [await textFilter("redemptions", "name", "contains", keyword)];

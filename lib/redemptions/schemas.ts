@@ -2,7 +2,6 @@
 // call and the console's redemption form (client-safe: no server imports).
 import { z } from "zod";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 
 /** Spec §4: 1 unused, 2 disabled, 3 used. */
@@ -87,12 +86,6 @@ export const redemptionSearchQuery = z.object({ ...pageQuery, keyword: z.string(
 
 /** POST /api/user/topup. Anything but a string reads as no code, so the answer is the spec's text. */
 export const topupSchema = z.object({ key: z.string().catch("").default("") });
-
-export function parseRedemptionId(raw: string | undefined): number {
-  const parsed = z.coerce.number().int().positive().max(INT_COLUMN_MAX).safeParse(raw);
-  if (!parsed.success) throw notFound(REDEMPTION_MSG.notFound);
-  return parsed.data;
-}
 
 export type RedemptionCreateInput = z.output<typeof redemptionCreateSchema>;
 export type RedemptionUpdateInput = z.output<typeof redemptionUpdateSchema>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildTokenBodies, parseExpiry, randomSuffix, TOKEN_FORM_MSG, type TokenFormValues } from "@/lib/tokens/form";
+import { buildTokenBody, parseExpiry, TOKEN_FORM_MSG, type TokenFormValues } from "@/lib/tokens/form";
+import { batchNames, randomSuffix } from "@/lib/tokens/batch";
 import { fillChatLink } from "@/lib/ui/menu";
 
 const values = (over: Partial<TokenFormValues> = {}): TokenFormValues => ({
@@ -25,7 +26,7 @@ describe("token form (spec §5)", () => {
   });
 
   it("refuses a bad expiry with the spec's text and sends nothing", () => {
-    expect(buildTokenBodies(values({ expiry: "abc" }), "create")).toEqual({
+    expect(buildTokenBody(values({ expiry: "abc" }), "create")).toEqual({
       ok: false,
       field: "expiry",
       message: TOKEN_FORM_MSG.expiryFormat,
@@ -34,34 +35,53 @@ describe("token form (spec §5)", () => {
   });
 
   it("parses the quota as an integer and joins the model limits", () => {
-    const built = buildTokenBodies(values({ remain_quota: "1234.9" }), "edit");
+    const built = buildTokenBody(values({ remain_quota: "1234.9" }), "edit");
     expect(built).toEqual({
       ok: true,
-      bodies: [
-        {
-          name: "key",
-          remain_quota: 1234,
-          expired_time: -1,
-          unlimited_quota: false,
-          model_limits_enabled: true,
-          model_limits: "gpt-4o,gpt-4o-mini",
-          allow_ips: "10.0.0.1\n10.0.0.0/8",
-          group: "",
-        },
-      ],
+      body: {
+        name: "key",
+        remain_quota: 1234,
+        expired_time: -1,
+        unlimited_quota: false,
+        model_limits_enabled: true,
+        model_limits: "gpt-4o,gpt-4o-mini",
+        allow_ips: "10.0.0.1\n10.0.0.0/8",
+        group: "",
+      },
+      count: 1,
     });
   });
 
-  it("names a batch key, key-xxxxxx, key-yyyyyy", () => {
+  it("asks for a batch as one body and a count, named key, key-xxxxxx, key-yyyyyy by the server", () => {
+    const built = buildTokenBody(values({ count: "3" }), "create");
+    expect(built.ok && { name: built.body.name, count: built.count }).toEqual({ name: "key", count: 3 });
     let n = 0;
-    const built = buildTokenBodies(values({ count: "3" }), "create", () => `s${++n}aaaa`);
-    expect(built.ok && built.bodies.map((b) => b.name)).toEqual(["key", "key-s1aaaa", "key-s2aaaa"]);
+    expect(batchNames("key", 3, () => `s${++n}aaaa`)).toEqual(["key", "key-s1aaaa", "key-s2aaaa"]);
   });
 
   it("wants a positive whole batch count", () => {
     for (const count of [0, -1, 1.5, "x", 101]) {
-      expect(buildTokenBodies(values({ count }), "create")).toEqual({ ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid });
+      expect(buildTokenBody(values({ count }), "create")).toEqual({ ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid });
     }
+  });
+
+  it("refuses what the API's schema refuses, on the field it is about, with the API's words", () => {
+    expect(buildTokenBody(values({ name: "x".repeat(31) }), "create")).toEqual({
+      ok: false,
+      field: "name",
+      message: "令牌名称过长（最多 30 个字符）",
+    });
+    expect(buildTokenBody(values({ remain_quota: "-5" }), "edit")).toEqual({
+      ok: false,
+      field: "remain_quota",
+      message: "额度必须是非负整数",
+    });
+    expect(buildTokenBody(values({ expiry: "2040-01-01 00:00:00" }), "create")).toEqual({
+      ok: false,
+      field: "expiry",
+      message: "过期时间超出范围，最晚为 2038-01-19，长期有效请选择永不过期",
+    });
+    expect(buildTokenBody(values({ name: " " }), "edit")).toEqual({ ok: false, field: "name", message: "请填写令牌名称" });
   });
 
   it("makes six-character alphanumeric suffixes", () => {

@@ -1,8 +1,12 @@
 // The token drawer's rules (browser-side) (spec §5 Token form), pure so they are unit-tested: expiry text to
-// seconds, the batch names, and the bodies sent to POST/PUT /api/token/.
+// seconds and the body sent to POST/PUT /api/token/ (a batch is one POST with `count`; the server names it),
+// checked by the API's own schemas before it is sent.
+import { BATCH_MSG } from "@/lib/tokens/batch";
+import { tokenCreateSchema, tokenUpdateSchema } from "@/lib/tokens/schemas";
+
 export const TOKEN_FORM_MSG = {
   expiryFormat: "过期时间格式错误！",
-  countInvalid: "新建数量必须是正整数",
+  countInvalid: BATCH_MSG.countInvalid,
   created: (n: number) => `${n}个令牌创建成功，请在列表页面点击复制获取令牌！`,
   updated: "令牌更新成功！",
   noneSelected: "请至少选择一个令牌！",
@@ -19,7 +23,6 @@ export const EXPIRY_PRESETS = [
 
 export const QUOTA_PRESETS_DOLLARS = [1, 10, 50, 100, 500, 1000] as const;
 export const BATCH_PRESETS = [10, 20, 30, 100] as const;
-export const BATCH_MAX = 100;
 
 export type TokenFormValues = {
   name: string;
@@ -44,24 +47,6 @@ export function parseExpiry(text: string): number | null {
   return Number.isNaN(ms) ? null : Math.ceil(ms / 1000);
 }
 
-const SUFFIX_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-/** A uniform random integer below n (Web Crypto: the browser and Node both have it). */
-function randomBelow(n: number): number {
-  const limit = Math.floor(0x1_0000_0000 / n) * n;
-  const word = new Uint32Array(1);
-  do crypto.getRandomValues(word);
-  while (word[0]! >= limit);
-  return word[0]! % n;
-}
-
-/** Six random letters or digits, the suffix of the second and later tokens of a batch. */
-export function randomSuffix(pick: (n: number) => number = randomBelow): string {
-  let out = "";
-  for (let i = 0; i < 6; i++) out += SUFFIX_CHARS[pick(SUFFIX_CHARS.length)];
-  return out;
-}
-
 export type TokenBody = {
   name: string;
   remain_quota: number;
@@ -73,11 +58,31 @@ export type TokenBody = {
   group: string;
 };
 
-/** A refusal names the field it is about, so the drawer can mark and reveal it. */
-export type BuiltBodies = { ok: true; bodies: TokenBody[] } | { ok: false; field: keyof TokenFormValues; message: string };
+/** The edit's body has no id yet (the drawer adds it) and never a status. */
+const editSchema = tokenUpdateSchema.omit({ id: true, status: true });
 
-/** The bodies to send: one for an edit, `count` for a create (names suffixed from the second on). */
-export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit", suffix: () => string = randomSuffix): BuiltBodies {
+/** The form field each body field comes from. */
+const FIELD_OF: Record<string, keyof TokenFormValues> = {
+  name: "name",
+  remain_quota: "remain_quota",
+  expired_time: "expiry",
+  model_limits: "model_limits",
+  allow_ips: "allow_ips",
+  group: "group",
+  count: "count",
+};
+
+/** A refusal names the field it is about, so the drawer can mark and reveal it. */
+export type BuiltBody = { ok: true; body: TokenBody; count: number } | { ok: false; field: keyof TokenFormValues; message: string };
+
+/** The schema's first issue, on the form field it is about. */
+function refusal(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): BuiltBody {
+  const field = FIELD_OF[String(issues[0]?.path[0])] ?? "name";
+  return { ok: false, field, message: issues[0]?.message ?? "" };
+}
+
+/** The body to send, and for a create how many tokens it asks for (count 1 on an edit). */
+export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit"): BuiltBody {
   const expired_time = parseExpiry(values.expiry);
   if (expired_time === null) return { ok: false, field: "expiry", message: TOKEN_FORM_MSG.expiryFormat };
   const quota = Number.parseInt(String(values.remain_quota), 10);
@@ -91,10 +96,10 @@ export function buildTokenBodies(values: TokenFormValues, mode: "create" | "edit
     allow_ips: values.allow_ips,
     group: values.group,
   };
-  if (mode === "edit") return { ok: true, bodies: [base] };
-  const count = Number(values.count);
-  if (!Number.isInteger(count) || count < 1 || count > BATCH_MAX)
-    return { ok: false, field: "count", message: TOKEN_FORM_MSG.countInvalid };
-  const bodies = Array.from({ length: count }, (_, i) => (i === 0 ? base : { ...base, name: `${base.name}-${suffix()}` }));
-  return { ok: true, bodies };
+  if (mode === "edit") {
+    const parsed = editSchema.safeParse(base);
+    return parsed.success ? { ok: true, body: base, count: 1 } : refusal(parsed.error.issues);
+  }
+  const parsed = tokenCreateSchema.safeParse({ ...base, count: values.count });
+  return parsed.success ? { ok: true, body: base, count: parsed.data.count ?? 1 } : refusal(parsed.error.issues);
 }

@@ -2,8 +2,8 @@
 // simply not found. Every committed change tells the relay's key cache to drop the token.
 import { textFilter } from "@/lib/db/text-search";
 import { ApiError, notFound } from "@/lib/errors";
-import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
 import { open, seal } from "@/lib/crypto/secret-box";
@@ -13,23 +13,28 @@ import { generateTokenKey, hashTokenKey, normalizeTokenKey, TOKEN_KEY_LENGTH, to
 import { expiryPassed } from "@/lib/tokens/status";
 import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTokenView, type TokenView } from "@/lib/tokens/view";
 import { visibleRemain, withVisibleRemain } from "@/lib/billing/visible";
-import { TOKEN_MSG, type TokenCreateInput, type TokenListQuery, type TokenSearchQuery, type TokenUpdateInput } from "@/lib/tokens/schemas";
+import { batchNames } from "@/lib/tokens/batch";
+import {
+  TOKEN_MSG,
+  TOKEN_NAME_MAX,
+  type TokenCreateInput,
+  type TokenListQuery,
+  type TokenSearchQuery,
+  type TokenUpdateInput,
+} from "@/lib/tokens/schemas";
 
 /** Who is acting: the owner, with their group (for the usable-groups check). */
 export type TokenOwner = { id: number; group: string };
 
-export type TokenPage = { items: TokenView[]; page: number; page_size: number; total: number };
-
 const owned = (userId: number, id?: number): Prisma.TokenWhereInput => ({ user_id: userId, deleted_at: null, ...(id ? { id } : {}) });
 
-async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?: number }): Promise<TokenPage> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf(where: Prisma.TokenWhereInput, q: { p?: number; page_size?: number }): Promise<Page<TokenView>> {
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.token.count({ where }),
-    db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
-  ]);
-  return { items: (await withVisibleRemain(rows)).map((r) => toTokenView(r)), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.token.count({ where }),
+    rows: (window) => db.token.findMany({ where, select: TOKEN_VIEW_SELECT, orderBy: { id: "desc" }, ...window }),
+    view: async (rows) => (await withVisibleRemain(rows)).map((r) => toTokenView(r)),
+  });
 }
 
 export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned(owner.id), q);
@@ -39,7 +44,7 @@ export const listTokens = (owner: TokenOwner, q: TokenListQuery) => pageOf(owned
  * fragment matches the stored hint (first and last four characters), so "sk-abcd" or "wxyz" find
  * a key shown as sk-abcd**********wxyz.
  */
-export async function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<TokenPage> {
+export async function searchTokens(owner: TokenOwner, q: TokenSearchQuery): Promise<Page<TokenView>> {
   const and: Prisma.TokenWhereInput[] = [owned(owner.id)];
   if (q.keyword) and.push(await textFilter("tokens", "name", "contains", q.keyword));
   const key = normalizeTokenKey(q.token);
@@ -74,22 +79,21 @@ async function assertUsableGroup(owner: TokenOwner, group: string) {
   if (!Object.hasOwn(usable, group)) throw new ApiError(`无权使用分组 ${group}`, 403);
 }
 
-/** Creates a token with a fresh key; the answer carries the whole key (sk-…). */
-export async function createToken(owner: TokenOwner, input: TokenCreateInput): Promise<TokenView> {
+/** The checks every create passes, then the row of one new token named `name`, with its fresh key. */
+async function checkedCreate(owner: TokenOwner, input: TokenCreateInput) {
   const expired_time = input.expired_time ?? -1;
   assertExpiry(expired_time);
   const group = input.group ?? "";
   await assertUsableGroup(owner, group);
-  const key = generateTokenKey();
   const now = nowSeconds();
-  const db = await getDb();
-  const row = await db.token.create({
-    data: {
+  return (name: string) => {
+    const key = generateTokenKey();
+    const data: Prisma.TokenUncheckedCreateInput = {
       user_id: owner.id,
       key_hash: hashTokenKey(key),
       key_enc: seal(key),
       key_hint: tokenKeyHint(key),
-      name: input.name,
+      name,
       status: TOKEN_STATUS.enabled,
       created_time: now,
       accessed_time: now,
@@ -100,10 +104,36 @@ export async function createToken(owner: TokenOwner, input: TokenCreateInput): P
       model_limits: input.model_limits ?? "",
       allow_ips: input.allow_ips ?? "",
       group,
-    },
-    select: TOKEN_VIEW_SELECT,
-  });
+    };
+    return { key, data };
+  };
+}
+
+/** Creates a token with a fresh key; the answer carries the whole key (sk-…). */
+export async function createToken(owner: TokenOwner, input: TokenCreateInput): Promise<TokenView> {
+  const { key, data } = (await checkedCreate(owner, input))(input.name);
+  const db = await getDb();
+  const row = await db.token.create({ data, select: TOKEN_VIEW_SELECT });
   return toTokenView(row, key);
+}
+
+/**
+ * Creates `count` tokens in one transaction, all or none: the first keeps the name, the others
+ * get -xxxxxx (batchNames), and each suffixed name must fit like a name sent alone. The answer
+ * lists them in creation order, each with its whole key.
+ */
+export async function createTokens(owner: TokenOwner, input: TokenCreateInput, count: number): Promise<TokenView[]> {
+  const next = await checkedCreate(owner, input);
+  const names = batchNames(input.name, count);
+  if (names.some((name) => name.length > TOKEN_NAME_MAX)) throw new ApiError(TOKEN_MSG.nameTooLong, 400);
+  const created = names.map(next);
+  const db = await getDb();
+  const rows = await db.$transaction(async (tx) => {
+    const out = [];
+    for (const { data } of created) out.push(await tx.token.create({ data, select: TOKEN_VIEW_SELECT }));
+    return out;
+  });
+  return rows.map((row, i) => toTokenView(row, created[i]!.key));
 }
 
 const CURRENT_SELECT = {

@@ -1,9 +1,11 @@
-// zod schemas for API tokens, shared by the /api/token routes and the token drawer.
+// zod schemas for API tokens, shared by the /api/token routes and the token drawer, so browser-safe.
+// Only the allow-list's address check needs the server (node:net): lib/tokens/body-schemas.ts adds
+// it for the routes.
 import { z } from "zod";
 import { queryNumber } from "@/lib/api/envelope";
-import { notFound } from "@/lib/errors";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
-import { parseCidrList } from "@/lib/net/ip";
+import { zeroIsOne } from "@/lib/db/paging";
+import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
 import { joinList } from "@/lib/channels/fields";
 
 export const TOKEN_NAME_MAX = 30;
@@ -18,21 +20,27 @@ export const TOKEN_MSG = {
   expiredCannotEnable: "令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期",
   exhaustedCannotEnable: "令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度",
   notFound: "令牌不存在",
+  countInvalid: BATCH_MSG.countInvalid,
 } as const;
 
-/** One address or CIDR a line (commas and spaces also separate); stored one a line. */
-const allowIps = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
-  const text = Array.isArray(v) ? v.join("\n") : v;
-  const { invalid } = parseCidrList(text);
-  if (invalid.length) {
-    ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
-    return z.NEVER;
-  }
-  return text
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .join("\n");
-});
+/**
+ * One address or CIDR a line (commas and spaces also separate); stored one a line. `invalidOf`
+ * names the entries that are no address; the browser has no check, the server passes one.
+ */
+export function allowIpsField(invalidOf: (text: string) => string[] = () => []) {
+  return z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+    const text = Array.isArray(v) ? v.join("\n") : v;
+    const invalid = invalidOf(text);
+    if (invalid.length) {
+      ctx.addIssue({ code: "custom", message: `IP 白名单中有无效的地址：${invalid.join(", ")}`, path: [] });
+      return z.NEVER;
+    }
+    return text
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .join("\n");
+  });
+}
 
 const tokenFields = {
   name: z.string().trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong).optional(),
@@ -56,13 +64,20 @@ const tokenFields = {
     .union([z.string(), z.array(z.string())])
     .transform(joinList)
     .optional(),
-  allow_ips: allowIps.optional(),
+  allow_ips: allowIpsField().optional(),
   group: z.string().trim().optional(),
 };
 
+/** `count` asks for a batch: that many tokens, all or none, answered as a list (absent: one, answered alone). */
 export const tokenCreateSchema = z.object({
   ...tokenFields,
   name: z.string({ error: TOKEN_MSG.nameRequired }).trim().min(1, TOKEN_MSG.nameRequired).max(TOKEN_NAME_MAX, TOKEN_MSG.nameTooLong),
+  count: z.coerce
+    .number({ error: TOKEN_MSG.countInvalid })
+    .int(TOKEN_MSG.countInvalid)
+    .min(1, TOKEN_MSG.countInvalid)
+    .max(TOKEN_BATCH_MAX, TOKEN_MSG.countInvalid)
+    .optional(),
 });
 
 /** Full edit (every field optional) or, with ?status_only=true, only {id, status}. */
@@ -80,8 +95,7 @@ const pageNumber = queryNumber;
 
 /** p from 0; `size` (spec) or `page_size`, 1–100; an explicit 0 is the smallest page. */
 export const tokenListQuery = z.object({ p: pageNumber, size: pageNumber, page_size: pageNumber }).transform(({ p, size, page_size }) => {
-  const n = page_size ?? size;
-  return { p, page_size: n === 0 ? 1 : n };
+  return { p, page_size: zeroIsOne(page_size ?? size) };
 });
 
 export const tokenSearchQuery = z
@@ -93,17 +107,10 @@ export const tokenSearchQuery = z
     token: z.string().trim().optional().default(""),
   })
   .transform(({ p, size, page_size, keyword, token }) => {
-    const n = page_size ?? size;
-    return { p, page_size: n === 0 ? 1 : n, keyword, token };
+    return { p, page_size: zeroIsOne(page_size ?? size), keyword, token };
   });
 
 export const tokenUpdateQuery = z.object({ status_only: z.preprocess((v) => v === "true" || v === "1", z.boolean()) });
-
-export function parseTokenId(raw: string | undefined): number {
-  const parsed = z.coerce.number().int().positive().safeParse(raw);
-  if (!parsed.success) throw notFound(TOKEN_MSG.notFound);
-  return parsed.data;
-}
 
 export type TokenCreateInput = z.output<typeof tokenCreateSchema>;
 export type TokenUpdateInput = z.output<typeof tokenUpdateSchema>;

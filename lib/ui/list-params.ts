@@ -1,9 +1,10 @@
 // Paging of console lists (spec §7 Paging, §9): `p` from 0 in the URL, the page size from the URL
 // or else the `page-size` cookie the browser writes beside local storage, so the server render of a
 // list already uses the size the user picked last.
+import { DEFAULT_PAGE_SIZE, lastPage } from "@/lib/db/paging";
+
 export const PAGE_SIZES = [10, 20, 50, 100] as const;
 export const PAGE_SIZE_COOKIE = "page-size";
-export const DEFAULT_PAGE_SIZE = 10;
 /** The channel list's ID-sort toggle, mirrored from local storage for the server render. */
 export const ID_SORT_COOKIE = "id-sort";
 
@@ -20,12 +21,9 @@ export function pageSizeOf(raw: string | undefined | null): number {
   return (PAGE_SIZES as readonly number[]).includes(n) ? n : DEFAULT_PAGE_SIZE;
 }
 
-/** Row offsets are Int columns: no page may start past 2^31-1. */
-const MAX_OFFSET = 2_147_483_647;
-
 /** The page and page size a list page renders; a page past any possible row is clamped. */
 export function listParams(params: SearchParams, cookieSize: string | undefined): { p: number; page_size: number } {
   const page_size = pageSizeOf(param(params, "size") || cookieSize);
-  const p = Math.min(Math.max(0, Math.floor(Number(param(params, "p"))) || 0), Math.floor(MAX_OFFSET / page_size));
+  const p = Math.min(Math.max(0, Math.floor(Number(param(params, "p"))) || 0), lastPage(page_size));
   return { p, page_size };
 }

@@ -1,7 +1,6 @@
 // zod schemas for user administration (/api/user/, /api/user/search, /api/user/manage).
 import { z } from "zod";
 import { pageQuery } from "@/lib/api/envelope";
-import { notFound } from "@/lib/errors";
 import { USER_ACTIONS } from "@/lib/users/manage-rules";
 import { DISPLAY_NAME_MAX, EMAIL_MAX, passwordSchema, usernameSchema } from "@/lib/users/schemas";
 
@@ -49,12 +48,6 @@ export const userSearchQuery = z.object({
   keyword: z.string().trim().optional().default(""),
   group: z.string().trim().optional().default(""),
 });
-
-export function parseUserId(raw: string | undefined): number {
-  const parsed = z.coerce.number().int().positive().safeParse(raw);
-  if (!parsed.success) throw notFound("用户不存在");
-  return parsed.data;
-}
 
 export type UserCreateInput = z.output<typeof userCreateSchema>;
 export type UserUpdateInput = z.output<typeof userUpdateSchema>;

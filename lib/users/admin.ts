@@ -3,8 +3,8 @@
 // promotes or changes roles; root is never disabled, deleted or demoted. Rows are read through
 // USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer.
 import { ApiError, forbidden, notFound } from "@/lib/errors";
-import { paging } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
+import { type Page, pagedFind } from "@/lib/db/paging";
 import { textFilter } from "@/lib/db/text-search";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { num, nowSeconds } from "@/lib/db/num";
@@ -26,23 +26,20 @@ import type { UserCreateInput, UserListQuery, UserManageInput, UserSearchQuery, 
 export type { Actor } from "@/lib/users/manage-rules";
 export { USER_MSG } from "@/lib/users/manage-rules";
 
-export type UserPage = { items: UserView[]; page: number; page_size: number; total: number };
-
-async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<UserPage> {
-  const { page, pageSize, skip } = paging(q.p, q.page_size);
+async function pageOf(where: Prisma.UserWhereInput, q: UserListQuery): Promise<Page<UserView>> {
   const db = await getDb();
-  const [total, rows] = await Promise.all([
-    db.user.count({ where }),
-    db.user.findMany({ where, select: USER_PUBLIC_SELECT, orderBy: { id: "desc" }, skip, take: pageSize }),
-  ]);
-  return { items: (await withVisibleQuota(rows)).map(toUserView), page, page_size: pageSize, total };
+  return pagedFind(q, {
+    count: () => db.user.count({ where }),
+    rows: (window) => db.user.findMany({ where, select: USER_PUBLIC_SELECT, orderBy: { id: "desc" }, ...window }),
+    view: async (rows) => (await withVisibleQuota(rows)).map(toUserView),
+  });
 }
 
 /** Every user, newest first; soft-deleted users included (DeletedAt set) so the console shows them as deactivated. */
 export const listUsers = (q: UserListQuery) => pageOf({}, q);
 
 /** keyword: id (exact), username, display name or e-mail (contains, literally); group: exact. */
-export async function searchUsers(q: UserSearchQuery): Promise<UserPage> {
+export async function searchUsers(q: UserSearchQuery): Promise<Page<UserView>> {
   const and: Prisma.UserWhereInput[] = [];
   if (q.keyword) {
     const or = (await Promise.all(

@@ -30,6 +30,20 @@ describe("user forms (spec §5 Users)", () => {
     expect(addUserErrors({ username: "a", display_name: "", password: "password1" })).toEqual({});
   });
 
+  it("marks what the API's schema refuses, with the API's words", () => {
+    expect(addUserErrors({ username: "a b", display_name: "", password: "password1" })).toEqual({
+      username: "用户名长度为 1–20 个字符，且不能包含空白字符",
+    });
+    expect(addUserErrors({ username: "a@b", display_name: "x".repeat(21), password: "password1" })).toEqual({
+      username: "用户名不能包含 @ 符号",
+      display_name: "显示名称不能超过 20 个字符",
+    });
+    expect(editUserErrors(edit({ username: "a b", group: " " }))).toEqual({
+      username: "用户名长度为 1–20 个字符，且不能包含空白字符",
+      group: "分组不能为空",
+    });
+  });
+
   it("keeps the password when it is left empty on edit, and says the minimum in the placeholder", () => {
     expect(USER_FORM_MSG.passwordPlaceholder).toBe("请输入新的密码，最短 8 位");
     expect(editUserErrors(edit())).toEqual({});

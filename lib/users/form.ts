@@ -1,17 +1,16 @@
 // The add-user and edit-user drawers' rules (spec §2 manage users, §5 Users), pure so they are
 // unit-tested: required fields, the add-quota sum (negative amounts allowed) and the bodies sent to
-// POST and PUT /api/user/.
-// Browser-safe: the password limits come from the console's own form rules, not lib/auth/password.
-import { PASSWORD_TOO_LONG, PASSWORD_TOO_SHORT } from "@/lib/ui/auth-schemas";
-
-const PASSWORD_MIN = 8;
-const PASSWORD_MAX = 20;
+// POST and PUT /api/user/. Every other rule is the API's own schema, so the drawer marks a field
+// the server would refuse, with the server's words.
+import { schemaResolver } from "@mantine/form";
+import { userCreateSchema, userUpdateSchema } from "@/lib/users/admin-schemas";
+import { MSG, PASSWORD_MIN, passwordSchema } from "@/lib/users/schemas";
 
 export const USER_FORM_MSG = {
   usernameRequired: "请输入用户名",
   passwordRequired: "请输入密码",
-  passwordShort: PASSWORD_TOO_SHORT,
-  passwordLong: PASSWORD_TOO_LONG,
+  passwordShort: MSG.passwordTooShort,
+  passwordLong: MSG.passwordTooLong,
   quotaInteger: "额度必须是整数",
   created: "用户账户创建成功！",
   updated: "用户信息更新成功！",
@@ -34,13 +33,17 @@ export type EditUserValues = {
   add_quota: number | string;
 };
 
-/** Field errors of the add form (username and password required, password 8 to 20). */
-export function addUserErrors(v: AddUserValues): Partial<Record<keyof AddUserValues, string>> {
-  const errors: Partial<Record<keyof AddUserValues, string>> = {};
+type Errors<V> = Partial<Record<keyof V, string>>;
+
+const createErrors = schemaResolver(userCreateSchema, { sync: true });
+const editErrors = schemaResolver(userUpdateSchema.pick({ username: true, display_name: true, group: true }), { sync: true });
+const passwordErrors = schemaResolver(passwordSchema, { sync: true });
+
+/** Field errors of the add form: username and password required (the form's words), then POST /api/user/'s schema. */
+export function addUserErrors(v: AddUserValues): Errors<AddUserValues> {
+  const errors = createErrors(v) as Errors<AddUserValues>;
   if (!v.username.trim()) errors.username = USER_FORM_MSG.usernameRequired;
   if (!v.password) errors.password = USER_FORM_MSG.passwordRequired;
-  else if (v.password.length < PASSWORD_MIN) errors.password = USER_FORM_MSG.passwordShort;
-  else if (v.password.length > PASSWORD_MAX) errors.password = USER_FORM_MSG.passwordLong;
   return errors;
 }
 
@@ -62,12 +65,16 @@ export function quotaAfterAdd(v: Pick<EditUserValues, "quota" | "add_quota">): n
   return Number.isSafeInteger(sum) ? sum : null;
 }
 
-/** Field errors of the edit form; the password is optional ("" keeps it). */
-export function editUserErrors(v: EditUserValues): Partial<Record<keyof EditUserValues, string>> {
-  const errors: Partial<Record<keyof EditUserValues, string>> = {};
+/**
+ * Field errors of the edit form: PUT /api/user/'s schema for the names and the group; the password
+ * is optional ("" keeps it), else the schema's password rule. The two quota inputs become one
+ * balance on save, so each is checked here as a whole number.
+ */
+export function editUserErrors(v: EditUserValues): Errors<EditUserValues> {
+  const errors = editErrors({ username: v.username, display_name: v.display_name, group: v.group }) as Errors<EditUserValues>;
   if (!v.username.trim()) errors.username = USER_FORM_MSG.usernameRequired;
-  if (v.password && v.password.length < PASSWORD_MIN) errors.password = USER_FORM_MSG.passwordShort;
-  else if (v.password.length > PASSWORD_MAX) errors.password = USER_FORM_MSG.passwordLong;
+  const password = v.password ? passwordErrors(v.password)[""] : undefined;
+  if (password) errors.password = String(password);
   if (wholeNumber(v.quota) === null) errors.quota = USER_FORM_MSG.quotaInteger;
   if (wholeNumber(v.add_quota) === null) errors.add_quota = USER_FORM_MSG.quotaInteger;
   return errors;

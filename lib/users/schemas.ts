@@ -1,8 +1,10 @@
-// zod schemas for account input, shared by the /api routes and the console forms.
+// zod schemas for account input, shared by the /api routes and the console forms (so zod only:
+// nothing here may pull server code into a browser bundle).
 import { z } from "zod";
-import { PASSWORD_MAX, PASSWORD_MIN } from "@/lib/auth/password";
 
 export const DISPLAY_NAME_MAX = 20;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 20;
 import { EMAIL_MAX } from "@/lib/users/email-schemas";
 import { USERNAME_MAX, usernameSchema } from "@/lib/users/username";
 

@@ -69,6 +69,46 @@ describe("creating tokens", () => {
     expect(await db.token.count()).toBe(before);
   });
 
+  it("creates a batch of count tokens in one request: the first keeps the name, the others get -xxxxxx", async () => {
+    const res = await create({ name: "lot", remain_quota: 1000, expired_time: -1, count: 3 });
+    expect(res.status).toBe(200);
+    expect(res.json.success).toBe(true);
+    const made: Array<{ id: number; name: string; key: string }> = res.json.data;
+    expect(made).toHaveLength(3);
+    expect(made[0]!.name).toBe("lot");
+    for (const t of made.slice(1)) expect(t.name).toMatch(/^lot-[A-Za-z0-9]{6}$/);
+    expect(new Set(made.map((t) => t.key)).size).toBe(3);
+    for (const t of made) {
+      expect(t.key).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+      const row = await tokenRow(t.id);
+      expect(open(row.key_enc)).toBe(t.key.slice(3));
+      expect(row).toMatchObject({ user_id: alice.id, name: t.name, status: 1, remain_quota: 1000n, expired_time: -1 });
+    }
+    const one = await create({ name: "lot-of-one", count: 1 });
+    expect(one.json.data).toHaveLength(1);
+    expect(one.json.data[0].name).toBe("lot-of-one");
+  });
+
+  it("refuses a count that is not a whole number from 1 to 100, or names the suffix makes too long, creating none", async () => {
+    const db = await getDb();
+    const before = await db.token.count();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ name: "n", count: 0 }, "新建数量必须是正整数"],
+      [{ name: "n", count: -2 }, "新建数量必须是正整数"],
+      [{ name: "n", count: 101 }, "新建数量必须是正整数"],
+      [{ name: "n", count: 1.5 }, "新建数量必须是正整数"],
+      [{ name: "n", count: "many" }, "新建数量必须是正整数"],
+      [{ name: "x".repeat(24), count: 2 }, "令牌名称过长"],
+      [{ name: "e", count: 5, expired_time: nowSeconds() - 10 }, "过期时间必须是未来的时间"],
+    ];
+    for (const [body, message] of cases) {
+      const res = await create(body);
+      expect(res.status, message).toBe(400);
+      expect(res.json, message).toEqual({ success: false, message: expect.stringContaining(message) });
+    }
+    expect(await db.token.count()).toBe(before);
+  });
+
   it("normalises model limits and allow-lists", async () => {
     const res = await create({
       name: "limited",

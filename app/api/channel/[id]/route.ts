@@ -1,14 +1,15 @@
 import { route } from "@/lib/api/route";
-import { parseChannelId } from "@/lib/channels/schemas";
+import { CHANNEL_MSG } from "@/lib/channels/schemas";
+import { idParam } from "@/lib/db/paging";
 import { getChannel } from "@/lib/channels/query";
 import { deleteChannel } from "@/lib/channels/manage";
 
 export const GET = route({
   auth: "admin",
-  handler: ({ params }) => getChannel(parseChannelId(params.id)),
+  handler: ({ params }) => getChannel(idParam(params.id, CHANNEL_MSG.notFound)),
 });
 
 export const DELETE = route({
   auth: "admin",
-  handler: ({ params }) => deleteChannel(parseChannelId(params.id)),
+  handler: ({ params }) => deleteChannel(idParam(params.id, CHANNEL_MSG.notFound)),
 });

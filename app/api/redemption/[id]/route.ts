@@ -1,7 +1,15 @@
 import { route } from "@/lib/api/route";
 import { deleteRedemption, getRedemption } from "@/lib/redemptions/manage";
-import { parseRedemptionId } from "@/lib/redemptions/schemas";
+import { REDEMPTION_MSG } from "@/lib/redemptions/schemas";
+import { idParam } from "@/lib/db/paging";
+import { INT_COLUMN_MAX } from "@/lib/db/num";
 
-export const GET = route({ auth: "admin", handler: ({ params }) => getRedemption(parseRedemptionId(params.id)) });
+export const GET = route({
+  auth: "admin",
+  handler: ({ params }) => getRedemption(idParam(params.id, REDEMPTION_MSG.notFound, INT_COLUMN_MAX)),
+});
 
-export const DELETE = route({ auth: "admin", handler: ({ params }) => deleteRedemption(parseRedemptionId(params.id)) });
+export const DELETE = route({
+  auth: "admin",
+  handler: ({ params }) => deleteRedemption(idParam(params.id, REDEMPTION_MSG.notFound, INT_COLUMN_MAX)),
+});

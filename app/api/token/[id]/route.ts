@@ -1,13 +1,14 @@
 import { route } from "@/lib/api/route";
-import { parseTokenId } from "@/lib/tokens/schemas";
+import { TOKEN_MSG } from "@/lib/tokens/schemas";
+import { idParam } from "@/lib/db/paging";
 import { deleteToken, getToken } from "@/lib/tokens/manage";
 
 export const GET = route({
   auth: "user",
-  handler: ({ caller, params }) => getToken(caller, parseTokenId(params.id)),
+  handler: ({ caller, params }) => getToken(caller, idParam(params.id, TOKEN_MSG.notFound)),
 });
 
 export const DELETE = route({
   auth: "user",
-  handler: ({ caller, params }) => deleteToken(caller, parseTokenId(params.id)),
+  handler: ({ caller, params }) => deleteToken(caller, idParam(params.id, TOKEN_MSG.notFound)),
 });

@@ -1,14 +1,15 @@
 import { route } from "@/lib/api/route";
-import { parseUserId } from "@/lib/users/admin-schemas";
+import { USER_MSG } from "@/lib/users/manage-rules";
+import { idParam } from "@/lib/db/paging";
 import { deleteUser, getUser } from "@/lib/users/admin";
 
 export const GET = route({
   auth: "admin",
-  handler: ({ caller, params }) => getUser(caller, parseUserId(params.id)),
+  handler: ({ caller, params }) => getUser(caller, idParam(params.id, USER_MSG.notFound)),
 });
 
 /** Hard delete (the manage action "delete" is the soft one). */
 export const DELETE = route({
   auth: "admin",
-  handler: ({ caller, params }) => deleteUser(caller, parseUserId(params.id)),
+  handler: ({ caller, params }) => deleteUser(caller, idParam(params.id, USER_MSG.notFound)),
 });

@@ -6,7 +6,8 @@ import { isRoot } from "@/lib/auth/roles";
 import { CHANNEL_TYPE_CODES } from "@/lib/channels/catalog";
 import { supportsModelList } from "@/lib/relay/probe/fetch-models";
 import { getChannel, listChannelModels } from "@/lib/channels/query";
-import { parseChannelId } from "@/lib/channels/schemas";
+import { CHANNEL_MSG } from "@/lib/channels/schemas";
+import { idParam } from "@/lib/db/paging";
 import { listGroups } from "@/lib/options/groups";
 import { getOptions } from "@/lib/options";
 import { priceTableOf } from "@/lib/billing/pricing";
@@ -19,7 +20,7 @@ export default async function ChannelEditPage({ params }: { params: Promise<{ id
   const { id } = await params;
   const channel = await (async () => {
     try {
-      return await getChannel(parseChannelId(id));
+      return await getChannel(idParam(id, CHANNEL_MSG.notFound));
     } catch (error) {
       if (error instanceof ApiError) notFound();
       throw error;
