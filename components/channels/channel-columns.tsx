@@ -7,6 +7,7 @@ import { useEffect, useState } from "react";
 import type { ChannelActions } from "@/components/channels/use-channel-actions";
 import { QuotaText, TimeText } from "@/components/data/display";
 import type { Column } from "@/components/data/paged-table";
+import { RowIcon } from "@/components/data/row-icon";
 import { Icon } from "@/components/icons";
 import { CHANNEL_STATUS, parseOtherInfo, splitList } from "@/lib/channels/fields";
 import { CHANNEL_FORM_MSG, channelStatusTag, channelTypeName, responseTimeTag } from "@/lib/channels/form";
@@ -164,17 +165,7 @@ export function channelColumns({ actions, balanceTypes, refresh }: Ctx): Column<
                 <Icon name="edit" size={16} />
               </ActionIcon>
             </Tooltip>
-            <Tooltip label="删除" withArrow>
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                aria-label="删除"
-                loading={actions.remove.busy(c)}
-                onClick={() => actions.remove.run(c)}
-              >
-                <Icon name="trash" size={16} />
-              </ActionIcon>
-            </Tooltip>
+            <RowIcon label="删除" icon="trash" color="red" loading={actions.remove.busy(c)} onClick={() => actions.remove.run(c)} />
           </Group>
         );
       },

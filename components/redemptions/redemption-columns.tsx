@@ -1,10 +1,10 @@
 "use client";
 // The redemption table's columns (id, name, status, quota, times, who redeemed) and its row buttons.
-import { ActionIcon, Button, Group, Text, Tooltip } from "@mantine/core";
+import { Button, Group, Text } from "@mantine/core";
 import { CopyButton } from "@/components/data/copy";
 import { QuotaText, TimeText } from "@/components/data/display";
 import type { Column } from "@/components/data/paged-table";
-import { Icon } from "@/components/icons";
+import { RowIcon } from "@/components/data/row-icon";
 import { RedemptionStatus } from "@/components/redemptions/redemption-status";
 import { fullCode, type RedemptionActions } from "@/components/redemptions/use-redemption-actions";
 import { REDEMPTION_STATUS } from "@/lib/redemptions/schemas";
@@ -35,11 +35,7 @@ export function redemptionColumns(actions: RedemptionActions, onEdit: (id: numbe
         const used = r.status === REDEMPTION_STATUS.used;
         return (
           <Group gap={4} wrap="nowrap">
-            <Tooltip label="查看" withArrow>
-              <ActionIcon variant="subtle" color="gray" aria-label="查看" onClick={() => actions.view(r)}>
-                <Icon name="eye" size={16} />
-              </ActionIcon>
-            </Tooltip>
+            <RowIcon label="查看" icon="eye" color="gray" onClick={() => actions.view(r)} />
             <CopyButton value={() => fullCode(r.id)} label="复制" />
             {/* Spec §4: a used code is never enabled again. The spinner stays on while deleting too. */}
             <Button
@@ -53,16 +49,14 @@ export function redemptionColumns(actions: RedemptionActions, onEdit: (id: numbe
               {r.status === REDEMPTION_STATUS.unused ? "禁用" : "启用"}
             </Button>
             {/* Spec §4: edit only while unused. */}
-            <Tooltip label={r.status === REDEMPTION_STATUS.unused ? "编辑" : "只能编辑未使用的兑换码"} withArrow>
-              <ActionIcon variant="subtle" aria-label="编辑" disabled={r.status !== REDEMPTION_STATUS.unused} onClick={() => onEdit(r.id)}>
-                <Icon name="edit" size={16} />
-              </ActionIcon>
-            </Tooltip>
-            <Tooltip label="删除" withArrow>
-              <ActionIcon variant="subtle" color="red" aria-label="删除" onClick={() => remove.run(r)}>
-                <Icon name="trash" size={16} />
-              </ActionIcon>
-            </Tooltip>
+            <RowIcon
+              label="编辑"
+              icon="edit"
+              tip={r.status === REDEMPTION_STATUS.unused ? undefined : "只能编辑未使用的兑换码"}
+              disabled={r.status !== REDEMPTION_STATUS.unused}
+              onClick={() => onEdit(r.id)}
+            />
+            <RowIcon label="删除" icon="trash" color="red" onClick={() => remove.run(r)} />
           </Group>
         );
       },

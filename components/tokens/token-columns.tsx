@@ -1,9 +1,10 @@
 "use client";
 // The token table's columns (name, status, quotas, times) and its row buttons, chat menu included.
-import { ActionIcon, Button, Group, Menu, Text, Tooltip } from "@mantine/core";
+import { Button, Group, Menu, Text } from "@mantine/core";
 import { CopyButton } from "@/components/data/copy";
 import { QuotaText, TimeText } from "@/components/data/display";
 import type { Column } from "@/components/data/paged-table";
+import { RowIcon } from "@/components/data/row-icon";
 import { Icon } from "@/components/icons";
 import { TokenStatus } from "@/components/tokens/token-status";
 import { type ChatPick, fullKey, TOKEN_LIST_MSG, type TokenActions } from "@/components/tokens/use-token-actions";
@@ -50,11 +51,7 @@ export function tokenColumns({ actions, onEdit, chats, legacyChats }: Ctx): Colu
       title: "操作",
       render: (t) => (
         <Group gap={4} wrap="nowrap">
-          <Tooltip label="查看" withArrow>
-            <ActionIcon variant="subtle" color="gray" aria-label="查看" onClick={() => actions.view(t)}>
-              <Icon name="eye" size={16} />
-            </ActionIcon>
-          </Tooltip>
+          <RowIcon label="查看" icon="eye" color="gray" onClick={() => actions.view(t)} />
           <CopyButton value={() => fullKey(t.id)} label="复制" />
           <ChatMenu chats={chats} legacy={legacyChats} onPick={(pick) => actions.chat(t, pick)} />
           {/* The spinner stays on this button while the row is being deleted too. */}
@@ -67,16 +64,8 @@ export function tokenColumns({ actions, onEdit, chats, legacyChats }: Ctx): Colu
           >
             {t.status === TOKEN_STATUS.enabled ? "禁用" : "启用"}
           </Button>
-          <Tooltip label="编辑" withArrow>
-            <ActionIcon variant="subtle" aria-label="编辑" onClick={() => onEdit(t.id)}>
-              <Icon name="edit" size={16} />
-            </ActionIcon>
-          </Tooltip>
-          <Tooltip label="删除" withArrow>
-            <ActionIcon variant="subtle" color="red" aria-label="删除" onClick={() => remove.run(t)}>
-              <Icon name="trash" size={16} />
-            </ActionIcon>
-          </Tooltip>
+          <RowIcon label="编辑" icon="edit" onClick={() => onEdit(t.id)} />
+          <RowIcon label="删除" icon="trash" color="red" onClick={() => remove.run(t)} />
         </Group>
       ),
     },
