@@ -10,6 +10,7 @@ import type { CSSProperties, ReactNode } from "react";
 import classes from "@/components/data/paged-table.module.css";
 import type { ListUrl } from "@/components/data/use-list-url";
 import { writePageSize } from "@/lib/client/storage";
+import type { Page } from "@/lib/db/paging";
 import { PAGE_SIZES } from "@/lib/ui/list-params";
 
 export type Column<T> = {
@@ -30,11 +31,9 @@ const dimStyle: CSSProperties = { color: "var(--mantine-color-dimmed)" };
 const ACTIONS_KEY = "actions";
 
 type Props<T extends { id: number }> = {
-  rows: T[];
+  /** The rows and where they stand, as the list routes answer them. */
+  page: Page<T>;
   columns: Column<T>[];
-  total: number;
-  page: number;
-  pageSize: number;
   list: ListUrl;
   selection?: Selection;
   /** Rows drawn greyed (e.g. channels that are not enabled). */
@@ -50,7 +49,8 @@ type Props<T extends { id: number }> = {
 const SIZE_OPTIONS = PAGE_SIZES.map((n) => ({ value: String(n), label: `${n} 条/页` }));
 
 export function PagedTable<T extends { id: number }>(props: Props<T>) {
-  const { rows, columns, total, page, pageSize, list, selection } = props;
+  const { columns, list, selection } = props;
+  const { items: rows, total, page, page_size: pageSize } = props.page;
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const ids = rows.map((r) => r.id);
   const chosen = new Set(selection?.selected ?? []);
@@ -165,7 +165,8 @@ type CardProps<T extends { id: number }> = Props<T> & {
 
 /** The rows as cards, for a phone: title and value on a line each, the actions at the foot. */
 function RowCards<T extends { id: number }>(props: CardProps<T>) {
-  const { rows, columns, selection, chosen } = props;
+  const { columns, selection, chosen } = props;
+  const rows = props.page.items;
   const actions = columns.find((c) => c.key === ACTIONS_KEY);
   const fields = columns.filter((c) => c !== actions);
   return (

@@ -146,11 +146,8 @@ export function PricingTable({ group, groups, rows, total, page, pageSize, filte
       </form>
       <PagedTable
         label="模型价格列表"
-        rows={rows}
+        page={{ items: rows, page, page_size: pageSize, total }}
         columns={columns}
-        total={total}
-        page={page}
-        pageSize={pageSize}
         list={list}
         minWidth={360}
         empty={PRICING_MSG.empty}
