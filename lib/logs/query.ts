@@ -141,9 +141,6 @@ function timeRange(q: LogQuery): Prisma.IntFilter | undefined {
  */
 const NEWEST_FIRST: Prisma.LogOrderByWithRelationInput[] = [{ created_at: "desc" }, { id: "desc" }];
 
-/** Kept for components/logs/log-list.tsx until the list helper's change moves it to `Page<T>`. */
-export type LogPage<T> = Page<T>;
-
 async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<Page<T>> {
   const where: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
   const db = await getDb();
