@@ -141,14 +141,18 @@ export function chatChunk(ctx: AnswerContext, delta: Obj | null, finishReason: s
   return completionOf(ctx, "chat.completion.chunk", choices, usage);
 }
 
-/** A completion or chunk with several choices already built (`n` > 1). */
+/**
+ * A completion or chunk with its choices already built (`n` > 1, `logprobs`…), answered by `model`
+ * when the vendor names the version that answered.
+ */
 export function completionOf(
   ctx: AnswerContext,
   object: "chat.completion" | "chat.completion.chunk",
   choices: Obj[],
   usage?: Obj | null,
+  model = ctx.model,
 ): Obj {
-  const out: Obj = { id: ctx.id, object, created: ctx.created, model: ctx.model, choices };
+  const out: Obj = { id: ctx.id, object, created: ctx.created, model, choices };
   if (usage) out.usage = usage;
   return out;
 }
@@ -220,21 +224,4 @@ export function jsonOrSseFraming(): StreamFraming {
       else if (rest !== "") out.sse(rest);
     },
   };
-}
-
-/**
- * A `chat.completion` of choices the vendor's converter built itself (several of them, with
- * `logprobs`…), answered by `model` when the vendor names the version that answered.
- */
-export function chatCompletionOf(ctx: AnswerContext, choices: Obj[], usage?: Obj | null, model = ctx.model): Obj {
-  const out: Obj = { id: ctx.id, object: "chat.completion", created: ctx.created, model, choices };
-  if (usage) out.usage = usage;
-  return out;
-}
-
-/** A `chat.completion.chunk` of choices the vendor's converter built itself; as chatCompletionOf. */
-export function chatChunkOf(ctx: AnswerContext, choices: Obj[], usage?: Obj | null, model = ctx.model): Obj {
-  const out: Obj = { id: ctx.id, object: "chat.completion.chunk", created: ctx.created, model, choices };
-  if (usage) out.usage = usage;
-  return out;
 }

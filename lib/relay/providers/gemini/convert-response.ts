@@ -14,7 +14,7 @@
 //   cachedContentTokenCount.
 import { randomBytes } from "node:crypto";
 import { isObj, type Obj } from "@/lib/obj";
-import { type AnswerContext, chatChunkOf, chatCompletionOf, floatsToBase64 } from "../convert-shared";
+import { type AnswerContext, completionOf, floatsToBase64 } from "../convert-shared";
 import { countUnknownEvent } from "../unknown-events";
 import { BatchEmbedResponse, type GeminiEvent, GenerateContentResponse } from "./api";
 
@@ -122,7 +122,7 @@ export function toChatCompletion(upstream: unknown, ctx: AnswerContext): Obj {
       finish_reason: u.promptFeedback ? "content_filter" : "stop",
     });
   }
-  return chatCompletionOf(ctx, choices, usageOf(u.usageMetadata), u.modelVersion || ctx.model);
+  return completionOf(ctx, "chat.completion", choices, usageOf(u.usageMetadata), u.modelVersion || ctx.model);
 }
 
 /**
@@ -172,7 +172,7 @@ export class GeminiStream {
     const usage = finished || candidates.length === 0 ? usageOf(data.usageMetadata) : undefined;
     if (choices.length === 0 && !usage) return this.unknown(data.candidates === undefined ? "no-candidates" : "empty");
     const model = typeof data.modelVersion === "string" && data.modelVersion !== "" ? data.modelVersion : this.ctx.model;
-    return chatChunkOf(this.ctx, choices, usage, model);
+    return completionOf(this.ctx, "chat.completion.chunk", choices, usage, model);
   }
 
   /** An event holding nothing this converter knows (no candidates, block or usage): counted, skipped. */
