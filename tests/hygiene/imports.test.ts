@@ -2,8 +2,9 @@
 // makes load order matter and hides which module owns a rule. They also keep to floors: a module
 // imports from its own floor or below, so the leaves (db, net, cache…) never learn about the
 // domains built on them, and a reader knows where a rule may live by what it needs.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { sourceFiles } from "@/tests/helpers/source-files";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -78,16 +79,7 @@ function floorOf(file: string): number | undefined {
   return FLOOR_OF.get(unit);
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (SKIP.test(rel)) continue;
-    if (entry.isDirectory()) out.push(...sources(rel));
-    else if (SOURCE.test(entry.name)) out.push(rel);
-  }
-  return out;
-}
+const sources = (dir: string) => sourceFiles(root, dir, SKIP, SOURCE);
 
 function resolve(spec: string, from: string): string | null {
   const base = spec.startsWith("@/") ? spec.slice(2) : spec.startsWith(".") ? path.join(path.dirname(from), spec) : null;

@@ -12,8 +12,9 @@
 // A key with no reader is either wired up or no longer offered; the keys below are deliberate
 // exceptions, each with its reason, and the test also fails when an exception is read after all
 // (so the list cannot go stale).
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { sourceFiles } from "@/tests/helpers/source-files";
 import { describe, expect, it } from "vitest";
 import { OPTION_KEYS } from "@/lib/options/registry";
 
@@ -62,16 +63,7 @@ const SKIP = /(^|\/)(generated|node_modules|__fixtures__)(\/|$)|\.test\.tsx?$/;
 const EDITORS = /^(lib\/options|lib\/status|components\/settings|app\/setting|app\/api\/option)\//;
 const STATUS_TYPE = "lib/ui/site-status.ts";
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (SKIP.test(rel)) continue;
-    if (entry.isDirectory()) out.push(...sources(rel));
-    else if (SOURCE.test(entry.name)) out.push(rel);
-  }
-  return out;
-}
+const sources = (dir: string) => sourceFiles(root, dir, SKIP, SOURCE);
 
 const files = [...sources("app"), ...sources("components"), ...sources("lib"), "proxy.ts", "server.ts"];
 const text = (files: string[]) => files.map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");

@@ -3,8 +3,9 @@
 // the section exists, and a sub-heading name written with its capital (`§5 Token form`,
 // `§2 Settings → personal`) or in quotes (`§3 "Login status object"`) is found in that section.
 // Lower-case words after the number are read as the sentence going on (`spec §8 message`).
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { sourceFiles } from "@/tests/helpers/source-files";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -23,16 +24,7 @@ type Heading = { level: number; text: string };
 type Section = { title: string; headings: Heading[]; text: string };
 type Ref = { file: string; line: number; number: string; name: string | null; quoted: boolean };
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (SKIP.test(rel)) continue;
-    if (entry.isDirectory()) out.push(...sources(rel));
-    else if (SOURCE.test(entry.name)) out.push(rel);
-  }
-  return out;
-}
+const sources = (dir: string) => sourceFiles(root, dir, SKIP, SOURCE);
 
 /** The numbered sections of the spec ("## N. Title"), each with its sub-headings in order. */
 function parseSpec(markdown: string): Map<string, Section> {
