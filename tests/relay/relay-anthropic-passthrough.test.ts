@@ -143,6 +143,27 @@ for (const entry of ENTRIES) {
       });
     });
 
+    it("passes on a body the decoder cannot read (a vendor's newer shape), and bills it", async () => {
+      // A content block type no release of Qiao knows: the decoder fails, the channel speaks
+      // Anthropic, so the body goes up as it came and Claude decides.
+      const body = {
+        model: MODEL,
+        max_tokens: 50,
+        messages: [{ role: "user", content: [{ type: "future_block_2030", text: "hi" }] }],
+      };
+      const res = await fetch(`${relay.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": user.key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status).toBe(200);
+      expect(mock.requests[0]!.json).toEqual(body);
+      expect(res.headers.get("x-qiao-dropped")).toBeNull();
+      await settleAll();
+      const [log] = await consumeLogs(user.id);
+      expect(log).toMatchObject({ model_name: MODEL, completion_tokens: CLAUDE_USAGE.output_tokens });
+    });
+
     it("answers Claude's own error in Anthropic's shape and charges nothing", async () => {
       mock.setBehaviour({ failStatus: 529 });
       const before = await user.quota();

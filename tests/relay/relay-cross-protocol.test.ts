@@ -47,6 +47,23 @@ describe("callers of one protocol on another vendor's channel", () => {
     await seedChannel({ type: 14, base_url: claude.url, models: CLAUDE, key: "sk-ant-cross" });
   });
 
+  it("refuses in the caller's shape, charging nothing, a body the decoder cannot read when the channel converts", async () => {
+    const before = await user.quota();
+    const res = await fetch(`${relay.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": user.key, "content-type": "application/json" },
+      body: JSON.stringify({ model: GEMINI, max_tokens: 50, messages: [{ role: "user", content: [{ type: "future_block_2030" }] }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error", message: expect.stringMatching(/messages\.0\.content\.0/) },
+    });
+    expect(google.requests).toHaveLength(0);
+    await settleAll();
+    expect(await user.quota()).toBe(before);
+  });
+
   it("serves Anthropic's SDK from Gemini: Google's request upstream, Anthropic's message back", async () => {
     const client = new Anthropic({ apiKey: user.key, baseURL: relay.url, maxRetries: 0 });
     const msg = await client.messages.create({

@@ -84,6 +84,7 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
         callerRoute: inbound!.info.route,
       })
     : null;
+  const passedThrough = upstream !== null;
   if (upstream === null) {
     // Converted: what the decoder could not convert is refused now. Another channel of the model
     // may speak the caller's protocol, so the refusal lets the next channel try (the last one
@@ -95,7 +96,26 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
     upstream = adapter.buildRequest(input);
   }
   // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.
-  return upstream instanceof Promise ? upstream.then((u) => ({ upstream: u, upstreamModel })) : { upstream, upstreamModel };
+  if (upstream instanceof Promise) {
+    return upstream.then((u) => {
+      noteDropped(ctx, u, passedThrough);
+      return { upstream: u, upstreamModel };
+    });
+  }
+  noteDropped(ctx, upstream, passedThrough);
+  return { upstream, upstreamModel };
+}
+
+/**
+ * What this attempt's request left out: nothing when the caller's body passed through, else the
+ * decoder's drops and the adapter's own (each attempt sets it: the answering one is logged).
+ */
+function noteDropped(ctx: CallContext, upstream: UpstreamRequest, passedThrough: boolean): void {
+  const fromCaller = passedThrough ? undefined : ctx.inbound?.dropped;
+  const fromAdapter = upstream.dropped;
+  if (!fromCaller?.length) ctx.dropped = fromAdapter ?? [];
+  else if (!fromAdapter?.length) ctx.dropped = fromCaller;
+  else ctx.dropped = [...new Set([...fromCaller, ...fromAdapter])];
 }
 
 async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {

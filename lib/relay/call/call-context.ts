@@ -12,6 +12,8 @@ import { promptBound, promptQuickBound, type UsageAnomaly } from "@/lib/billing/
 import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/openai/token-count";
 import type { RelayMode } from "@/lib/relay/types";
 
+const NOTHING_DROPPED: readonly string[] = [];
+
 /** The request's body as the pipeline read it (parse-request.ts). */
 export type ParsedBody = {
   json: Record<string, unknown> | null;
@@ -33,6 +35,8 @@ export class CallContext {
   private counted: number | undefined;
   /** Set when the upstream's usage was over the call's bounds (settle.ts billableUsage). */
   usageAnomaly: UsageAnomaly | null = null;
+  /** What the answering attempt's converted request left out (attempts.ts): `x-qiao-dropped`. */
+  dropped: readonly string[] = NOTHING_DROPPED;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,
@@ -52,6 +56,11 @@ export class CallContext {
    * Prompt tokens counted locally; computed on first read: only when the upstream reports none, or
    * reports more than the bytes sent allow (promptBound).
    */
+  /** The `x-qiao-dropped` header for an answer, when the request lost anything on the way. */
+  droppedHeader(headers: Record<string, string>): Record<string, string> {
+    if (this.dropped.length > 0) headers["x-qiao-dropped"] = this.dropped.join(",");
+    return headers;
+  }
   get promptTokens(): number {
     return (this.counted ??= countPrompt(this.mode, this.body));
   }

@@ -51,7 +51,7 @@ export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usag
 
 /**
  * The consume log's `other` JSON (new-api's keys): the price breakdown, `upstream_usage`,
- * `frt`, `client_gone` and `stream_end` for streams, `admin_info.use_channel`, `request_path`,
+ * `frt`, `client_gone` and `stream_end` for streams, `dropped` (what a converted request left out), `admin_info.use_channel`, `request_path`,
  * and the model mapping when there was one. Written out rather than built as an object for
  * JSON.stringify, which costs ~0.1 µs per key on this Node.
  */
@@ -64,6 +64,7 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   out += `,"frt":${extra.frt ?? Date.now() - ctx.startedAt}`;
   out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;
+  if (ctx.dropped.length > 0) out += `,"dropped":${JSON.stringify(ctx.dropped)}`;
   if (upstreamModel !== ctx.body.model) out += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(upstreamModel)}`;
   return `${out}}`;
 }

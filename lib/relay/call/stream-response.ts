@@ -28,7 +28,7 @@ export function streamResponse(
   const passthrough = upstream.passthrough === true && ctx.inbound !== null;
   const encoder = ctx.inbound && !passthrough ? ctx.inbound.streamWriter() : null;
   const body = new RelayedStream(ctx, channel, upstreamModel, exchange, relay, upstream.framing ?? null, encoder, passthrough);
-  return { status: 200, headers: { ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }, body };
+  return { status: 200, headers: ctx.droppedHeader({ ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }), body };
 }
 
 /** The stream relay's options; promptTokens is read only if the upstream reports no usage. */

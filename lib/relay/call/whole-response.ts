@@ -106,5 +106,5 @@ export async function wholeResponse(
     if (typeof v === "string") headers[h] = v;
   }
   headers["content-type"] = outType;
-  return { response: { status: 200, headers, body } };
+  return { response: { status: 200, headers: ctx.droppedHeader(headers), body } };
 }

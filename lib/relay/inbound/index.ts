@@ -10,6 +10,7 @@ import { gemini } from "./gemini";
 import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 import { isObj } from "@/lib/obj";
+import { CollectedNotes } from "./notes";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
 export const INBOUND_PROTOCOLS: readonly InboundProtocol[] = [anthropicProtocol, gemini, responsesProtocol];
@@ -45,6 +46,8 @@ export class InboundCall {
      * attempt's channel converts, never when it passes the request through.
      */
     readonly conversionRefusal: RelayError | null = null,
+    /** What a converted request leaves out (ConversionNotes.drop): named in `x-qiao-dropped`. */
+    readonly dropped: readonly string[] = [],
   ) {}
 
   /** An error event in the caller's protocol, for a passed-through stream that broke. */
@@ -85,10 +88,19 @@ export function canonicalRequest(
     throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
   }
   if (!isObj(body)) throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
-  let refusal: RelayError | null = null;
-  const canonical = protocol.toCanonical(body, route, (error) => {
-    refusal ??= error;
-  });
+  const notes = new CollectedNotes();
+  let canonical: Record<string, unknown>;
+  try {
+    canonical = protocol.toCanonical(body, route, notes);
+  } catch (error) {
+    // The decoder cannot read this body, but a channel that speaks the protocol may still serve
+    // it (a new field or role of the vendor's): the error waits as the refusal for a converting
+    // attempt, and the call goes on with what every request has (the minimal body below).
+    const minimal = error instanceof RelayError && error.status === 400 ? minimalCanonical(body, route) : null;
+    if (!minimal) throw error;
+    notes.refusal = error as RelayError;
+    canonical = minimal;
+  }
   if (canonical.stream === true) canonical.stream_options = { include_usage: true };
   const info: InboundInfo = {
     requestId,
@@ -104,7 +116,32 @@ export function canonicalRequest(
     body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
     onGone: { value: req.onGone.bind(req) },
   });
-  return { req: derived, call: new InboundCall(protocol, info, req.body, refusal) };
+  return { req: derived, call: new InboundCall(protocol, info, req.body, notes.refusal, notes.dropped) };
+}
+
+/**
+ * What every model call has, read without the protocol's decoder: the model (the path's, else the
+ * body's), the streaming, the output cap (each protocol's name for it) and, for counting and the
+ * prompt checks, all the body's text as one user message. Null without a model: nothing could
+ * route the call.
+ */
+function minimalCanonical(body: Record<string, unknown>, route: InboundRoute): Record<string, unknown> | null {
+  const model = route.model ?? body.model;
+  if (typeof model !== "string" || model === "") return null;
+  const texts: string[] = [];
+  collectText(body, texts, 0);
+  const out: Record<string, unknown> = { model, messages: [{ role: "user", content: texts.join("\n") }] };
+  if (route.stream ?? body.stream === true) out.stream = true;
+  const config = isObj(body.generationConfig) ? body.generationConfig : null;
+  const max = body.max_tokens ?? body.max_output_tokens ?? config?.maxOutputTokens;
+  if (Number.isSafeInteger(max) && (max as number) > 0) out.max_tokens = max;
+  return out;
+}
+
+function collectText(value: unknown, out: string[], depth: number): void {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) collectText(v, out, depth + 1);
+  else if (isObj(value)) for (const key in value) if (depth > 0 || key !== "model") collectText(value[key], out, depth + 1);
 }
 
 /**
@@ -155,4 +192,5 @@ export class InboundStreamWriter {
   }
 }
 
+export type { ConversionNotes } from "./notes";
 export type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";

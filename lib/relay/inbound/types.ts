@@ -6,8 +6,8 @@
 // its caller's body into it, and encodes the canonical answer back: the whole answer from an
 // OpenAI chat.completion, a stream from OpenAI chat.completion.chunk objects, and errors in its
 // own shape. Adding a caller protocol is one folder here plus its line in ./index.ts.
-import type { RelayError } from "@/lib/relay/errors";
 import type { ErrorShape, RelayRequest, RelayResponse } from "@/lib/relay/http";
+import type { ConversionNotes } from "./notes";
 
 /** What the path says beside the body (Gemini names the model and the streaming in its path). */
 export interface InboundRoute {
@@ -61,19 +61,16 @@ export interface InboundProtocol extends ErrorShape {
    */
   match(method: string, path: string, query: URLSearchParams): InboundMatch | null;
   /**
-   * The caller's JSON body → the canonical OpenAI chat completions body. Throws a RelayError
-   * (400, in words the caller understands) for a body that cannot be valid; unknown members are
-   * dropped, since the canonical request goes to every vendor.
-   *
-   * Some of a protocol's requests are valid but cannot be converted (the Responses API's
-   * `previous_response_id`, its built-in tools): a channel that speaks the protocol natively serves
-   * them as they are, any other cannot. The decoder runs before routing, so it does not throw for
-   * those: it hands each such refusal to `refuse` and goes on, leaving the thing out of the
-   * canonical body (which is then still right for pricing, limits and counting). The pipeline keeps
-   * the first refusal on the call and answers it only when the attempt's channel converts
-   * (lib/relay/call/attempts.ts); a passed-through call never hears it. Without `refuse`, it throws.
+   * The caller's JSON body → the canonical OpenAI chat completions body, best effort. The decoder
+   * runs before routing, and a channel that speaks the protocol natively gets the caller's own body
+   * whatever the decoder thinks of it: so nothing here may stop a call that a native channel could
+   * serve. What cannot be converted is handed to `notes.refuse` (answered only when the attempt's
+   * channel converts: lib/relay/call/attempts.ts), what is left out harmlessly to `notes.drop`.
+   * A body the decoder cannot read at all may still throw a RelayError (400): the pipeline then
+   * keeps it as the refusal and goes on with a minimal canonical body (inbound/index.ts). Without
+   * `notes`, refusals throw (strictNotes).
    */
-  toCanonical(body: Record<string, unknown>, route: InboundRoute, refuse?: (error: RelayError) => void): Record<string, unknown>;
+  toCanonical(body: Record<string, unknown>, route: InboundRoute, notes?: ConversionNotes): Record<string, unknown>;
   /** A canonical whole answer (OpenAI chat.completion) → the caller's answer body. */
   fromCanonical(answer: Record<string, unknown>, info: InboundInfo): unknown;
   /** A fresh encoder for one streamed call. */

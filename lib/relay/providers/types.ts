@@ -106,6 +106,12 @@ export interface UpstreamRequest {
    * Only for bodies framed as the caller expects (SSE, JSON): never with `framing`.
    */
   passthrough?: boolean;
+  /**
+   * Features of the request the vendor cannot take, left out by this builder (a parameter the
+   * target refuses, such as `top_k` for OpenAI): named, with the caller protocol's own, in the
+   * `x-qiao-dropped` response header and the log row.
+   */
+  dropped?: readonly string[];
 }
 
 /** How an adapter treats `stream_options` on streamed chat/completions requests. */

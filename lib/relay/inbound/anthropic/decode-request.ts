@@ -18,6 +18,7 @@
 // - Tool names over OpenAI's 64 characters are shortened on the way up (./tool-names.ts).
 // - `metadata.user_id` becomes `user` when it fits OpenAI's 64 characters; Claude Code's (about
 //   150: user, account and session ids) is left out rather than refused upstream.
+import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import { upstreamToolName } from "./tool-names";
 import { isObj, type Obj } from "@/lib/obj";
@@ -30,7 +31,7 @@ export interface DecodeOptions {
   requireMaxTokens: boolean;
 }
 
-export function decodeMessagesRequest(body: Obj, opts: DecodeOptions): Obj {
+export function decodeMessagesRequest(body: Obj, opts: DecodeOptions, notes: ConversionNotes = strictNotes): Obj {
   if (typeof body.model !== "string" || body.model === "") throw invalid("model: Field required (a non-empty string)");
   if (!Array.isArray(body.messages)) throw invalid("messages: Input should be a valid list");
   const out: Obj = { model: body.model };

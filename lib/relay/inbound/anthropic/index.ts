@@ -26,7 +26,7 @@ export const anthropicProtocol: InboundProtocol = {
     if (path === COUNT_TOKENS_PATH) return { serve: countTokens };
     return null;
   },
-  toCanonical: (body) => decodeMessagesRequest(body, { requireMaxTokens: true }),
+  toCanonical: (body, _route, notes) => decodeMessagesRequest(body, { requireMaxTokens: true }, notes),
   fromCanonical: (answer, info) => encodeMessage(answer, info),
   streamEncoder: (info) => new AnthropicStreamEncoder(info),
   errorBody: (status, message) => anthropicError(errorTypeFor(status), message),

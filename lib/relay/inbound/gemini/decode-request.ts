@@ -3,6 +3,7 @@
 // responses reuse, by id or else by name in order), systemInstruction a system message, and the
 // generation settings their OpenAI names. What cannot be carried to another vendor (Google's
 // built-in tools, its context caches, files other than images by URL) is refused with a 400.
+import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import type { InboundRoute } from "@/lib/relay/inbound/types";
 import { isObj, type Obj } from "@/lib/obj";
@@ -33,16 +34,13 @@ export function bareModel(name: string): string {
   return name.startsWith("models/") ? name.slice("models/".length) : name;
 }
 
-const throwRefusal = (error: RelayError): void => {
-  throw error;
-};
-
 /**
  * Everything a generateContent body says, as the canonical chat completions body. What only
  * Google serves (`cachedContent`, its built-in tools) is handed to `refuse` and left out: a Gemini
  * channel takes the request as it came, a converting one answers the refusal (InboundProtocol).
  */
-export function decodeGenerateContent(raw: Obj, route: InboundRoute, refuse: (error: RelayError) => void = throwRefusal): Obj {
+export function decodeGenerateContent(raw: Obj, route: InboundRoute, notes: ConversionNotes = strictNotes): Obj {
+  const refuse = (error: RelayError) => notes.refuse(error);
   const body = proto(raw);
   const model = route.model ?? (typeof body.model === "string" ? bareModel(body.model) : "");
   if (model === "") throw invalid("model is required");

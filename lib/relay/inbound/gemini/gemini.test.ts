@@ -1,5 +1,6 @@
 // The Gemini protocol's pure parts: paths, decoding into the canonical request, encoding whole
 // answers and streams, errors. Fixtures are in Google's and OpenAI's wire shapes.
+import { CollectedNotes } from "@/lib/relay/inbound/notes";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -279,7 +280,7 @@ describe("decodeGenerateContent", () => {
         tools: [{ googleSearch: {}, functionDeclarations: [{ name: "f" }] }],
       },
       { model: "m" },
-      (e) => refused.push(e),
+      { refuse: (e) => refused.push(e), drop() {} },
     );
     expect(refused.map((e) => e.message)).toEqual([expect.stringMatching(/cachedContent/), expect.stringMatching(/googleSearch/)]);
     expect(out).toMatchObject({
@@ -288,7 +289,9 @@ describe("decodeGenerateContent", () => {
       tools: [{ type: "function", function: { name: "f" } }],
     });
     // What can never be valid still throws.
-    expect(() => decodeGenerateContent({ contents: [] }, { model: "m" }, () => {})).toThrow(/contents must be a non-empty array/);
+    expect(() => decodeGenerateContent({ contents: [] }, { model: "m" }, new CollectedNotes())).toThrow(
+      /contents must be a non-empty array/,
+    );
   });
 });
 

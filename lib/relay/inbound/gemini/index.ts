@@ -34,7 +34,7 @@ export const gemini: InboundProtocol = {
     }
   },
 
-  toCanonical: (body, route, refuse) => decodeGenerateContent(body, route, refuse),
+  toCanonical: (body, route, notes) => decodeGenerateContent(body, route, notes),
 
   fromCanonical(answer, info) {
     const response = encodeWhole(answer, info);

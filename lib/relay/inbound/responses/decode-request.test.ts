@@ -1,4 +1,5 @@
 // Decoding a Responses request into the canonical chat completions body.
+import { CollectedNotes } from "@/lib/relay/inbound/notes";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -264,7 +265,7 @@ describe("responsesToChat", () => {
         tools: [{ type: "web_search" }, { type: "function", name: "w" }],
         tool_choice: { type: "web_search" },
       },
-      (error) => refused.push(error),
+      { refuse: (error) => refused.push(error), drop() {} },
     );
     expect(refused.map((e) => e.param)).toEqual([
       "previous_response_id",
@@ -282,9 +283,9 @@ describe("responsesToChat", () => {
       tools: [{ type: "function", function: { name: "w" } }],
     });
     // A prompt template may stand for the input; nothing to convert is then no error.
-    expect(responsesToChat({ model: "m", prompt: { id: "pmpt_1" } }, () => {})).toEqual({ model: "m", messages: [] });
+    expect(responsesToChat({ model: "m", prompt: { id: "pmpt_1" } }, new CollectedNotes())).toEqual({ model: "m", messages: [] });
     // Malformed is malformed whatever the channel.
-    expect(() => responsesToChat({ model: "m", input: "hi", max_output_tokens: 0 }, () => {})).toThrow(/max_output_tokens/);
-    expect(() => responsesToChat({ model: "m", input: "hi", tools: [{ type: 5 }] }, () => {})).toThrow(/tools\[0\]\.type/);
+    expect(() => responsesToChat({ model: "m", input: "hi", max_output_tokens: 0 }, new CollectedNotes())).toThrow(/max_output_tokens/);
+    expect(() => responsesToChat({ model: "m", input: "hi", tools: [{ type: 5 }] }, new CollectedNotes())).toThrow(/tools\[0\]\.type/);
   });
 });

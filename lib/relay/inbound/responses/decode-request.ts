@@ -9,6 +9,7 @@
 // body), answered only if the call is converted; see InboundProtocol.toCanonical. A body that can
 // never be valid (no model, a malformed item) is a 400 at once. Reasoning items a client sends
 // back are dropped: no vendor behind the chat protocol takes them.
+import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import { isObj, type Obj } from "@/lib/obj";
 
@@ -22,17 +23,15 @@ function unsupported(param: string, message: string): RelayError {
 
 const MESSAGE_ROLES = new Set(["user", "assistant", "system", "developer"]);
 
-/** Takes a refusal of what cannot be converted (see the header); the default throws it. */
+/** Takes a refusal of what cannot be converted (see the header). */
 type Refuse = (error: RelayError) => void;
-const throwRefusal: Refuse = (error) => {
-  throw error;
-};
 
 /**
  * The Responses body → the canonical OpenAI chat completions body; a 400 for what can never be
  * valid, and `refuse` for what is valid but cannot be converted (left out of the body).
  */
-export function responsesToChat(body: Obj, refuse: Refuse = throwRefusal): Obj {
+export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes): Obj {
+  const refuse: Refuse = (error) => notes.refuse(error);
   const model = body.model;
   if (typeof model !== "string" || model === "") throw invalid("model", "model 必须是非空字符串");
   // Whether something was left out: then an input with nothing convertible left is no error.

@@ -12,7 +12,7 @@ export const RESPONSES_PATH = "/v1/responses";
 export const responsesProtocol: InboundProtocol = {
   name: "openai-responses",
   match: (method, path) => (method === "POST" && path === RESPONSES_PATH ? { call: {} } : null),
-  toCanonical: (body, _route, refuse) => responsesToChat(body, refuse),
+  toCanonical: (body, _route, notes) => responsesToChat(body, notes),
   fromCanonical: (answer, info) => chatToResponse(answer, info),
   streamEncoder: (info) => new ResponsesStreamEncoder(info),
   // The Responses API's errors are chat's: `{error: {message, type, param, code}}`.
