@@ -57,11 +57,24 @@ export const SECRET_PATTERNS = [/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/, /Bearer\
 
 export const REDACTED = "<redacted>";
 
+/** The key agents are given while recording: no real vendor issues it, so finding it in a fixture means scrubbing failed. */
+export const RECORDING_KEY = "qiao-recording-key-5f0c3a9e71d24b68";
+
 /**
  * Machine-specific strings (temp folders, the install folder) mapped to stable placeholders, so
  * a re-recording differs only where the agent changed.
  */
 export type Placeholders = [from: string, to: string][];
+
+/**
+ * Agents also name folders after a path with its separators turned into dashes (Claude Code's
+ * and qwen-code's per-project memory, `-tmp-qiao-record-x1-project`): those get the placeholder's
+ * dashed form too.
+ */
+function withDashedForms(places: Placeholders): Placeholders {
+  const dashed = (p: string) => p.replace(/[^A-Za-z0-9]/g, "-");
+  return [...places, ...places.filter(([from]) => from.startsWith("/")).map(([from, to]): [string, string] => [dashed(from), dashed(to)])];
+}
 
 function scrubText(text: string, secrets: string[], places: Placeholders): string {
   let out = text;
@@ -86,8 +99,9 @@ function scrubValue(value: unknown, secrets: string[], places: Placeholders): un
 export function scrubRequest(
   raw: { method: string; path: string; headers: Record<string, string | string[] | undefined>; body: string },
   secrets: string[],
-  places: Placeholders,
+  placeholders: Placeholders,
 ): RecordedRequest {
+  const places = withDashedForms(placeholders);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw.headers)) {
     const key = name.toLowerCase();

@@ -11,14 +11,12 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { AGENT_SPECS, type AgentSpec, NOTES_TEXT, PROMPTS, readFilePlan } from "./agents";
-import { type AgentFixture, fixturePath, type Placeholders, SCENARIOS, type Scenario, scrubRequest } from "./fixture";
+import { type AgentFixture, fixturePath, type Placeholders, RECORDING_KEY, SCENARIOS, type Scenario, scrubRequest } from "./fixture";
 import { startRecorder } from "./recorder";
 import { scriptedVendor } from "./vendors";
 
 const AGENTS_DIR = path.resolve(process.env.QIAO_AGENTS_DIR ?? "/tmp/qiao-agents");
 const RUN_TIMEOUT_MS = 240_000;
-// A key no real vendor issues, so finding it in a fixture can only mean the scrubbing failed.
-const RECORDING_KEY = "qiao-recording-key-5f0c3a9e71d24b68";
 
 const only = process.env.QIAO_AGENTS_ONLY?.split(",").map((s) => s.trim());
 const specs = AGENT_SPECS.filter((s) => !only || only.includes(s.name));
