@@ -15,6 +15,8 @@ export interface RunContext {
   /** The recorder's origin, e.g. http://127.0.0.1:41234. */
   url: string;
   key: string;
+  /** A model for Codex's config; unset, Codex uses its own default. */
+  codexModel?: string;
 }
 
 export interface AgentSpec {
@@ -79,6 +81,8 @@ export const AGENT_SPECS: AgentSpec[] = [
         path.join(codexHome, "config.toml"),
         [
           'model_provider = "qiao"',
+          // Unset, Codex sends its default model's request shape; see tests/agents/README.md.
+          ...(ctx.codexModel ? [`model = "${ctx.codexModel}"`] : []),
           "",
           "[model_providers.qiao]",
           'name = "Qiao"',

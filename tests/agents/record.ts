@@ -6,6 +6,7 @@
 //   QIAO_AGENTS_DIR=/tmp/qiao-agents  where the agents are installed (default /tmp/qiao-agents)
 //   QIAO_AGENTS_SKIP_INSTALL=1        use what is installed there
 //   QIAO_AGENTS_ONLY=codex,opencode   record only these agents
+//   QIAO_CODEX_MODEL=gpt-5.5          the model Codex is configured with (default: none, Codex's own)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -92,7 +93,10 @@ async function record(spec: AgentSpec, scenario: Scenario): Promise<AgentFixture
   try {
     const env = isolatedEnv(home);
     const version = versionOf(spec, env);
-    const { env: agentEnv, args } = spec.prepare({ home, work, url: recorder.url, key: RECORDING_KEY }, PROMPTS[scenario]);
+    const { env: agentEnv, args } = spec.prepare(
+      { home, work, url: recorder.url, key: RECORDING_KEY, codexModel: process.env.QIAO_CODEX_MODEL },
+      PROMPTS[scenario],
+    );
     const started = Date.now();
     const { code, output } = await run(binPath(spec), args, work, { ...env, ...agentEnv });
     const places: Placeholders = [
