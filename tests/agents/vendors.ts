@@ -6,7 +6,7 @@
 // tool's result) gets a short text answer.
 import { claudeMessage, claudeStreamEvents } from "../mocks/anthropic";
 import type { Protocol, Scenario } from "./fixture";
-import type { CapturedRequest, ScriptedVendor, VendorAnswer } from "./recorder";
+import type { ScriptedVendor, VendorAnswer } from "./recorder";
 
 /** A tool the agent declared in a request: its name and JSON schema for the arguments. */
 export interface DeclaredTool {
@@ -407,5 +407,3 @@ export function scriptedVendor(protocol: Protocol, script: Script): ScriptedVend
       return openaiVendor(script);
   }
 }
-
-export type { CapturedRequest };
