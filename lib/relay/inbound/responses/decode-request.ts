@@ -67,7 +67,7 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
 
   if (body.tools !== undefined && body.tools !== null) {
     if (!Array.isArray(body.tools)) throw invalid("tools", "tools 必须是数组");
-    body.tools.forEach((tool, i) => checkTool(tool, `tools[${i}]`));
+    for (const [i, tool] of body.tools.entries()) checkTool(tool, `tools[${i}]`);
   }
   const plan = planTools(body.tools);
   // What was left out counts like a refusal for the empty-input check below.
