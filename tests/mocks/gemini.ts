@@ -10,7 +10,8 @@
 // - the OAuth token endpoint POST /token: verifies the RS256 JWT assertion with the service
 //   account's public key (issuer, audience, scope, expiry) before issuing a token;
 // - PaLM: POST /v1beta2/models/{model}:generateMessage.
-// Chat answers: the tool-call fixture when the request declares tools, the text one otherwise.
+// Chat answers: the tool-call fixture when the request declares tools, the text one otherwise;
+// `callFunctions` scripts the calls instead (a test naming the tools its request declared).
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
@@ -44,6 +45,27 @@ export interface GoogleFailure {
   times?: number;
 }
 
+export interface GeminiFunctionCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** A generateContent answer calling `calls`, as Gemini gives it (one candidate, STOP, its usage). */
+function functionCallAnswer(calls: GeminiFunctionCall[]): string {
+  return JSON.stringify({
+    candidates: [
+      {
+        content: { parts: calls.map((c) => ({ functionCall: { name: c.name, args: c.args } })), role: "model" },
+        finishReason: "STOP",
+        index: 0,
+      },
+    ],
+    usageMetadata: { promptTokenCount: 57, candidatesTokenCount: 24, totalTokenCount: 81 },
+    modelVersion: "gemini-2.0-flash",
+    responseId: "Zlgjz6DXJOKimecP1ov4oQ4",
+  });
+}
+
 export interface GoogleMock {
   url: string;
   requests: GoogleRequest[];
@@ -52,6 +74,8 @@ export interface GoogleMock {
   /** A service-account JSON key whose token_uri is this mock's, signed with the key it trusts. */
   serviceAccount(o?: { project?: string; untrusted?: boolean }): string;
   failNext(f: GoogleFailure): void;
+  /** Answer requests that declare tools with these function calls (until reset). */
+  callFunctions(calls: GeminiFunctionCall[]): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -79,6 +103,7 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
   const publicKey = await importSPKI(trusted.publicKey, "RS256");
   const issued = new Set<string>();
   let failure: GoogleFailure | null = null;
+  let scriptedCalls: GeminiFunctionCall[] | null = null;
   let tokenSeq = 0;
 
   const send = (res: http.ServerResponse, status: number, body: string, type = "application/json; charset=UTF-8") => {
@@ -98,6 +123,9 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
 
   const chat = (res: http.ServerResponse, method: string, json: Record<string, unknown>) => {
     const tools = Array.isArray(json.tools) && json.tools.length > 0;
+    if (tools && scriptedCalls && method === "streamGenerateContent")
+      return streamOut(res, `data: ${functionCallAnswer(scriptedCalls)}\r\n\r\n`);
+    if (tools && scriptedCalls && method === "generateContent") return send(res, 200, functionCallAnswer(scriptedCalls));
     if (method === "streamGenerateContent") return streamOut(res, geminiFixture(tools ? "stream-tool-call.sse" : "stream-text.sse"));
     if (method === "generateContent")
       return send(res, 200, geminiFixture(tools ? "generate-content-tool-call.json" : "generate-content.json"));
@@ -227,10 +255,14 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
     failNext(f) {
       failure = { ...f };
     },
+    callFunctions(calls) {
+      scriptedCalls = calls;
+    },
     reset() {
       mock.requests.length = 0;
       mock.tokenCalls = 0;
       failure = null;
+      scriptedCalls = null;
     },
     close: () =>
       new Promise<void>((r) => {

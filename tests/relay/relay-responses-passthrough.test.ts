@@ -3,7 +3,8 @@
 // OpenAI's Responses API. The request goes up as the caller sent it (only `model` mapped), so what
 // only OpenAI serves (built-in tools, previous_response_id, store) works, and the answer comes
 // back as the upstream sent it, billed from its own Responses usage. On a channel that converts
-// (Anthropic, type 14), the same requests are refused with the decoder's 400 and charge nothing.
+// (Anthropic, type 14), what needs OpenAI's stored state is refused with the decoder's 400 and
+// charges nothing, and a built-in tool is left out and named in `x-qiao-dropped`.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { getDb } from "@/lib/db";
@@ -161,11 +162,20 @@ for (const entry of ENTRIES) {
       expect(JSON.parse(log!.other)).toMatchObject({ upstream_usage: false });
     });
 
-    it("refuses what only OpenAI serves on a converting channel (Anthropic), and converts the rest", async () => {
+    it("refuses what needs OpenAI's stored state on a converting channel (Anthropic), and converts the rest", async () => {
       await seedChannel({ type: 14, base_url: claude.url, models: MODEL, key: "sk-ant-mock" });
       const before = await user.quota();
       const cases: [Record<string, unknown>, RegExp][] = [
-        [{ model: MODEL, input: "hi", tools: [{ type: "web_search" }] }, /不支持 "web_search" 类型的工具/],
+        [
+          {
+            model: MODEL,
+            input: [
+              { role: "user", content: "hi" },
+              { type: "item_reference", id: "msg_1" },
+            ],
+          },
+          /item_reference/,
+        ],
         [{ model: MODEL, input: "hi", previous_response_id: "resp_123" }, /previous_response_id/],
       ];
       for (const [body, message] of cases) {
@@ -181,9 +191,14 @@ for (const entry of ENTRIES) {
       expect(await user.quota()).toBe(before);
       expect(await consumeLogs()).toEqual([]);
 
-      // A request it can serve is converted to Claude's Messages and answered as a Response.
-      const res = await client.responses.create({ model: MODEL, input: "hi" });
+      // A request it can serve is converted to Claude's Messages and answered as a Response; the
+      // search only OpenAI runs is left out, and named.
+      const { data: res, response } = await client.responses
+        .create({ model: MODEL, input: "hi", tools: [{ type: "web_search" }] })
+        .withResponse();
       expect(claude.requests[0]!.path).toBe("/v1/messages");
+      expect(claude.requests[0]!.json.tools).toBeUndefined();
+      expect(response.headers.get("x-qiao-dropped")).toBe("web_search");
       expect(res.object).toBe("response");
       expect(res.output_text.length).toBeGreaterThan(0);
     });

@@ -309,7 +309,7 @@ for (const entry of ENTRIES) {
     it("refuses a bad body, or one a converting channel cannot serve, with a 400, charging and sending nothing", async () => {
       const before = await user.quota();
       const cases: [Record<string, unknown>, RegExp][] = [
-        [{ model: MODEL, input: "hi", tools: [{ type: "web_search" }] }, /不支持 "web_search" 类型的工具/],
+        [{ model: MODEL, input: "hi", background: true }, /background/],
         [{ model: MODEL, input: "hi", previous_response_id: "resp_123" }, /previous_response_id/],
         [{ model: MODEL, input: [{ role: "user", content: [{ type: "input_image", file_id: "file-1" }] }] }, /file_id/],
         [{ model: MODEL }, /input/],

@@ -122,4 +122,45 @@ describe("responsesPassthrough", () => {
     expect(up).toMatchObject({ url: "https://x/v1/responses", passthrough: true, forcedIncludeUsage: false });
     expect(up.headers).toEqual({ "Content-Type": "application/json", Authorization: "Bearer k" });
   });
+
+  it("keeps the headers OpenAI's clients rely on, never the caller's credentials or account", () => {
+    const sent = new Headers({
+      authorization: "Bearer sk-qiao-caller",
+      "api-key": "caller-azure-key",
+      cookie: "s=1",
+      "openai-organization": "org-caller",
+      "openai-project": "proj_caller",
+      session_id: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+      conversation_id: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+      originator: "codex_cli_rs",
+      version: "0.163.0",
+      "openai-beta": "responses=experimental",
+      "user-agent": "codex_cli_rs/0.163.0 (Debian 12; x86_64) xterm-256color",
+      "x-stainless-lang": "js",
+      "x-stainless-retry-count": "0",
+      "content-type": "text/plain",
+    });
+    const input = {
+      channel: { id: 1, key: "k" },
+      upstreamModel: "b",
+      body: '{"model":"a","input":"hi","stream":true}',
+      stream: true,
+      callerHeaders: sent,
+    } as unknown as BuildRequestInput;
+    const up = responsesPassthrough(input, "https://x/v1/responses", { Authorization: "Bearer k", "OpenAI-Organization": "org-channel" });
+    expect(up.headers).toEqual({
+      session_id: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+      conversation_id: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+      originator: "codex_cli_rs",
+      version: "0.163.0",
+      "openai-beta": "responses=experimental",
+      "user-agent": "codex_cli_rs/0.163.0 (Debian 12; x86_64) xterm-256color",
+      "x-stainless-lang": "js",
+      "x-stainless-retry-count": "0",
+      "Content-Type": "application/json",
+      Authorization: "Bearer k",
+      "OpenAI-Organization": "org-channel",
+      Accept: "text/event-stream",
+    });
+  });
 });

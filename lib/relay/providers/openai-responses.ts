@@ -3,6 +3,17 @@
 // request sent up as it came, only `model` mapped, and the answer back as the upstream sent it.
 // The relay reads that answer through `responsesReader`, which turns a Response object or its
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
+//
+// The caller's headers that go up with it (CALLER_HEADERS), because OpenAI's own clients send
+// them and OpenAI reads them:
+// - Codex CLI's `session_id` and `conversation_id` (OpenAI routes a conversation's turns to the
+//   same prompt cache by them), `originator` and `version` (which client, which release);
+// - `openai-beta` (opt-ins such as `responses=experimental`), `user-agent`, `x-client-request-id`
+//   (the caller's own trace id, echoed in OpenAI's logs), and the official SDKs' `x-stainless-*`
+//   (language, runtime and retry count).
+// Never forwarded: the caller's credentials (`authorization`, `api-key`: the channel's key goes
+// instead), cookies, and `openai-organization` / `openai-project`, which name the account of a key
+// and would not match the channel's (the channel's own organization is set by its builder).
 import { isObj, type Obj } from "@/lib/obj";
 import { patchJsonBody } from "../request/json-body";
 import { type AnswerContext, chatChunk, chatCompletion } from "./convert-shared";
@@ -15,6 +26,26 @@ const NO_CONTEXT: AnswerContext = { id: "", created: 0, model: "" };
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
+/** The caller's headers sent on to the vendor (see the header of this file for why each). */
+export const CALLER_HEADERS = [
+  "session_id",
+  "conversation_id",
+  "originator",
+  "version",
+  "openai-beta",
+  "user-agent",
+  "x-client-request-id",
+  "x-stainless-lang",
+  "x-stainless-package-version",
+  "x-stainless-os",
+  "x-stainless-arch",
+  "x-stainless-runtime",
+  "x-stainless-runtime-version",
+  "x-stainless-retry-count",
+  "x-stainless-timeout",
+  "x-stainless-helper-method",
+] as const;
+
 /** The caller's Responses request for `url`, with `model` set; the answer passes through. */
 export function responsesPassthrough(
   input: BuildRequestInput,
@@ -23,7 +54,13 @@ export function responsesPassthrough(
   model = input.upstreamModel,
 ): UpstreamRequest {
   const { body } = patchJsonBody(input.body, { model }, { parsed: input.json });
-  const headers: Record<string, string> = { "Content-Type": "application/json", ...auth };
+  const headers: Record<string, string> = {};
+  for (const name of CALLER_HEADERS) {
+    const value = input.callerHeaders?.get(name);
+    if (value) headers[name] = value;
+  }
+  // The channel's credentials and the body's type last: nothing the caller sent replaces them.
+  Object.assign(headers, { "Content-Type": "application/json" }, auth);
   if (input.stream) headers.Accept = "text/event-stream";
   return { method: "POST", url, headers, body, forcedIncludeUsage: false, response: responsesReader(), passthrough: true };
 }

@@ -197,18 +197,102 @@ describe("responsesToChat", () => {
     expect(bare).not.toHaveProperty("parallel_tool_calls");
   });
 
-  it("refuses what needs stored state, built-in tools and file ids, with a 400 naming the field", () => {
+  it("decodes a Codex CLI 0.16x turn with every tool kind: flattened, described, replayed, built-ins dropped", () => {
+    const notes = new CollectedNotes();
+    const chat = responsesToChat(fixture("codex-tools-request.json"), notes);
+    expect(notes.refusal).toBeNull();
+    expect(notes.dropped).toEqual(["web_search"]);
+    const tools = chat.tools as { function: Record<string, any> }[];
+    expect(tools.map((t) => t.function.name)).toEqual([
+      "shell",
+      "local_shell",
+      "apply_patch",
+      "multi_agent_v1__spawn_agent",
+      "multi_agent_v1__wait",
+      "update_plan",
+    ]);
+    expect(tools[1]!.function.parameters.properties.command).toEqual({
+      type: "array",
+      items: { type: "string" },
+      description: expect.any(String),
+    });
+    // The freeform tool takes its text in one string, the grammar told in the description.
+    expect(tools[2]!.function.parameters).toMatchObject({ properties: { input: { type: "string" } }, required: ["input"] });
+    expect(tools[2]!.function.description).toMatch(/FREEFORM[\s\S]*lark grammar:\nstart: begin_patch/);
+    expect(tools[3]!.function).toMatchObject({ description: "Starts a sub-agent on a task.", parameters: { required: ["task"] } });
+    const calls = (chat.messages as Record<string, any>[]).filter((m) => m.tool_calls).flatMap((m) => m.tool_calls);
+    expect(calls).toEqual([
+      {
+        id: "call_shell_1",
+        type: "function",
+        function: {
+          name: "local_shell",
+          arguments: JSON.stringify({
+            command: ["bash", "-lc", "cat README.md"],
+            working_directory: "/home/dev/app",
+            timeout_ms: 10000,
+            env: {},
+          }),
+        },
+      },
+      {
+        id: "call_patch_1",
+        type: "function",
+        function: { name: "apply_patch", arguments: JSON.stringify({ input: fixture("codex-tools-request.json").input[7].input }) },
+      },
+      { id: "call_spawn_1", type: "function", function: { name: "multi_agent_v1__spawn_agent", arguments: '{"task":"review README.md"}' } },
+    ]);
+    const outputs = (chat.messages as Record<string, any>[]).filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    expect(outputs).toEqual(["call_shell_1", "call_patch_1", "call_spawn_1"]);
+    // The developer message is system text; reasoning and the search call are gone from the history.
+    expect((chat.messages as Record<string, any>[]).map((m) => m.role)).toEqual([
+      "system",
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
+    expect(chat).toMatchObject({ tool_choice: "auto", parallel_tool_calls: false, reasoning_effort: "medium", stream: true });
+    expect(chat).toMatchObject({ prompt_cache_key: "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" });
+    for (const ignored of ["include", "store", "text", "reasoning", "response_format"]) expect(chat).not.toHaveProperty(ignored);
+  });
+
+  it("maps tool choices to the flattened names, allowed_tools to a cut list, a built-in's to auto", () => {
+    const tools = fixture("codex-tools-request.json").tools;
+    const choose = (tool_choice: unknown) => {
+      const notes = new CollectedNotes();
+      const chat = responsesToChat({ model: "m", input: "hi", tools, tool_choice }, notes);
+      return { choice: chat.tool_choice, names: (chat.tools as any[]).map((t) => t.function.name), dropped: notes.dropped };
+    };
+    expect(choose({ type: "custom", name: "apply_patch" }).choice).toEqual({ type: "function", function: { name: "apply_patch" } });
+    expect(choose({ type: "function", namespace: "multi_agent_v1", name: "wait" }).choice).toEqual({
+      type: "function",
+      function: { name: "multi_agent_v1__wait" },
+    });
+    expect(choose({ type: "web_search_preview" })).toMatchObject({ choice: "auto", dropped: ["web_search"] });
+    expect(
+      choose({
+        type: "allowed_tools",
+        mode: "required",
+        tools: [{ type: "function", name: "shell" }, { type: "local_shell" }, { type: "web_search" }],
+      }),
+    ).toMatchObject({ choice: "required", names: ["shell", "local_shell"] });
+  });
+
+  it("refuses what needs stored state, file ids and content no target reads, with a 400 naming the field", () => {
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ previous_response_id: "resp_1" }, "previous_response_id", /不保存任何响应/],
       [{ conversation: "conv_1" }, "conversation", /不保存对话/],
       [{ background: true }, "background", /background/],
       [{ prompt: { id: "pmpt_1" } }, "prompt", /prompt 模板/],
-      [{ tools: [{ type: "web_search" }] }, "tools[0].type", /不支持 "web_search" 类型的工具/],
-      [{ tools: [{ type: "file_search", vector_store_ids: ["vs_1"] }] }, "tools[0].type", /"file_search"/],
-      [{ tools: [{ type: "computer_use_preview" }] }, "tools[0].type", /computer_use_preview/],
-      [{ tool_choice: { type: "web_search_preview" } }, "tool_choice", /tool_choice/],
       [{ input: [{ type: "item_reference", id: "msg_1" }] }, "input[0]", /item_reference/],
-      [{ input: [{ type: "web_search_call", id: "ws_1" }] }, "input[0]", /"web_search_call"/],
       [{ input: [{ role: "user", content: [{ type: "input_image", file_id: "file-1" }] }] }, "input[0].content[0].file_id", /file_id/],
       [{ input: [{ role: "user", content: [{ type: "input_file", file_id: "file-1" }] }] }, "input[0].content[0]", /input_file/],
       [{ text: { format: { type: "grammar" } } }, "text.format.type", /json_schema/],
@@ -247,6 +331,7 @@ describe("responsesToChat", () => {
 
   it("hands what cannot be converted to `refuse` and leaves it out, still throwing for what can never be valid", () => {
     const refused: RelayError[] = [];
+    const dropped: string[] = [];
     const chat = responsesToChat(
       {
         model: "m",
@@ -265,22 +350,18 @@ describe("responsesToChat", () => {
         tools: [{ type: "web_search" }, { type: "function", name: "w" }],
         tool_choice: { type: "web_search" },
       },
-      { refuse: (error) => refused.push(error), drop() {} },
+      { refuse: (error) => refused.push(error), drop: (feature) => dropped.push(feature) },
     );
-    expect(refused.map((e) => e.param)).toEqual([
-      "previous_response_id",
-      "input[0].content[1]",
-      "input[1]",
-      "input[2]",
-      "tools[0].type",
-      "tool_choice",
-    ]);
+    expect(refused.map((e) => e.param)).toEqual(["previous_response_id", "input[0].content[1]", "input[2]"]);
+    // The built-in tool, its call in the history and the choice of it only lose the search.
+    expect(dropped).toEqual(["web_search", "web_search", "web_search"]);
     expect(refused.every((e) => e.status === 400 && e.code === "unsupported_parameter")).toBe(true);
     // The canonical body keeps what converts: for pricing, limits and counting.
     expect(chat).toEqual({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
       tools: [{ type: "function", function: { name: "w" } }],
+      tool_choice: "auto",
     });
     // A prompt template may stand for the input; nothing to convert is then no error.
     expect(responsesToChat({ model: "m", prompt: { id: "pmpt_1" } }, new CollectedNotes())).toEqual({ model: "m", messages: [] });

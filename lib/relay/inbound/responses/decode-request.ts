@@ -1,17 +1,32 @@
 // An OpenAI Responses request (`POST /v1/responses`) → the canonical chat completions body.
 //
-// Qiao stores nothing, so what needs a stored response (previous_response_id, conversation,
-// item references, background mode, prompt templates) cannot be converted, and `store` is read but
-// changes nothing. Built-in tools run on OpenAI's side only (web_search, file_search, computer
-// use…): they cannot be converted either, since the canonical request goes to every vendor. Such
-// requests are valid, and an OpenAI or Azure channel serves them as they came (native
-// passthrough), so these are refusals handed to `refuse` (the thing is left out of the canonical
-// body), answered only if the call is converted; see InboundProtocol.toCanonical. A body that can
-// never be valid (no model, a malformed item) is a 400 at once. Reasoning items a client sends
-// back are dropped: no vendor behind the chat protocol takes them.
+// A channel that speaks the Responses API (OpenAI, Azure) never sees this body: it gets the
+// caller's own. So the decoder serves the converted routes (Claude, Gemini, chat-only OpenAI
+// compatible vendors), and there it degrades rather than refuses (issue 22):
+// - Tools: function tools as they are; namespaces flattened into `<namespace>__<name>`
+//   functions, custom (freeform) tools as functions of one string `input`, `local_shell` as a
+//   function taking the exec action (./tools.ts; the encoders answer with the caller's own items).
+//   Built-in tools only OpenAI runs (web_search, file_search, code_interpreter, computer_use,
+//   image_generation, mcp…) are dropped and named (`notes.drop`, the `x-qiao-dropped` header),
+//   as are their call items in the input; a tool_choice naming one becomes "auto".
+// - Reasoning items a client sends back (Codex's encrypted_content) are dropped silently: they are
+//   the vendor's own opaque state and no vendor behind the chat protocol reads them.
+// - `reasoning.effort` goes on as the canonical `reasoning_effort`, every value as given: each
+//   target maps it to what it has (Claude's and Gemini's thinking budgets, where `minimal` asks for
+//   none). `include`, `store` (Qiao stores nothing), `text.verbosity`, `reasoning.summary`,
+//   `truncation`, `safety_identifier`, `service_tier`, `metadata` change nothing and are ignored;
+//   `user` and `prompt_cache_key` go on as chat has them.
+// Refused (`notes.refuse`, answered only when the attempt converts; docs/agents-refusals.md),
+// because leaving them out would make the answer wrong rather than poorer:
+// - what needs a stored response or file: `previous_response_id`, `conversation`, `background`,
+//   `prompt` templates, `item_reference` items, images by `file_id`;
+// - content no target of the canonical body reads: `input_file` and `input_audio` parts, and
+//   function outputs other than text.
+// A body that can never be valid (no model, a malformed item) is a 400 at once.
 import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import { isObj, type Obj } from "@/lib/obj";
+import { type CallerTool, chatFunctionTool, chatNameOf, planTools, type ToolPlan, toolFamily } from "./tools";
 
 function invalid(param: string, message: string): RelayError {
   return new RelayError(400, message, { type: "invalid_request_error", code: "invalid_request", param });
@@ -50,6 +65,18 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
   const prompt = body.prompt !== undefined && body.prompt !== null;
   if (prompt) counting(unsupported("prompt", "不支持 prompt 模板，请直接传 instructions 和 input"));
 
+  if (body.tools !== undefined && body.tools !== null) {
+    if (!Array.isArray(body.tools)) throw invalid("tools", "tools 必须是数组");
+    for (const [i, tool] of body.tools.entries()) checkTool(tool, `tools[${i}]`);
+  }
+  const plan = planTools(body.tools);
+  // What was left out counts like a refusal for the empty-input check below.
+  const drop = (feature: string) => {
+    refusedAny = true;
+    notes.drop(feature);
+  };
+  for (const family of plan.dropped) notes.drop(family);
+
   const messages: Obj[] = [];
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== "string") throw invalid("instructions", "instructions 必须是字符串");
@@ -59,7 +86,7 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
   if (typeof input === "string") {
     messages.push({ role: "user", content: input });
   } else if (Array.isArray(input)) {
-    for (let i = 0; i < input.length; i++) addInputItem(messages, input[i], `input[${i}]`, counting);
+    for (let i = 0; i < input.length; i++) addInputItem(messages, input[i], `input[${i}]`, { refuse: counting, drop, plan });
   } else if (!(prompt && (input === undefined || input === null))) {
     // A prompt template may stand for the whole input.
     throw invalid("input", "input 必须是字符串或数组");
@@ -89,15 +116,13 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
     if (typeof v !== kind) throw invalid(param, `${param} 必须是${kind === "number" ? "数字" : kind === "boolean" ? "布尔值" : "字符串"}`);
     chat[param] = v;
   }
-  if (body.tools !== undefined && body.tools !== null) {
-    if (!Array.isArray(body.tools)) throw invalid("tools", "tools 必须是数组");
-    const tools = body.tools.map((tool, i) => chatTool(tool, `tools[${i}]`, counting)).filter((t): t is Obj => t !== null);
-    if (tools.length > 0) chat.tools = tools;
-  }
+  let tools = plan.tools;
   if (body.tool_choice !== undefined && body.tool_choice !== null) {
-    const choice = chatToolChoice(body.tool_choice, counting);
-    if (choice !== null) chat.tool_choice = choice;
+    const choice = chatToolChoice(body.tool_choice, plan, notes);
+    chat.tool_choice = choice.choice;
+    if (choice.allowed) tools = tools.filter((t) => choice.allowed!.has(t.chatName));
   }
+  if (tools.length > 0) chat.tools = tools.map(chatFunctionTool);
   // Responses takes these without tools; chat refuses them (OpenAI answers 400), so they go only with tools.
   if (chat.tools === undefined) {
     delete chat.tool_choice;
@@ -116,47 +141,81 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
   return chat;
 }
 
+/** What an input item's conversion reports to, and the tools its calls are named by. */
+interface ItemContext {
+  refuse: Refuse;
+  drop: (feature: string) => void;
+  plan: ToolPlan;
+}
+
 /** One `input` item onto the chat messages. */
-function addInputItem(messages: Obj[], item: unknown, param: string, refuse: Refuse): void {
+function addInputItem(messages: Obj[], item: unknown, param: string, ctx: ItemContext): void {
   if (!isObj(item)) throw invalid(param, `${param} 必须是对象`);
   const type = item.type ?? (item.role !== undefined ? "message" : undefined);
   switch (type) {
     case "message":
-      messages.push(chatMessage(item, param, refuse));
+      messages.push(chatMessage(item, param, ctx.refuse));
       return;
     case "function_call": {
-      if (typeof item.call_id !== "string" || item.call_id === "") throw invalid(`${param}.call_id`, `${param}.call_id 必须是非空字符串`);
-      if (typeof item.name !== "string" || item.name === "") throw invalid(`${param}.name`, `${param}.name 必须是非空字符串`);
+      const caller: CallerTool = { kind: "function", name: nonEmpty(item.name, `${param}.name`), namespace: namespaceOf(item, param) };
       if (typeof item.arguments !== "string") throw invalid(`${param}.arguments`, `${param}.arguments 必须是字符串`);
-      const call = { id: item.call_id, type: "function", function: { name: item.name, arguments: item.arguments } };
-      // Calls made in one turn are one assistant message in chat, after the turn's text if any.
-      const last = messages.at(-1);
-      if (last?.role === "assistant" && (last.tool_calls !== undefined || typeof last.content === "string")) {
-        last.tool_calls = [...((last.tool_calls as Obj[] | undefined) ?? []), call];
-      } else {
-        messages.push({ role: "assistant", content: null, tool_calls: [call] });
-      }
+      addCall(messages, nonEmpty(item.call_id, `${param}.call_id`), chatNameOf(ctx.plan, caller), item.arguments);
       return;
     }
-    case "function_call_output": {
-      if (typeof item.call_id !== "string" || item.call_id === "") throw invalid(`${param}.call_id`, `${param}.call_id 必须是非空字符串`);
-      messages.push({ role: "tool", tool_call_id: item.call_id, content: toolOutput(item.output, `${param}.output`, refuse) });
+    case "custom_tool_call": {
+      const caller: CallerTool = { kind: "custom", name: nonEmpty(item.name, `${param}.name`), namespace: namespaceOf(item, param) };
+      if (typeof item.input !== "string") throw invalid(`${param}.input`, `${param}.input 必须是字符串`);
+      addCall(messages, nonEmpty(item.call_id, `${param}.call_id`), chatNameOf(ctx.plan, caller), JSON.stringify({ input: item.input }));
+      return;
+    }
+    case "local_shell_call": {
+      // Codex sends both ids; OpenAI's own items always have call_id, older ones only id.
+      const callId = nonEmpty(item.call_id ?? item.id, `${param}.call_id`);
+      if (!isObj(item.action)) throw invalid(`${param}.action`, `${param}.action 必须是对象`);
+      const { type: _exec, ...action } = item.action;
+      addCall(messages, callId, chatNameOf(ctx.plan, { kind: "local_shell" }), JSON.stringify(action));
+      return;
+    }
+    case "function_call_output":
+    case "custom_tool_call_output":
+    case "local_shell_call_output": {
+      // local_shell_call_output names its call by `id` in OpenAI's reference; Codex by call_id.
+      const callId = nonEmpty(type === "local_shell_call_output" ? (item.call_id ?? item.id) : item.call_id, `${param}.call_id`);
+      messages.push({ role: "tool", tool_call_id: callId, content: toolOutput(item.output, `${param}.output`, ctx.refuse) });
       return;
     }
     case "reasoning":
       return;
     case "item_reference":
-      refuse(unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`));
+      ctx.refuse(unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`));
       return;
     default:
       if (typeof type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
-      // Built-in tools' calls and outputs (web_search_call, computer_call_output…): OpenAI's own.
-      refuse(
-        unsupported(
-          param,
-          `${param}：不支持 ${JSON.stringify(type)} 类型的条目（支持 message、function_call、function_call_output、reasoning）`,
-        ),
-      );
+      // Built-in tools' calls and outputs (web_search_call, computer_call_output…) and whatever
+      // else OpenAI's side keeps (compaction): only OpenAI reads them, the history goes on without.
+      ctx.drop(toolFamily(type));
+  }
+}
+
+function nonEmpty(v: unknown, param: string): string {
+  if (typeof v !== "string" || v === "") throw invalid(param, `${param} 必须是非空字符串`);
+  return v;
+}
+
+/** A call item's `namespace` (the namespace tool it was made from), if any. */
+function namespaceOf(item: Obj, param: string): string | undefined {
+  if (item.namespace === undefined || item.namespace === null) return undefined;
+  return nonEmpty(item.namespace, `${param}.namespace`);
+}
+
+/** A tool call onto the chat messages: calls made in one turn are one assistant message, after its text if any. */
+function addCall(messages: Obj[], id: string, name: string, args: string): void {
+  const call = { id, type: "function", function: { name, arguments: args } };
+  const last = messages.at(-1);
+  if (last?.role === "assistant" && (last.tool_calls !== undefined || typeof last.content === "string")) {
+    last.tool_calls = [...((last.tool_calls as Obj[] | undefined) ?? []), call];
+  } else {
+    messages.push({ role: "assistant", content: null, tool_calls: [call] });
   }
 }
 
@@ -224,37 +283,61 @@ function toolOutput(output: unknown, param: string, refuse: Refuse): string {
   throw invalid(param, `${param} 必须是字符串`);
 }
 
-/** A Responses function tool (flat) → chat's (nested under `function`); null for a built-in tool (refused). */
-function chatTool(tool: unknown, param: string, refuse: Refuse): Obj | null {
+/** What a tool must have for the plan (./tools.ts) to read it; built-in tools need only a type. */
+function checkTool(tool: unknown, param: string): void {
   if (!isObj(tool)) throw invalid(param, `${param} 必须是对象`);
-  if (tool.type !== "function") {
-    if (typeof tool.type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
-    refuse(
-      unsupported(
-        `${param}.type`,
-        `${param}：不支持 ${JSON.stringify(tool.type)} 类型的工具，只支持 type 为 function 的工具（web_search、file_search 等内置工具只在 OpenAI 一侧运行）`,
-      ),
-    );
-    return null;
+  if (typeof tool.type !== "string") throw invalid(`${param}.type`, `${param}.type 必须是字符串`);
+  if (tool.type === "function" || tool.type === "custom") nonEmpty(tool.name, `${param}.name`);
+  if (tool.type === "namespace") {
+    nonEmpty(tool.name, `${param}.name`);
+    if (!Array.isArray(tool.tools)) throw invalid(`${param}.tools`, `${param}.tools 必须是数组`);
+    tool.tools.forEach((inner, i) => {
+      if (!isObj(inner)) throw invalid(`${param}.tools[${i}]`, `${param}.tools[${i}] 必须是对象`);
+      if (inner.type !== "function" && inner.type !== "custom") {
+        throw invalid(`${param}.tools[${i}].type`, `${param}.tools[${i}].type 必须是 function 或 custom`);
+      }
+      nonEmpty(inner.name, `${param}.tools[${i}].name`);
+    });
   }
-  if (typeof tool.name !== "string" || tool.name === "") throw invalid(`${param}.name`, `${param}.name 必须是非空字符串`);
-  const fn: Obj = { name: tool.name };
-  if (typeof tool.description === "string") fn.description = tool.description;
-  if (isObj(tool.parameters)) fn.parameters = tool.parameters;
-  if (typeof tool.strict === "boolean") fn.strict = tool.strict;
-  return { type: "function", function: fn };
 }
 
-/** Chat's tool_choice; null for a built-in tool's (refused). */
-function chatToolChoice(choice: unknown, refuse: Refuse): unknown {
-  if (choice === "none" || choice === "auto" || choice === "required") return choice;
-  if (isObj(choice) && choice.type === "function") {
-    if (typeof choice.name !== "string" || choice.name === "") throw invalid("tool_choice.name", "tool_choice.name 必须是非空字符串");
-    return { type: "function", function: { name: choice.name } };
+/**
+ * Chat's tool_choice, and for `allowed_tools` the chat names it allows (the tools offered are cut
+ * to those). A built-in tool's choice is "auto": the tool is dropped, the model still answers.
+ */
+function chatToolChoice(choice: unknown, plan: ToolPlan, notes: ConversionNotes): { choice: unknown; allowed?: Set<string> } {
+  if (choice === "none" || choice === "auto" || choice === "required") return { choice };
+  if (!isObj(choice) || typeof choice.type !== "string") throw invalid("tool_choice", "tool_choice 必须是字符串或对象");
+  switch (choice.type) {
+    case "function":
+    case "custom": {
+      const caller: CallerTool = {
+        kind: choice.type,
+        name: nonEmpty(choice.name, "tool_choice.name"),
+        namespace: namespaceOf(choice, "tool_choice"),
+      };
+      return { choice: { type: "function", function: { name: chatNameOf(plan, caller) } } };
+    }
+    case "local_shell":
+      return { choice: { type: "function", function: { name: chatNameOf(plan, { kind: "local_shell" }) } } };
+    case "allowed_tools": {
+      const mode = choice.mode === "required" ? "required" : "auto";
+      const allowed = new Set<string>();
+      for (const t of Array.isArray(choice.tools) ? choice.tools : []) {
+        if (!isObj(t)) continue;
+        if (t.type === "local_shell") allowed.add(chatNameOf(plan, { kind: "local_shell" }));
+        else if ((t.type === "function" || t.type === "custom") && typeof t.name === "string") {
+          allowed.add(
+            chatNameOf(plan, { kind: t.type, name: t.name, namespace: typeof t.namespace === "string" ? t.namespace : undefined }),
+          );
+        }
+      }
+      return { choice: mode, allowed };
+    }
+    default:
+      notes.drop(toolFamily(choice.type));
+      return { choice: "auto" };
   }
-  if (!isObj(choice)) throw invalid("tool_choice", "tool_choice 必须是字符串或对象");
-  refuse(unsupported("tool_choice", 'tool_choice 只支持 none、auto、required 或 {type: "function", name}'));
-  return null;
 }
 
 /** `text.format` → chat's `response_format`; null for plain text. */

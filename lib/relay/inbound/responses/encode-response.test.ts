@@ -133,6 +133,59 @@ describe("chatToResponse", () => {
     ]);
   });
 
+  it("answers calls of Codex's custom, local shell and namespaced tools as their own items", () => {
+    const tools = [
+      { type: "custom", name: "apply_patch", format: { type: "grammar", syntax: "lark", definition: "start: x" } },
+      { type: "local_shell" },
+      { type: "namespace", name: "multi_agent_v1", description: "agents", tools: [{ type: "function", name: "spawn_agent" }] },
+    ];
+    const call = (id: string, name: string, args: unknown) => ({
+      id,
+      type: "function",
+      function: { name, arguments: JSON.stringify(args) },
+    });
+    const res = chatToResponse(
+      answer(
+        {
+          content: null,
+          tool_calls: [
+            call("call_1", "apply_patch", { input: "*** Begin Patch\n*** End Patch\n" }),
+            call("call_2", "local_shell", { command: ["ls"], timeout_ms: 5000 }),
+            call("call_3", "multi_agent_v1__spawn_agent", { task: "t" }),
+          ],
+        },
+        "tool_calls",
+      ),
+      info({ tools }),
+    );
+    expect(res.output).toEqual([
+      {
+        type: "custom_tool_call",
+        id: "ctc_20261124050000abcd123456_0",
+        call_id: "call_1",
+        name: "apply_patch",
+        input: "*** Begin Patch\n*** End Patch\n",
+        status: "completed",
+      },
+      {
+        type: "local_shell_call",
+        id: "lsh_20261124050000abcd123456_1",
+        call_id: "call_2",
+        action: { type: "exec", command: ["ls"], env: {}, timeout_ms: 5000 },
+        status: "completed",
+      },
+      {
+        type: "function_call",
+        id: "fc_20261124050000abcd123456_2",
+        call_id: "call_3",
+        namespace: "multi_agent_v1",
+        name: "spawn_agent",
+        arguments: '{"task":"t"}',
+        status: "completed",
+      },
+    ]);
+  });
+
   it("marks an answer cut by the token limit incomplete, and reads cached and reasoning tokens", () => {
     const res = chatToResponse(
       answer({ content: "Once upon" }, "length", {

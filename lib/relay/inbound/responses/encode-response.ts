@@ -2,6 +2,7 @@
 // answer here, and the snapshots the stream's lifecycle events carry (./encode-stream.ts).
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { isObj, type Obj } from "@/lib/obj";
+import { type CallerCall, callerCall, planTools } from "./tools";
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -10,7 +11,9 @@ export type ResponseStatus = "in_progress" | "completed" | "incomplete" | "faile
 /** Ids tied to the relay's request id, so a response can be found in the logs. */
 export const responseId = (info: InboundInfo) => `resp_${info.requestId}`;
 export const messageId = (info: InboundInfo) => `msg_${info.requestId}`;
-export const functionCallId = (info: InboundInfo, n: number) => `fc_${info.requestId}_${n}`;
+/** A call item's id, its prefix OpenAI's for the item's type. */
+export const callItemId = (info: InboundInfo, type: CallerCall["type"], n: number) =>
+  `${type === "custom_tool_call" ? "ctc" : type === "local_shell_call" ? "lsh" : "fc"}_${info.requestId}_${n}`;
 export const reasoningId = (info: InboundInfo, n: number) => `rs_${info.requestId}_${n}`;
 
 /** Chat's usage → the Responses usage object; null when there is none. */
@@ -94,13 +97,21 @@ export function reasoningItem(id: string, text: string | null, status: "in_progr
   return { type: "reasoning", id, summary: [], content: text === null ? [] : [reasoningText(text)], status };
 }
 
-/** A function_call output item. */
-export function functionCallItem(
-  id: string,
-  call: { callId: string; name: string; arguments: string },
-  status: "in_progress" | "completed" | "incomplete",
-): Obj {
-  return { type: "function_call", id, call_id: call.callId, name: call.name, arguments: call.arguments, status };
+/**
+ * A tool call's output item, of the type the caller's tool answers with (./tools.ts): a
+ * function_call (with its `namespace` when the tool was a namespace's), a custom_tool_call, or a
+ * local_shell_call.
+ */
+export function callItem(id: string, call: CallerCall, status: "in_progress" | "completed" | "incomplete"): Obj {
+  const namespace = call.type !== "local_shell_call" && call.namespace !== undefined ? { namespace: call.namespace } : {};
+  switch (call.type) {
+    case "function_call":
+      return { type: "function_call", id, call_id: call.callId, ...namespace, name: call.name, arguments: call.arguments, status };
+    case "custom_tool_call":
+      return { type: "custom_tool_call", id, call_id: call.callId, ...namespace, name: call.name, input: call.input, status };
+    case "local_shell_call":
+      return { type: "local_shell_call", id, call_id: call.callId, action: call.action, status };
+  }
 }
 
 /** The canonical whole answer (an OpenAI chat.completion) → a Response object. */
@@ -117,19 +128,15 @@ export function chatToResponse(answer: Obj, info: InboundInfo): Obj {
   if (typeof message.refusal === "string" && message.refusal !== "") content.push({ type: "refusal", refusal: message.refusal });
   if (content.length > 0) output.push(messageItem(info, content, itemStatus));
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObj) : [];
+  const plan = calls.length > 0 ? planTools(info.request.tools) : null;
   calls.forEach((call, n) => {
     const fn = isObj(call.function) ? call.function : {};
-    output.push(
-      functionCallItem(
-        functionCallId(info, n),
-        {
-          callId: typeof call.id === "string" ? call.id : `call_${info.requestId}_${n}`,
-          name: typeof fn.name === "string" ? fn.name : "",
-          arguments: typeof fn.arguments === "string" ? fn.arguments : "",
-        },
-        itemStatus,
-      ),
-    );
+    const caller = callerCall(plan!, {
+      callId: typeof call.id === "string" ? call.id : `call_${info.requestId}_${n}`,
+      name: typeof fn.name === "string" ? fn.name : "",
+      arguments: typeof fn.arguments === "string" ? fn.arguments : "",
+    });
+    output.push(callItem(callItemId(info, caller.type, n), caller, itemStatus));
   });
   return responseObject(info, {
     status: incomplete ? "incomplete" : "completed",

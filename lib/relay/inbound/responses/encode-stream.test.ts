@@ -119,6 +119,58 @@ describe("the Responses stream", () => {
     expect(final.usage).toMatchObject({ input_tokens: 80, input_tokens_details: { cached_tokens: 64 }, output_tokens: 46 });
   });
 
+  it("streams calls of Codex's custom, local shell and namespaced tools as their own items, read by the SDK", async () => {
+    const tools = [
+      { type: "custom", name: "apply_patch" },
+      { type: "local_shell" },
+      { type: "namespace", name: "multi_agent_v1", description: "agents", tools: [{ type: "function", name: "spawn_agent" }] },
+    ];
+    const patch = "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch\n";
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const opening = (index: number, id: string, name: string) => ({
+      tool_calls: [{ index, id, type: "function", function: { name, arguments: "" } }],
+    });
+    const args = (index: number, text: string) => ({ tool_calls: [{ index, function: { arguments: text } }] });
+    const patchArgs = JSON.stringify({ input: patch });
+    const relayed =
+      chunk({ role: "assistant", content: null }) +
+      chunk(opening(0, "call_1", "apply_patch")) +
+      chunk(args(0, patchArgs.slice(0, 20))) +
+      chunk(args(0, patchArgs.slice(20))) +
+      chunk(opening(1, "call_2", "local_shell")) +
+      chunk(args(1, '{"command":["ls"]}')) +
+      chunk(opening(2, "call_3", "multi_agent_v1__spawn_agent")) +
+      chunk(args(2, '{"task":"t"}')) +
+      chunk({}, "tool_calls") +
+      "data: [DONE]\n\n";
+    const sse = encode(relayed, { tools });
+    const kinds = events(sse).map((e) => e.type);
+    expect(kinds.filter((k) => k.startsWith("response.custom_tool_call_input"))).toEqual([
+      "response.custom_tool_call_input.delta",
+      "response.custom_tool_call_input.done",
+    ]);
+    // Only the namespaced function streams its arguments; the custom input and shell action are read whole.
+    expect(kinds.filter((k) => k === "response.function_call_arguments.delta")).toHaveLength(1);
+    const final = await sdkFinal(sse);
+    expect(final.output).toEqual([
+      expect.objectContaining({ type: "custom_tool_call", call_id: "call_1", name: "apply_patch", input: patch, status: "completed" }),
+      expect.objectContaining({
+        type: "local_shell_call",
+        call_id: "call_2",
+        action: { type: "exec", command: ["ls"], env: {} },
+        status: "completed",
+      }),
+      expect.objectContaining({
+        type: "function_call",
+        call_id: "call_3",
+        namespace: "multi_agent_v1",
+        name: "spawn_agent",
+        arguments: '{"task":"t"}',
+      }),
+    ]);
+  });
+
   it("streams a recorded DeepSeek reasoner's reasoning as a reasoning item before the answer", async () => {
     const sse = encode(chunks("deepseek-reasoner.chunks.txt"));
     const list = events(sse);

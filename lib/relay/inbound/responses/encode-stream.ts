@@ -2,15 +2,18 @@
 // `sequence_number` from 0. The response opens (response.created, response.in_progress); the
 // model's reasoning, when the vendor streams it, is a reasoning item (reasoning_text); the
 // answer's text is one message item (output_item.added, content_part.added, output_text.delta…,
-// then the .done events), each tool call a function_call item (output_item.added,
-// function_call_arguments.delta…, .done, output_item.done); it closes with response.completed
+// then the .done events), each tool call an item of the type the caller's tool answers with
+// (./tools.ts): a function_call (output_item.added, function_call_arguments.delta…, .done,
+// output_item.done), a custom_tool_call (its input is the `input` member of the chat call's JSON
+// arguments, so it is read whole when the call ends: custom_tool_call_input.delta once, then .done)
+// or a local_shell_call (its action likewise, in output_item.done); it closes with response.completed
 // (response.incomplete when the output was cut short) carrying the whole response and its usage.
 // A failure mid-stream is an `error` event, then response.failed. There is no [DONE].
 import type { InboundInfo, InboundStreamEncoder } from "@/lib/relay/inbound/types";
 import { sseNamedEvent } from "@/lib/relay/openai/sse";
 import {
-  functionCallId,
-  functionCallItem,
+  callItem,
+  callItemId,
   incompleteReason,
   messageId,
   messageItem,
@@ -23,16 +26,18 @@ import {
   responsesUsage,
 } from "./encode-response";
 import { isObj, type Obj } from "@/lib/obj";
+import { type CallerCall, callerCall, planTools, type ToolPlan } from "./tools";
 
 interface OpenItem {
   outputIndex: number;
-  kind: "reasoning" | "message" | "function_call";
+  kind: "reasoning" | "message" | "call";
   id: string;
   /** The reasoning or message text, or the call's arguments, so far. */
   text: string;
-  /** function_call only. */
+  /** A call only: its id, its chat function name, and the item type it answers as. */
   callId?: string;
   name?: string;
+  callType?: CallerCall["type"];
 }
 
 /** The text a chat delta carries in a member, when it carries any. */
@@ -52,8 +57,11 @@ export class ResponsesStreamEncoder implements InboundStreamEncoder {
   private readonly calls = new Map<number, OpenItem>();
   private finishReason: unknown = null;
   private usage: Obj | null = null;
+  private readonly tools: ToolPlan;
 
-  constructor(private readonly info: InboundInfo) {}
+  constructor(private readonly info: InboundInfo) {
+    this.tools = planTools(info.request.tools);
+  }
 
   chunk(chunk: Obj): string {
     if (this.ended) return "";
@@ -187,26 +195,33 @@ export class ResponsesStreamEncoder implements InboundStreamEncoder {
     let item = this.calls.get(index);
     if (!item) {
       const n = this.calls.size;
+      const callId = typeof call.id === "string" && call.id !== "" ? call.id : `call_${this.info.requestId}_${n}`;
+      const name = typeof fn.name === "string" ? fn.name : "";
+      // Chat names the function in a call's first delta: its type is known from the start.
+      const opening = callerCall(this.tools, { callId, name, arguments: "" });
       item = {
         outputIndex: this.output.length,
-        kind: "function_call",
-        id: functionCallId(this.info, n),
+        kind: "call",
+        id: callItemId(this.info, opening.type, n),
         text: "",
-        callId: typeof call.id === "string" && call.id !== "" ? call.id : `call_${this.info.requestId}_${n}`,
-        name: typeof fn.name === "string" ? fn.name : "",
+        callId,
+        name,
+        callType: opening.type,
       };
       this.calls.set(index, item);
-      out += this.add(item, functionCallItem(item.id, { callId: item.callId!, name: item.name!, arguments: "" }, "in_progress"));
+      out += this.add(item, callItem(item.id, opening, "in_progress"));
     } else if (typeof fn.name === "string" && fn.name !== "" && item.name === "") {
       item.name = fn.name;
     }
     if (typeof fn.arguments === "string" && fn.arguments !== "") {
       item.text += fn.arguments;
-      out += this.event("response.function_call_arguments.delta", {
-        item_id: item.id,
-        output_index: item.outputIndex,
-        delta: fn.arguments,
-      });
+      if (item.callType === "function_call") {
+        out += this.event("response.function_call_arguments.delta", {
+          item_id: item.id,
+          output_index: item.outputIndex,
+          delta: fn.arguments,
+        });
+      }
     }
     return out;
   }
@@ -215,8 +230,16 @@ export class ResponsesStreamEncoder implements InboundStreamEncoder {
   private close(item: OpenItem, status: "completed" | "incomplete"): string {
     const at = { item_id: item.id, output_index: item.outputIndex };
     let out = "";
-    if (item.kind === "function_call") {
-      out += this.event("response.function_call_arguments.done", { ...at, name: item.name, arguments: item.text });
+    this.output[item.outputIndex] = this.closedItem(item, status);
+    const closed = this.output[item.outputIndex]!;
+    if (item.kind === "call") {
+      if (closed.type === "function_call") {
+        out += this.event("response.function_call_arguments.done", { ...at, name: closed.name, arguments: closed.arguments });
+      } else if (closed.type === "custom_tool_call") {
+        const input = closed.input as string;
+        if (input !== "") out += this.event("response.custom_tool_call_input.delta", { ...at, delta: input });
+        out += this.event("response.custom_tool_call_input.done", { ...at, input });
+      }
     } else if (item.kind === "message") {
       out += this.event("response.output_text.done", { ...at, content_index: 0, text: item.text, logprobs: [] });
       out += this.event("response.content_part.done", { ...at, content_index: 0, part: outputText(item.text) });
@@ -224,15 +247,14 @@ export class ResponsesStreamEncoder implements InboundStreamEncoder {
       out += this.event("response.reasoning_text.done", { ...at, content_index: 0, text: item.text });
       out += this.event("response.content_part.done", { ...at, content_index: 0, part: reasoningText(item.text) });
     }
-    this.output[item.outputIndex] = this.closedItem(item, status);
-    return out + this.event("response.output_item.done", { output_index: item.outputIndex, item: this.output[item.outputIndex] });
+    return out + this.event("response.output_item.done", { output_index: item.outputIndex, item: closed });
   }
 
-  /** An item as it ends: its whole text or arguments. */
+  /** An item as it ends: its whole text, arguments, input or action. */
   private closedItem(item: OpenItem, status: "completed" | "incomplete"): Obj {
     if (item.kind === "message") return messageItem(this.info, [outputText(item.text)], status);
     if (item.kind === "reasoning") return reasoningItem(item.id, item.text, status);
-    return functionCallItem(item.id, { callId: item.callId!, name: item.name!, arguments: item.text }, status);
+    return callItem(item.id, callerCall(this.tools, { callId: item.callId!, name: item.name!, arguments: item.text }), status);
   }
 
   private event(type: string, fields: Obj): string {
