@@ -25,6 +25,11 @@ export interface ClaudeBehaviour {
   chunkSize?: number;
   /** Answer with these tool calls after the text. */
   toolUses?: ClaudeToolUse[];
+  /**
+   * Answer with a call of the first client tool the request declares (input `{}`) after the text;
+   * text only when it declares none. Replayed agent sessions use it with the agent's own tool names.
+   */
+  callFirstTool?: boolean;
   /** A thinking block before the text. */
   thinking?: string;
   /** Usage counts (defaults: 12 input, 1000 cache read, 200 cache write, 9 output). */
@@ -148,6 +153,13 @@ export function claudeStreamEvents(req: Record<string, any>, b: ClaudeBehaviour 
   return events;
 }
 
+/** A call of the first client tool (no `type`, or `custom`) a request declares; none when it declares none. */
+function firstDeclaredTool(req: Record<string, any>): ClaudeToolUse[] {
+  const tools: Array<Record<string, unknown>> = Array.isArray(req.tools) ? req.tools : [];
+  const tool = tools.find((t) => (t.type === undefined || t.type === "custom") && typeof t.name === "string");
+  return tool ? [{ name: tool.name as string, input: {} }] : [];
+}
+
 export interface AnthropicMock {
   url: string;
   requests: ClaudeRecordedRequest[];
@@ -184,9 +196,10 @@ export async function startAnthropicMock(opts: { apiKey?: string } = {}): Promis
       failuresLeft--;
       return fail(behaviour.failStatus);
     }
+    const answer = behaviour.callFirstTool ? { ...behaviour, toolUses: firstDeclaredTool(json) } : behaviour;
     if (json.stream === true) {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
-      for (const e of claudeStreamEvents(json, behaviour)) {
+      for (const e of claudeStreamEvents(json, answer)) {
         res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
         await new Promise((r) => setImmediate(r));
       }
@@ -194,7 +207,7 @@ export async function startAnthropicMock(opts: { apiKey?: string } = {}): Promis
       return;
     }
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(claudeMessage(json, behaviour)));
+    res.end(JSON.stringify(claudeMessage(json, answer)));
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;

@@ -64,6 +64,40 @@ function functionCallAnswer(calls: GeminiFunctionCall[]): string {
     modelVersion: "gemini-2.0-flash",
     responseId: "Zlgjz6DXJOKimecP1ov4oQ4",
   });
+/**
+ * Scripted Gemini API chat answers instead of the fixtures: a text answer, or a call of the first
+ * function the request declares (args `{}`; text when it declares none), with the given usage.
+ * Replayed agent sessions use it, as the tool names are the agent's.
+ */
+export interface GeminiScript {
+  callFirstTool: boolean;
+  usage: { promptTokenCount: number; candidatesTokenCount: number };
+}
+
+export const GEMINI_SCRIPT_TEXT = "Hello! How can I help you today?";
+
+/** The first function declaration of a Gemini request's tools, or null. */
+function firstDeclaredFunction(json: Record<string, unknown>): string | null {
+  const tools = Array.isArray(json.tools) ? (json.tools as Array<Record<string, unknown>>) : [];
+  for (const tool of tools) {
+    const declarations = Array.isArray(tool?.functionDeclarations) ? (tool.functionDeclarations as Array<{ name?: unknown }>) : [];
+    const named = declarations.find((d) => typeof d?.name === "string");
+    if (named) return named.name as string;
+  }
+  return null;
+}
+
+/** A GenerateContentResponse (one for a whole answer, the last of a stream) for a script. */
+function scriptedAnswer(json: Record<string, unknown>, model: string, script: GeminiScript): Record<string, unknown> {
+  const name = script.callFirstTool ? firstDeclaredFunction(json) : null;
+  const parts = name ? [{ functionCall: { name, args: {} } }] : [{ text: GEMINI_SCRIPT_TEXT }];
+  const { promptTokenCount, candidatesTokenCount } = script.usage;
+  return {
+    candidates: [{ content: { parts, role: "model" }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+    modelVersion: model,
+    responseId: "ScriptedReplay000001",
+  };
 }
 
 export interface GoogleMock {
@@ -76,6 +110,8 @@ export interface GoogleMock {
   failNext(f: GoogleFailure): void;
   /** Answer requests that declare tools with these function calls (until reset). */
   callFunctions(calls: GeminiFunctionCall[]): void;
+  /** Answer Gemini API chat calls from a script (null: from the fixtures again). */
+  setScript(script: GeminiScript | null): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -104,6 +140,7 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
   const issued = new Set<string>();
   let failure: GoogleFailure | null = null;
   let scriptedCalls: GeminiFunctionCall[] | null = null;
+  let script: GeminiScript | null = null;
   let tokenSeq = 0;
 
   const send = (res: http.ServerResponse, status: number, body: string, type = "application/json; charset=UTF-8") => {
@@ -121,7 +158,11 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
     res.end();
   };
 
-  const chat = (res: http.ServerResponse, method: string, json: Record<string, unknown>) => {
+  const chat = (res: http.ServerResponse, method: string, json: Record<string, unknown>, model = "") => {
+    if (script && (method === "streamGenerateContent" || method === "generateContent")) {
+      const answer = JSON.stringify(scriptedAnswer(json, model, script));
+      return method === "generateContent" ? send(res, 200, answer) : streamOut(res, `data: ${answer}\r\n\r\n`);
+    }
     const tools = Array.isArray(json.tools) && json.tools.length > 0;
     if (tools && scriptedCalls && method === "streamGenerateContent")
       return streamOut(res, `data: ${functionCallAnswer(scriptedCalls)}\r\n\r\n`);
@@ -230,7 +271,7 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
         return send(res, 200, palmFixture(filtered ? "generate-message-filtered.json" : "generate-message.json"));
       }
       const gemini = /^\/(?:v1beta|v1)\/models\/([^/:]+):(\w+)$/.exec(url.pathname);
-      if (gemini) return void chat(res, gemini[2]!, obj);
+      if (gemini) return void chat(res, gemini[2]!, obj, gemini[1]);
       return send(res, 404, googleError(404, "NOT_FOUND", "Not found"));
     });
   });
@@ -257,18 +298,18 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
     },
     callFunctions(calls) {
       scriptedCalls = calls;
-    },
-    reset() {
+    setScript(s) 
+      script = s;,
+    reset() 
       mock.requests.length = 0;
       mock.tokenCalls = 0;
       failure = null;
       scriptedCalls = null;
-    },
+      script = null;,
     close: () =>
-      new Promise<void>((r) => {
+      new Promise<void>((r) => 
         server.closeAllConnections();
-        server.close(() => r());
-      }),
+        server.close(() => r());),
   };
   return mock;
 }

@@ -24,6 +24,57 @@ export interface ResponsesBehaviour {
   failStatus?: number;
   /** Stream: a `response.failed` event after the first text delta, then the end. */
   failMidway?: boolean;
+  /**
+   * Answer with a call of the first tool the request declares (in `tools`, or in an
+   * `additional_tools` input item as Codex sends them; namespaces searched in order): a
+   * `function_call` with arguments `{}` for a function, a `custom_tool_call` with empty input for a
+   * custom tool. Text when it declares none. Replayed agent sessions use it.
+   */
+  callFirstTool?: boolean;
+  /** Report this usage instead of RESPONSES_USAGE. */
+  usage?: typeof RESPONSES_USAGE;
+}
+
+type DeclaredTool = { type: "function" | "custom"; name: string };
+
+/** The first function or custom tool of a list, namespaces opened in order. */
+function firstTool(tools: unknown): DeclaredTool | null {
+  if (!Array.isArray(tools)) return null;
+  for (const t of tools as Array<Record<string, unknown>>) {
+    if ((t?.type === "function" || t?.type === "custom") && typeof t.name === "string") return { type: t.type, name: t.name };
+    if (t?.type === "namespace") {
+      const inner = firstTool(t.tools);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+
+/** The tool a `callFirstTool` answer calls: from `tools`, then from `additional_tools` input items. */
+function declaredTool(req: Record<string, any>): DeclaredTool | null {
+  const direct = firstTool(req.tools);
+  if (direct) return direct;
+  const items: Array<Record<string, unknown>> = Array.isArray(req.input) ? req.input : [];
+  for (const item of items) {
+    if (item?.type !== "additional_tools") continue;
+    const found = firstTool(item.tools);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The output item of a tool call answer, `status` as given. */
+function toolCallItem(tool: DeclaredTool, id: string, status: "in_progress" | "completed"): Record<string, unknown> {
+  return tool.type === "function"
+    ? {
+        type: "function_call",
+        id: `fc_${id}`,
+        call_id: `call_${id}`,
+        name: tool.name,
+        arguments: status === "completed" ? "{}" : "",
+        status,
+      }
+    : { type: "custom_tool_call", id: `ctc_${id}`, call_id: `call_${id}`, name: tool.name, input: "", status };
 }
 
 export interface ResponsesRecordedRequest {
@@ -43,10 +94,18 @@ export interface ResponsesMock {
 let seq = 0;
 
 /** The Response object for a request, `status` as given. */
-function responseObject(req: Record<string, any>, status: "in_progress" | "completed", id: string, msgId: string): Record<string, unknown> {
+function responseObject(
+  req: Record<string, any>,
+  status: "in_progress" | "completed",
+  id: string,
+  msgId: string,
+  b: ResponsesBehaviour = {},
+): Record<string, unknown> {
   const output: Record<string, unknown>[] = [];
   const searches = Array.isArray(req.tools) && req.tools.some((t: { type?: string }) => t?.type === "web_search");
-  if (status === "completed") {
+  const tool = b.callFirstTool ? declaredTool(req) : null;
+  if (status === "completed" && tool) output.push(toolCallItem(tool, id, "completed"));
+  else if (status === "completed") {
     if (searches) output.push({ type: "web_search_call", id: `ws_${id}`, status: "completed", action: { type: "search", query: "news" } });
     output.push({
       type: "message",
@@ -78,7 +137,7 @@ function responseObject(req: Record<string, any>, status: "in_progress" | "compl
     tools: req.tools ?? [],
     top_p: 1,
     truncation: "disabled",
-    usage: status === "completed" ? RESPONSES_USAGE : null,
+    usage: status === "completed" ? (b.usage ?? RESPONSES_USAGE) : null,
     user: null,
     metadata: req.metadata ?? {},
   };
@@ -87,8 +146,22 @@ function responseObject(req: Record<string, any>, status: "in_progress" | "compl
 function streamEvents(req: Record<string, any>, id: string, msgId: string, b: ResponsesBehaviour): Record<string, unknown>[] {
   const events: Record<string, unknown>[] = [];
   const push = (e: Record<string, unknown>) => events.push({ ...e, sequence_number: events.length });
-  push({ type: "response.created", response: responseObject(req, "in_progress", id, msgId) });
-  push({ type: "response.in_progress", response: responseObject(req, "in_progress", id, msgId) });
+  push({ type: "response.created", response: responseObject(req, "in_progress", id, msgId, b) });
+  push({ type: "response.in_progress", response: responseObject(req, "in_progress", id, msgId, b) });
+  const tool = b.callFirstTool ? declaredTool(req) : null;
+  if (tool) {
+    push({ type: "response.output_item.added", output_index: 0, item: toolCallItem(tool, id, "in_progress") });
+    const itemId = tool.type === "function" ? `fc_${id}` : `ctc_${id}`;
+    if (tool.type === "function") {
+      push({ type: "response.function_call_arguments.delta", item_id: itemId, output_index: 0, delta: "{}" });
+      push({ type: "response.function_call_arguments.done", item_id: itemId, output_index: 0, arguments: "{}" });
+    } else {
+      push({ type: "response.custom_tool_call_input.done", item_id: itemId, output_index: 0, input: "" });
+    }
+    push({ type: "response.output_item.done", output_index: 0, item: toolCallItem(tool, id, "completed") });
+    push({ type: "response.completed", response: responseObject(req, "completed", id, msgId, b) });
+    return events;
+  }
   const item = { type: "message", id: msgId, status: "in_progress", role: "assistant", content: [] };
   push({ type: "response.output_item.added", output_index: 0, item });
   const part = { type: "output_text", text: "", annotations: [], logprobs: [] };
@@ -98,7 +171,7 @@ function streamEvents(req: Record<string, any>, id: string, msgId: string, b: Re
     push({ type: "response.output_text.delta", item_id: msgId, output_index: 0, content_index: 0, delta, logprobs: [] });
     if (b.failMidway && i === 0) {
       const failed = {
-        ...responseObject(req, "in_progress", id, msgId),
+        ...responseObject(req, "in_progress", id, msgId, b),
         status: "failed",
         error: { code: "server_error", message: "The server had an error" },
       };
@@ -110,7 +183,7 @@ function streamEvents(req: Record<string, any>, id: string, msgId: string, b: Re
   const done = { ...part, text: RESPONSES_TEXT };
   push({ type: "response.content_part.done", item_id: msgId, output_index: 0, content_index: 0, part: done });
   push({ type: "response.output_item.done", output_index: 0, item: { ...item, status: "completed", content: [done] } });
-  push({ type: "response.completed", response: responseObject(req, "completed", id, msgId) });
+  push({ type: "response.completed", response: responseObject(req, "completed", id, msgId, b) });
   return events;
 }
 
@@ -157,7 +230,7 @@ export async function startResponsesMock(opts: { apiKey?: string } = {}): Promis
       const msgId = `msg_mock${seq.toString().padStart(6, "0")}`;
       if (json.stream !== true) {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(responseObject(json, "completed", id, msgId)));
+        res.end(JSON.stringify(responseObject(json, "completed", id, msgId, behaviour)));
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });

@@ -58,6 +58,12 @@ export interface MockBehaviour {
   chunks?: number;
   /** Answer with tool calls instead of text. */
   toolCalls?: MockToolCall[];
+  /**
+   * Answer with a call of the first function the request declares (arguments `{}`), as a model
+   * asked to use its tools would; text when it declares none. Replayed agent sessions use it: the
+   * tool names are the agent's, whatever they are.
+   */
+  callFirstTool?: boolean;
   /** Destroy the socket after this many content chunks (after the role chunk). */
   dropAfterChunks?: number;
   /** Send an OpenAI error event after this many content chunks, then end without [DONE]. */
@@ -196,6 +202,16 @@ function usageObject(prompt: number, completion: number, b: MockBehaviour): Obj 
   if (b.absurdUsage) Object.assign(u, { prompt_tokens: 1e12, completion_tokens: -5, total_tokens: 1e12 - 5 });
   if (b.usage) Object.assign(u, b.usage);
   return u;
+}
+
+/** A call of the first function tool a chat request declares, or undefined when it declares none. */
+function firstDeclaredTool(req: Obj): MockToolCall[] | undefined {
+  const tools = Array.isArray(req.tools) ? req.tools : [];
+  for (const tool of tools) {
+    if (isObj(tool) && tool.type === "function" && isObj(tool.function) && typeof tool.function.name === "string")
+      return [{ name: tool.function.name, arguments: "{}" }];
+  }
+  return undefined;
 }
 
 /** Classify a request by its path (every adapter's layout) and body. */
@@ -342,7 +358,7 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     const promptText = kind === "chat" ? JSON.stringify(req.messages ?? []) : JSON.stringify(req.prompt ?? "");
     const promptTokens = fakeTokens(promptText);
     const text = b.echo ? raw : (b.content ?? DEFAULT_TEXT);
-    const tools = kind === "chat" ? b.toolCalls : undefined;
+    const tools = kind === "chat" ? (b.toolCalls ?? (b.callFirstTool ? firstDeclaredTool(req) : undefined)) : undefined;
     const completionTokens = tools ? fakeTokens(tools.map((t) => t.name + t.arguments).join("")) : fakeTokens(text);
     const id = kind === "chat" ? `chatcmpl-${rid(29)}` : `cmpl-${rid(29)}`;
     const created = nowSec();
