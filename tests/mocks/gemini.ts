@@ -64,6 +64,8 @@ function functionCallAnswer(calls: GeminiFunctionCall[]): string {
     modelVersion: "gemini-2.0-flash",
     responseId: "Zlgjz6DXJOKimecP1ov4oQ4",
   });
+}
+
 /**
  * Scripted Gemini API chat answers instead of the fixtures: a text answer, or a call of the first
  * function the request declares (args `{}`; text when it declares none), with the given usage.
@@ -298,18 +300,22 @@ export async function startGoogleMock(o: { apiKey?: string } = {}): Promise<Goog
     },
     callFunctions(calls) {
       scriptedCalls = calls;
-    setScript(s) 
-      script = s;,
-    reset() 
+    },
+    setScript(s) {
+      script = s;
+    },
+    reset() {
       mock.requests.length = 0;
       mock.tokenCalls = 0;
       failure = null;
       scriptedCalls = null;
-      script = null;,
+      script = null;
+    },
     close: () =>
-      new Promise<void>((r) => 
+      new Promise<void>((r) => {
         server.closeAllConnections();
-        server.close(() => r());),
+        server.close(() => r());
+      }),
   };
   return mock;
 }
