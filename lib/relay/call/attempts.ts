@@ -1,7 +1,8 @@
-// The attempt loop: pick a channel for the call (or the key's pinned one), build the adapter's
-// upstream request, send it, and on a retriable failure try the next channel, until an answer
-// starts reaching the client (stream-response.ts, whole-response.ts) or the retries run out
-// (the last failure is settled and answered).
+// The attempt loop: pick a channel for the call (or the key's pinned one; a session's sticky one
+// first, lib/relay/memory/session-sticky.ts), build the adapter's upstream request, send it, and
+// on a retriable failure try the next channel, until an answer starts reaching the client
+// (stream-response.ts, whole-response.ts) or the retries run out (the last failure that was not an
+// overload, else the last, is settled and answered).
 import type { CallContext } from "@/lib/relay/call/call-context";
 import {
   describeUpstreamNetworkError,
