@@ -386,6 +386,7 @@ describe("the settings tabs' fields", () => {
       "ChatLink2",
       "QuotaPerUnit",
       "RetryTimes",
+      "SessionStickyTTLSeconds",
       "DisplayInCurrencyEnabled",
       "DisplayTokenStatEnabled",
       "DefaultCollapseSidebar",

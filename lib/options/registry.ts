@@ -301,6 +301,16 @@ export const OPTION_REGISTRY = {
     invalid: "请输入大于 0 的数字",
   }),
   RetryTimes: shown(int(0, { min: 0 }), { section: "general", label: "失败重试次数" }),
+  /**
+   * How long a session's calls stay on the channel that last answered it (lib/relay/memory/
+   * session-sticky.ts), so the vendor's prompt cache keeps hitting. An hour outlasts the pauses of
+   * a coding session and Anthropic's longest cache lifetime; 0 turns stickiness off.
+   */
+  SessionStickyTTLSeconds: shown(int(3600, { min: 0 }), {
+    section: "general",
+    label: "会话粘滞时长（秒）",
+    description: "携带会话标识（如 Claude Code、Codex 的会话头）的请求在此时长内优先使用上次应答的渠道，以命中上游提示缓存；0 表示关闭",
+  }),
   DisplayInCurrencyEnabled: shown(bool(true), { section: "general", label: "以货币形式显示额度" }),
   DisplayTokenStatEnabled: shown(bool(true), {
     section: "general",

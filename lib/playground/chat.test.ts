@@ -116,9 +116,9 @@ describe("readEvent", () => {
 describe("refusalText", () => {
   it("gives the spec's expired-session text on 401 and the relay's message otherwise", () => {
     expect(refusalText(401, JSON.stringify({ error: { message: "whatever" } }))).toBe("未登录或登录已过期，请重新登录！");
-    expect(refusalText(503, JSON.stringify({ error: { message: "当前分组 x 下对于模型 y 无可用渠道", type: "new_api_error" } }))).toBe(
-      "当前分组 x 下对于模型 y 无可用渠道",
-    );
+    expect(
+      refusalText(404, JSON.stringify({ error: { message: "当前分组 x 下对于模型 y 无可用渠道", type: "invalid_request_error" } })),
+    ).toBe("当前分组 x 下对于模型 y 无可用渠道");
     expect(refusalText(403, JSON.stringify({ success: false, message: "用户已被封禁" }))).toBe("用户已被封禁");
     expect(refusalText(502, "<html>Bad Gateway</html>")).toBe("<html>Bad Gateway</html>");
     expect(refusalText(500, "")).toBe("HTTP 500");

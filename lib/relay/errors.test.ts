@@ -8,20 +8,30 @@ import {
   parseUpstreamError,
   shouldDisableChannel,
   shouldRetry,
+  isOverloaded,
+  noChannelError,
 } from "./errors";
+import { retryAfterSeconds } from "./call/upstream-failure";
 
 describe("openAIError", () => {
   it("builds OpenAI's error shape with the request id appended", () => {
     expect(
-      openAIError(503, "当前分组 default 下对于模型 x 无可用渠道", "new_api_error", "no_channel", null, "20241204153012abcd123456"),
+      openAIError(
+        404,
+        "当前分组 default 下对于模型 x 无可用渠道",
+        "invalid_request_error",
+        "model_not_found",
+        null,
+        "20241204153012abcd123456",
+      ),
     ).toEqual({
-      status: 503,
+      status: 404,
       body: {
         error: {
           message: "当前分组 default 下对于模型 x 无可用渠道 (request id: 20241204153012abcd123456)",
-          type: "new_api_error",
+          type: "invalid_request_error",
           param: null,
-          code: "no_channel",
+          code: "model_not_found",
         },
       },
     });
@@ -178,5 +188,30 @@ describe("network errors", () => {
     expect(d.message).toBe("请求上游地址失败: connection refused (ECONNREFUSED)");
     expect(d.message).not.toContain("10.0.0.5");
     expect(describeUpstreamNetworkError(new Error("getaddrinfo ENOTFOUND api.secret-vendor.internal")).message).toBe("请求上游地址失败");
+  });
+});
+
+describe("no channel, overloaded, retry-after", () => {
+  it("answers an unserved model as the vendors answer an unknown one: 404 model_not_found", () => {
+    const e = noChannelError("vip", "gpt-x");
+    expect(e).toMatchObject({ status: 404, type: "invalid_request_error", code: "model_not_found" });
+    expect(e.message).toBe("当前分组 vip 下对于模型 gpt-x 无可用渠道");
+  });
+
+  it("calls a failure overloaded only for 529 or a 503 that says so", () => {
+    expect(isOverloaded(529, "overloaded_error", null)).toBe(true);
+    expect(isOverloaded(503, "server_error", null, "The engine is currently overloaded")).toBe(true);
+    expect(isOverloaded(503, "upstream_error", "bad_response_status_code", "bad response status code 503")).toBe(false);
+    expect(isOverloaded(500, "overloaded_error", null)).toBe(false);
+  });
+
+  it("reads retry-after as seconds, or an HTTP date as the seconds left", () => {
+    expect(retryAfterSeconds("7")).toBe("7");
+    expect(retryAfterSeconds(["3", "9"])).toBe("3");
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(retryAfterSeconds("Thu, 01 Jan 2026 00:00:30 GMT", now)).toBe("30");
+    expect(retryAfterSeconds("Wed, 31 Dec 2025 23:00:00 GMT", now)).toBe("0");
+    expect(retryAfterSeconds(undefined)).toBeUndefined();
+    expect(retryAfterSeconds("soon")).toBeUndefined();
   });
 });

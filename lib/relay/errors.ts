@@ -59,6 +59,38 @@ export function openAIError(
   return { status, body: { error: { message: full, type, param, code } } };
 }
 
+/**
+ * No enabled channel of the caller's group serves the model (or the model is unknown): a 404, as
+ * the vendors answer an unknown model (OpenAI `model_not_found`, Anthropic `not_found_error`,
+ * Gemini `NOT_FOUND`). Not a 503: clients read 503 and 529 as "overloaded, retry later", and
+ * Claude Code and Gemini CLI then retry a request that can never succeed.
+ */
+export function noChannelError(group: string, model: string): RelayError {
+  return new RelayError(404, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, {
+    type: "invalid_request_error",
+    code: "model_not_found",
+  });
+}
+
+/**
+ * Seconds a 429 or 529 answer asks the caller to wait when the upstream named none: long enough
+ * for a saturated channel's window to move on, short enough that an agent does not stall (the
+ * official SDKs retry after it, capped at 60 s).
+ */
+export const DEFAULT_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Does this failure say the upstream is overloaded (Anthropic's 529 `overloaded_error`, a 503
+ * whose error says overloaded or busy)? Only such failures, on every channel tried, are answered
+ * as overloaded; a 503 for any other reason is an API error.
+ */
+export function isOverloaded(status: number, type: string, code: string | number | null, message = ""): boolean {
+  if (status === 529) return true;
+  if (status !== 503) return false;
+  const said = `${type} ${code ?? ""} ${message}`.toLowerCase();
+  return said.includes("overloaded") || said.includes("busy");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Request ids: UTC yyyyMMddHHmmss + 4 base36 chars of a process counter + 6 random base36 chars
 // (24 chars). Unique within a process unless it serves > 1.6 M requests in one second; across

@@ -1,7 +1,7 @@
 // The relay core's transport-agnostic request and response. lib/relay/doors/node.ts serves them over
 // Node's http (the `npm start` entry); lib/relay/doors/web.ts over web Request/Response (route handlers).
 import { formatBytes } from "@/lib/net/body";
-import { openAIError, RelayError } from "@/lib/relay/errors";
+import { DEFAULT_RETRY_AFTER_SECONDS, openAIError, RelayError } from "@/lib/relay/errors";
 import type { BodySummaryResult } from "@/lib/relay/request/request-body";
 import type { RelayMode } from "@/lib/relay/types";
 
@@ -91,7 +91,11 @@ export function errorResponse(
 ): RelayResponse {
   const { body } = openAIError(status, message, type, code, param, requestId);
   const shaped = protocol ? protocol.errorBody(status, body.error.message, type, code) : body;
-  return { status, headers: { ...JSON_HEADERS, "x-oneapi-request-id": requestId }, body: JSON.stringify(shaped) };
+  const headers: Record<string, string> = { ...JSON_HEADERS, "x-oneapi-request-id": requestId };
+  // Every 429 and 529 says when to come back; whoever knows better (a rate limit's window, the
+  // upstream's own retry-after) overwrites it.
+  if (status === 429 || status === 529) headers["retry-after"] = String(DEFAULT_RETRY_AFTER_SECONDS);
+  return { status, headers, body: JSON.stringify(shaped) };
 }
 
 /** A RelayError's answer. */

@@ -378,8 +378,9 @@ for (const entry of ENTRIES) {
       const noChannel = await client.messages
         .create({ model: "no-such-model", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })
         .catch((e) => e);
-      expect(noChannel.status).toBe(503);
-      expect(noChannel.error).toMatchObject({ type: "error", error: { type: "overloaded_error" } });
+      // An unknown model is Anthropic's 404 not_found_error: never "overloaded", which Claude Code retries.
+      expect(noChannel).toBeInstanceOf(Anthropic.NotFoundError);
+      expect(noChannel.error).toMatchObject({ type: "error", error: { type: "not_found_error" } });
 
       mock.setBehaviour({ failStatus: 429 });
       const limited = await client.messages

@@ -296,8 +296,8 @@ for (const entry of ENTRIES) {
 
     it("an unknown model is a clean error in Google's shape", async () => {
       const error = await ai.models.generateContent({ model: "gemini-unserved", contents: "hi" }).catch((e: unknown) => e);
-      expect((error as ApiError).status).toBe(503);
-      expect(JSON.parse((error as ApiError).message).error.status).toBe("UNAVAILABLE");
+      expect((error as ApiError).status).toBe(404);
+      expect(JSON.parse((error as ApiError).message).error).toMatchObject({ code: 404, status: "NOT_FOUND" });
     });
 
     it("costs what the chat completions path costs for the same usage", async () => {

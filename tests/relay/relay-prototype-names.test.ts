@@ -76,7 +76,7 @@ for (const entry of ENTRIES) {
       const u = await seedUser();
       for (const name of NAMES) {
         const none = await chat(u.key, name);
-        expect(none.status, name).toBe(503);
+        expect(none.status, name).toBe(404);
         expect((await none.json()).error.message).toContain(name);
       }
       await clearRelayData();

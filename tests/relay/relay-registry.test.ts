@@ -79,9 +79,10 @@ for (const entry of ENTRIES) {
         headers: { Authorization: `Bearer ${user.key}`, "Content-Type": "application/json" },
         body: JSON.stringify({ model: CLAUDE, messages: [{ role: "user", content: "hi" }] }),
       });
-      expect(res.status).toBe(503);
+      expect(res.status).toBe(404);
       const body = (await res.json()) as { error: { message: string; code: string } };
       expect(body.error).toMatchObject({
+        type: "invalid_request_error",
         code: "model_not_found",
         message: expect.stringContaining(`当前分组 default 下对于模型 ${CLAUDE} 无可用渠道`),
       });

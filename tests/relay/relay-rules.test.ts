@@ -170,7 +170,7 @@ for (const entry of ENTRIES) {
       it("says which group and model have no channel", async () => {
         const u = await seedUser();
         const e = await errorOf(chat(clientFor(u.key), "no-such-model"));
-        expect(e.status).toBe(503);
+        expect(e.status).toBe(404);
         expect(e.message).toContain("no-such-model");
       });
 
@@ -271,7 +271,7 @@ for (const entry of ENTRIES) {
         expect(info.status_time).toBeGreaterThan(0);
         // Disabled channels are no longer chosen.
         const e = await errorOf(chat(clientFor(u.key)));
-        expect(e.status).toBe(503);
+        expect(e.status).toBe(404);
         await updateOption("AutomaticDisableChannelEnabled", "false");
       });
 

@@ -1,9 +1,17 @@
-// The attempt loop: pick a channel for the call (or the key's pinned one), build the adapter's
-// upstream request, send it, and on a retriable failure try the next channel, until an answer
-// starts reaching the client (stream-response.ts, whole-response.ts) or the retries run out
-// (the last failure is settled and answered).
+// The attempt loop: pick a channel for the call (or the key's pinned one; a session's sticky one
+// first, lib/relay/memory/session-sticky.ts), build the adapter's upstream request, send it, and
+// on a retriable failure try the next channel, until an answer starts reaching the client
+// (stream-response.ts, whole-response.ts) or the retries run out (the last failure that was not an
+// overload, else the last, is settled and answered).
 import type { CallContext } from "@/lib/relay/call/call-context";
-import { describeUpstreamNetworkError, parseUpstreamError, RelayError, UPSTREAM_ERROR_TYPE } from "@/lib/relay/errors";
+import {
+  describeUpstreamNetworkError,
+  isOverloaded,
+  noChannelError,
+  parseUpstreamError,
+  RelayError,
+  UPSTREAM_ERROR_TYPE,
+} from "@/lib/relay/errors";
 import { errorResponse, type RelayResponse } from "@/lib/relay/http";
 import { PLAYGROUND_PATH, OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { type BuildRequestInput, getProvider, relayRefusal, type UpstreamRequest } from "@/lib/relay/providers";
@@ -11,6 +19,7 @@ import { resolveUpstreamModel } from "@/lib/relay/memory/channel";
 import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/memory/runtime";
 import { pickChannel, type routingTable, type RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
+import { forgetChannel, rememberChannel, sessionOf, stickyChannelId } from "@/lib/relay/memory/session-sticky";
 import { isMarkupType } from "@/lib/relay/openai/answer-type";
 import { maskSensitiveText } from "@/lib/net/mask";
 import { settleFailure } from "@/lib/relay/call/settle";
@@ -24,7 +33,13 @@ const ERROR_BODY_LIMIT = 1024 * 1024;
 export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnType<typeof routingTable>>): Promise<RelayResponse> {
   const retryTimes = Math.max(0, Number(ctx.options.RetryTimes) || 0);
   const tried = new Set<number>();
+  const session = sessionOf(ctx);
+  const stickyId = session ? stickyChannelId(session) : null;
+  if (session) ctx.session = session.tag;
   let last: Failure | null = null;
+  // The failure answered when not every attempt was overloaded: an overloaded answer (529, or
+  // 429 saturation) tells agents to come back to a model that another channel failed for good.
+  let lastNotOverloaded: Failure | null = null;
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
     if (attempt > 0 && ctx.req.gone) break;
     const channel =
@@ -32,22 +47,46 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
         ? attempt === 0
           ? table.byId.get(ctx.caller.pinnedChannelId)!
           : null
-        : pickChannel(table, ctx.caller.group, ctx.body.model, tried);
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried, stickyId);
     if (!channel) break;
     tried.add(channel.row.id);
     ctx.tried.push(channel.row.id);
     const outcome = await attemptOnce(ctx, channel);
-    if ("response" in outcome) return outcome.response;
+    if ("response" in outcome) {
+      if (session) {
+        ctx.sticky = channel.row.id === stickyId;
+        rememberChannel(session, channel.row.id);
+      }
+      return outcome.response;
+    }
     last = outcome.failure;
+    if (session) forgetChannel(session, channel.row.id);
+    if (!overloaded(last)) lastNotOverloaded = last;
     if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;
   }
-  if (!last) {
-    throw new RelayError(503, `当前分组 ${ctx.caller.group} 下对于模型 ${ctx.body.model} 无可用渠道`, { code: "model_not_found" });
-  }
+  if (!last) throw noChannelError(ctx.caller.group, ctx.body.model);
+  const answered = lastNotOverloaded ?? last;
   // Upstream text can carry the channel's key, URL or internal hosts: users see it masked.
-  const message = last.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(last.error.message);
-  await settleFailure(ctx, last);
-  return errorResponse(last.status, message, last.error.type, last.error.code, ctx.requestId, null, ctx.inbound?.protocol);
+  const message = answered.status === 429 ? "当前分组上游负载已饱和，请稍后再试" : maskSensitiveText(answered.error.message);
+  await settleFailure(ctx, answered);
+  const response = errorResponse(
+    answered.status,
+    message,
+    answered.error.type,
+    answered.error.code,
+    ctx.requestId,
+    null,
+    ctx.inbound?.protocol,
+  );
+  if (answered.retryAfter !== undefined && (answered.status === 429 || answered.status === 529)) {
+    response.headers["retry-after"] = answered.retryAfter;
+  }
+  return response;
+}
+
+/** A failure that says the upstream is saturated: retry later, elsewhere or here. */
+function overloaded(failure: Failure): boolean {
+  return failure.status === 429 || isOverloaded(failure.status, failure.error.type, failure.error.code, failure.error.message);
 }
 
 type Built = { upstream: UpstreamRequest; upstreamModel: string };
@@ -160,7 +199,9 @@ async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ r
   const isSse = /text\/event-stream/i.test(upstreamType);
   if (exchange.status < 200 || exchange.status >= 300) {
     const text = await exchange.text(ERROR_BODY_LIMIT);
-    return { failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text)) };
+    return {
+      failure: failureOf(ctx, channel, exchange.status, parseUpstreamError(exchange.status, text), exchange.headers["retry-after"]),
+    };
   }
   if (ctx.body.stream || isSse) {
     // A 200 page from a proxy or portal is no answer, streamed or not.

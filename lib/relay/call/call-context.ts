@@ -37,6 +37,10 @@ export class CallContext {
   usageAnomaly: UsageAnomaly | null = null;
   /** What the answering attempt's converted request left out (attempts.ts): `x-qiao-dropped`. */
   dropped: readonly string[] = NOTHING_DROPPED;
+  /** The caller's session, hashed (lib/relay/memory/session-sticky.ts): the log row's `session`. */
+  session: string | null = null;
+  /** The session's sticky channel answered: the log row's `sticky`. */
+  sticky = false;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,

@@ -25,7 +25,7 @@ import {
   PLAYGROUND_PATH,
   ROUTES,
 } from "@/lib/relay/endpoints";
-import { newRequestId, RelayError } from "@/lib/relay/errors";
+import { newRequestId, noChannelError, RelayError } from "@/lib/relay/errors";
 import {
   CORS_HEADERS,
   CORS_RESPONSE_HEADERS,
@@ -148,7 +148,7 @@ async function relayCall(
     const refusal = relayRefusal(pinned.row.type);
     if (refusal) throw new RelayError(400, refusal, { code: "invalid_api_type" });
   } else if (!pickChannel(table, caller.group, body.model, new Set())) {
-    throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${body.model} 无可用渠道`, { code: "model_not_found" });
+    throw noChannelError(caller.group, body.model);
   }
 
   const { result: priced, content: logContent } = priceFor(options, body.model, caller.group);

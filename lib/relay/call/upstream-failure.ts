@@ -7,7 +7,26 @@ import { applyStatusCodeMapping, shouldDisableChannel, shouldRetry, UPSTREAM_ERR
 import { hideSecrets } from "@/lib/net/mask";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 
-export type Failure = { status: number; error: UpstreamError; retriable: boolean };
+export type Failure = {
+  status: number;
+  error: UpstreamError;
+  retriable: boolean;
+  /** The upstream's own `retry-after`, in seconds, when it sent one (its 429 or 529). */
+  retryAfter?: string;
+};
+
+/**
+ * A `retry-after` header as seconds: its delay-seconds form as is, an HTTP date as the seconds
+ * left until it; undefined when absent or unreadable (the answer then gets the default).
+ */
+export function retryAfterSeconds(header: string | string[] | undefined, now = Date.now()): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d{1,9}$/.test(trimmed)) return String(Number(trimmed));
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? undefined : String(Math.max(0, Math.ceil((at - now) / 1000)));
+}
 
 /**
  * A 200 this endpoint never produces (an HTML page, a JSON endpoint answering text or nothing):
@@ -25,7 +44,13 @@ export function unexpectedAnswer(contentType: string): UpstreamError {
 }
 
 /** Maps the status, decides about retrying, and auto-disables a dead channel. */
-export function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatus: number, upstreamError: UpstreamError): Failure {
+export function failureOf(
+  ctx: CallContext,
+  channel: RouteChannel,
+  upstreamStatus: number,
+  upstreamError: UpstreamError,
+  retryAfterHeader?: string | string[],
+): Failure {
   const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
   // An upstream may echo the channel's key; the reason and admin_info reach admins below root.
   const error = { ...upstreamError, message: hideSecrets(upstreamError.message, channel.row.key) };
@@ -38,5 +63,8 @@ export function failureOf(ctx: CallContext, channel: RouteChannel, upstreamStatu
     void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
   }
   const retriable = !ctx.req.gone && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
-  return { status, error: { ...error, status }, retriable };
+  const retryAfter = retryAfterSeconds(retryAfterHeader);
+  return retryAfter === undefined
+    ? { status, error: { ...error, status }, retriable }
+    : { status, error: { ...error, status }, retriable, retryAfter };
 }

@@ -266,20 +266,33 @@ export async function routingTable(): Promise<RoutingTable> {
 /**
  * Picks a channel for (group, model): the highest-priority tier that still has channels not yet
  * tried, weighted random inside it (weight + 10). Returns null when every channel was tried.
+ *
+ * `preferred` (a session's sticky channel, lib/relay/memory/session-sticky.ts) is taken when it is
+ * in that tier and untried: the tiers hold only enabled channels serving the model in the group,
+ * so a disabled or reassigned channel is never preferred. It never outranks a higher tier: a
+ * session that moved to a backup channel returns to the primary once that serves again.
  */
 export function pickChannel(
   table: RoutingTable,
   group: string,
   model: string,
   tried: ReadonlySet<number>,
+  preferred: number | null = null,
   random = Math.random,
 ): RouteChannel | null {
   const tiers = table.byGroupModel.get(group)?.get(model);
   if (!tiers) return null;
   for (const tier of tiers) {
     let total = 0;
-    for (let i = 0; i < tier.channels.length; i++) if (!tried.has(tier.channels[i]!.row.id)) total += tier.weights[i]!;
+    let sticky: RouteChannel | null = null;
+    for (let i = 0; i < tier.channels.length; i++) {
+      const id = tier.channels[i]!.row.id;
+      if (tried.has(id)) continue;
+      total += tier.weights[i]!;
+      if (id === preferred) sticky = tier.channels[i]!;
+    }
     if (total === 0) continue;
+    if (sticky) return sticky;
     let r = random() * total;
     for (let i = 0; i < tier.channels.length; i++) {
       if (tried.has(tier.channels[i]!.row.id)) continue;

@@ -111,7 +111,7 @@ describe("encodeMessage", () => {
 
 describe("Anthropic errors", () => {
   it("maps HTTP statuses to Anthropic's error types", () => {
-    expect([400, 401, 402, 403, 404, 413, 422, 429, 500, 502, 503, 504, 529].map(errorTypeFor)).toEqual([
+    expect([400, 401, 402, 403, 404, 413, 422, 429, 500, 502, 503, 504, 529].map((status) => errorTypeFor(status))).toEqual([
       "invalid_request_error",
       "authentication_error",
       "billing_error",
@@ -122,10 +122,14 @@ describe("Anthropic errors", () => {
       "rate_limit_error",
       "api_error",
       "api_error",
-      "overloaded_error",
+      "api_error",
       "timeout_error",
       "overloaded_error",
     ]);
+    // A 503 is overloaded only when its error says so: a busy relay, an overloaded upstream.
+    expect(errorTypeFor(503, "server_busy", "body_budget_full")).toBe("overloaded_error");
+    expect(errorTypeFor(503, "server_error", null, "The engine is currently overloaded, please try again later.")).toBe("overloaded_error");
+    expect(errorTypeFor(503, "upstream_error", "bad_response_status_code", "bad response status code 503")).toBe("api_error");
   });
 
   it("shapes an error body as Anthropic does", () => {

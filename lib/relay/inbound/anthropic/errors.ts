@@ -1,5 +1,6 @@
 // Anthropic's error shape, `{"type":"error","error":{"type":…,"message":…}}`, for every error on
 // the Messages paths: answered with the HTTP status, or as a stream's `error` event.
+import { isOverloaded } from "@/lib/relay/errors";
 
 export type AnthropicErrorType =
   | "invalid_request_error"
@@ -13,8 +14,13 @@ export type AnthropicErrorType =
   | "timeout_error"
   | "overloaded_error";
 
-/** The HTTP status → Anthropic's error type (docs.claude.com/en/api/errors). */
-export function errorTypeFor(status: number): AnthropicErrorType {
+/**
+ * The HTTP status → Anthropic's error type (docs.claude.com/en/api/errors). A 503 is
+ * `overloaded_error` only when the error says so (isOverloaded: an overloaded upstream, a busy
+ * relay): Claude Code retries an overloaded answer again and again, so a 503 for any other reason
+ * is an `api_error`.
+ */
+export function errorTypeFor(status: number, type = "", code: string | number | null = null, message = ""): AnthropicErrorType {
   switch (status) {
     case 400:
       return "invalid_request_error";
@@ -31,6 +37,7 @@ export function errorTypeFor(status: number): AnthropicErrorType {
     case 429:
       return "rate_limit_error";
     case 503:
+      return isOverloaded(status, type, code, message) ? "overloaded_error" : "api_error";
     case 529:
       return "overloaded_error";
     case 504:

@@ -29,7 +29,7 @@ export const anthropicProtocol: InboundProtocol = {
   toCanonical: (body, _route, notes) => decodeMessagesRequest(body, { requireMaxTokens: true }, notes),
   fromCanonical: (answer, info) => encodeMessage(answer, info),
   streamEncoder: (info) => new AnthropicStreamEncoder(info),
-  errorBody: (status, message) => anthropicError(errorTypeFor(status), message),
+  errorBody: (status, message, type, code) => anthropicError(errorTypeFor(status, type, code, message), message),
 };
 
 const decoder = new TextDecoder();

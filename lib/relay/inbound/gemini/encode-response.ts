@@ -18,6 +18,8 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
   502: "UNAVAILABLE",
   503: "UNAVAILABLE",
   504: "DEADLINE_EXCEEDED",
+  // Anthropic's "overloaded" passed on by a Claude channel: Google's name for a busy service.
+  529: "UNAVAILABLE",
 };
 
 export function statusName(status: number): string {

@@ -427,9 +427,18 @@ describe("gemini answers", () => {
     expect(gemini.errorBody(400, "bad", "invalid_request_error", null)).toEqual({
       error: { code: 400, message: "bad", status: "INVALID_ARGUMENT" },
     });
-    const names = [401, 403, 404, 429, 500, 503].map(
+    const names = [401, 403, 404, 429, 500, 503, 529].map(
       (s) => (gemini.errorBody(s, "m", "t", null) as { error: { status: string } }).error.status,
     );
-    expect(names).toEqual(["UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "RESOURCE_EXHAUSTED", "INTERNAL", "UNAVAILABLE"]);
+    // 529 is a Claude channel's "overloaded" passed on: Google's busy service.
+    expect(names).toEqual([
+      "UNAUTHENTICATED",
+      "PERMISSION_DENIED",
+      "NOT_FOUND",
+      "RESOURCE_EXHAUSTED",
+      "INTERNAL",
+      "UNAVAILABLE",
+      "UNAVAILABLE",
+    ]);
   });
 });
