@@ -68,12 +68,17 @@ for (const entry of ENTRIES) {
       expect(b.requests.length).toBeGreaterThan(0);
     });
 
-    it("reads the session from Codex's headers, prompt_cache_key and Anthropic's metadata.user_id", async () => {
+    it("reads the session from Codex's and OpenCode's headers, prompt_cache_key and Anthropic's metadata.user_id", async () => {
       const ways: Array<[string, () => Promise<unknown>]> = [];
       const codex = newSession();
       ways.push(["session_id", () => chat({ session_id: codex })]);
       const conversation = newSession();
       ways.push(["conversation_id", () => chat({ conversation_id: conversation })]);
+      // Codex 0.17x and OpenCode, as recorded (tests/fixtures/agents).
+      const codexNew = newSession();
+      ways.push(["session-id", () => chat({ "session-id": codexNew, "thread-id": codexNew })]);
+      const opencode = `ses_${newSession()}`;
+      ways.push(["x-session-affinity", () => chat({ "x-session-affinity": opencode, "x-session-id": opencode })]);
       const cacheKey = newSession();
       ways.push(["chat prompt_cache_key", () => chat({}, { prompt_cache_key: cacheKey })]);
       const responsesKey = newSession();

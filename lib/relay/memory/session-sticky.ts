@@ -1,8 +1,10 @@
 // Session stickiness: the calls of one agent session go to the channel that answered the last one,
 // so the vendor's prompt cache (keyed by account and prefix) keeps hitting. A session is named by
-// the caller: Claude Code's `x-claude-code-session-id` header, Codex's `session_id` or
-// `conversation_id` header, the Responses (and chat) body's `prompt_cache_key`, the Anthropic
-// body's `metadata.user_id`; Gemini callers send no such name and are not held.
+// the caller: Claude Code's `x-claude-code-session-id` header, Codex's `session-id` / `thread-id`
+// (0.17x; `session_id` / `conversation_id` before), OpenCode's `x-session-affinity` /
+// `x-session-id`, the Responses (and chat) body's `prompt_cache_key`, the Anthropic body's
+// `metadata.user_id`; Gemini CLI and qwen-code send no such name and are not held. The header
+// names are those the recorded sessions carry (tests/fixtures/agents).
 //
 // The map, (user, group, model, session) → channel, lives in this process only, bounded to
 // MAX_SESSIONS entries (the least recently answered go first) and kept SessionStickyTTLSeconds
@@ -16,8 +18,16 @@ import { processSingleton } from "@/lib/singleton";
 /** Sessions remembered at most; a full map forgets the least recently answered first. */
 export const MAX_SESSIONS = 50_000;
 
-/** The headers that name a session, first found wins (Claude Code, then Codex). */
-const SESSION_HEADERS = ["x-claude-code-session-id", "session_id", "conversation_id"] as const;
+/** The headers that name a session, first found wins (Claude Code, Codex new and old, OpenCode). */
+const SESSION_HEADERS = [
+  "x-claude-code-session-id",
+  "session-id",
+  "thread-id",
+  "session_id",
+  "conversation_id",
+  "x-session-affinity",
+  "x-session-id",
+] as const;
 
 type Entry = { channelId: number; expiresAt: number };
 
