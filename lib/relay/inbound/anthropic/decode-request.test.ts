@@ -133,6 +133,8 @@ describe("decodeMessagesRequest", () => {
           content: [
             { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
             { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+            { type: "mcp_tool_use", id: "mcptoolu_1", name: "search_issues", server_name: "github", input: {} },
+            { type: "mcp_tool_result", tool_use_id: "mcptoolu_1", content: [{ type: "text", text: "3 issues" }] },
             { type: "text", text: "Found it." },
           ],
         },

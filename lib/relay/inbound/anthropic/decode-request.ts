@@ -207,9 +207,11 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
       case "thinking":
       case "redacted_thinking":
       case "server_tool_use":
+      case "mcp_tool_use":
         break;
       default:
-        // A server tool's result (web_search_tool_result, code_execution_tool_result…).
+        // A server tool's result (web_search_tool_result, code_execution_tool_result,
+        // mcp_tool_result…).
         if (typeof b.type === "string" && b.type.endsWith("_tool_result")) break;
         throw invalid(`${at}.type: '${String(b.type)}' is not valid in an assistant message`);
     }
