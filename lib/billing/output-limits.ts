@@ -5,7 +5,8 @@
 // Sources (checked against the vendors' model pages; thinking/reasoning tokens count as output on
 // every one of them, so they fit under these limits):
 // - OpenAI: https://platform.openai.com/docs/models (each model's "Max output tokens").
-// - Anthropic: https://docs.anthropic.com/en/docs/about-claude/models/overview ("Max output");
+// - Anthropic: https://docs.anthropic.com/en/docs/about-claude/models/overview ("Max output"),
+//   and each model's page (https://platform.claude.com/docs/en/models/opus-4-6/overview…);
 //   Claude 3.7 Sonnet reaches 128 000 with the `output-128k-2025-02-19` beta header, so that is
 //   the limit taken.
 // - Google: https://ai.google.dev/gemini-api/docs/models ("Output token limit").
@@ -45,7 +46,13 @@ const OUTPUT_LIMITS: ReadonlyArray<readonly [string, number]> = [
   ["claude-sonnet-4", 64_000],
   ["claude-opus-4", 32_000],
   ["claude-opus-4-5", 64_000],
+  ["claude-opus-4-6", 128_000],
+  ["claude-opus-4-7", 128_000],
+  ["claude-opus-4-8", 128_000],
+  ["claude-sonnet-4-6", 128_000],
   ["claude-haiku-4", 64_000],
+  ["claude-opus-5", 128_000],
+  ["claude-fable-5", 128_000],
   // Google
   ["gemini-1.5", 8_192],
   ["gemini-2.0", 8_192],

@@ -37,6 +37,11 @@ describe("outputLimit", () => {
     expect(outputLimit("claude-3-5-sonnet-20241022")).toBe(8_192);
     expect(outputLimit("claude-opus-4-1-20250805")).toBe(32_000);
     expect(outputLimit("us.anthropic.claude-sonnet-4-20250514-v1:0")).toBe(64_000);
+    expect(outputLimit("claude-sonnet-4-5-20250929")).toBe(64_000);
+    expect(outputLimit("claude-sonnet-4-6")).toBe(128_000);
+    expect(outputLimit("claude-opus-4-5-20251101")).toBe(64_000);
+    expect(outputLimit("claude-opus-4-8")).toBe(128_000);
+    expect(outputLimit("claude-opus-5-5")).toBe(128_000);
     expect(outputLimit("models/gemini-2.5-flash")).toBe(65_536);
     expect(outputLimit("deepseek-reasoner")).toBe(65_536);
     expect(outputLimit("qwen-plus-latest")).toBe(32_768);

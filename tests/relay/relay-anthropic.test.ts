@@ -358,7 +358,9 @@ for (const entry of ENTRIES) {
       for (const body of [
         { model: MODEL, max_tokens: 10, messages: "hi" },
         { model: 42, max_tokens: 10, messages: [] },
-        { model: MODEL, max_tokens: 10, messages: [{ role: "system", content: "x" }] },
+        // A role no Anthropic message has (a system message inside `messages` is Claude Code's
+        // mid-conversation system text, and converts).
+        { model: MODEL, max_tokens: 10, messages: [{ role: "tool", content: "x" }] },
       ]) {
         const res = await fetch(`${relay.url}/v1/messages`, {
           method: "POST",

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RelayError } from "@/lib/relay/errors";
+import { CollectedNotes } from "../notes";
 import { decodeMessagesRequest } from "./decode-request";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "__fixtures__", name), "utf8"));
@@ -16,6 +17,8 @@ describe("decodeMessagesRequest", () => {
       max_tokens: 32000,
       stream: true,
       temperature: 1,
+      // thinking: {type: "enabled", budget_tokens: 31999}
+      reasoning_effort: "high",
       user: "user_6f1c_account__session_93ab",
       messages: [
         { role: "system", content: "You are Claude Code, Anthropic's official CLI for Claude.\nWorking directory: /home/dev/app" },
@@ -130,6 +133,8 @@ describe("decodeMessagesRequest", () => {
           content: [
             { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "q" } },
             { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+            { type: "mcp_tool_use", id: "mcptoolu_1", name: "search_issues", server_name: "github", input: {} },
+            { type: "mcp_tool_result", tool_use_id: "mcptoolu_1", content: [{ type: "text", text: "3 issues" }] },
             { type: "text", text: "Found it." },
           ],
         },
@@ -181,6 +186,175 @@ describe("decodeMessagesRequest", () => {
     expect(decodeMessagesRequest(noMax, { requireMaxTokens: false })).toEqual({ model: "m", messages: [{ role: "user", content: "hi" }] });
   });
 
+  it("keeps a mid-conversation system message where it stands, its text blocks joined", () => {
+    const out = decode({
+      ...base,
+      system: [{ type: "text", text: "You are Claude Code.", cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "text", text: "Hello." }] },
+        {
+          role: "system",
+          content: [
+            { type: "text", text: "The user switched to plan mode." },
+            { type: "text", text: "Do not edit files.", cache_control: { type: "ephemeral" } },
+          ],
+        },
+        { role: "user", content: "go on" },
+      ],
+    });
+    expect(out.messages).toEqual([
+      { role: "system", content: "You are Claude Code." },
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "Hello." },
+      { role: "system", content: "The user switched to plan mode.\nDo not edit files." },
+      { role: "user", content: "go on" },
+    ]);
+  });
+
+  it("refuses an unknown role through the notes and goes on without that message", () => {
+    const notes = new CollectedNotes();
+    const out = decodeMessagesRequest(
+      {
+        ...base,
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "critic", content: "no" },
+        ],
+      },
+      { requireMaxTokens: true },
+      notes,
+    );
+    expect(out.messages).toEqual([{ role: "user", content: "hi" }]);
+    expect(notes.refusal?.message).toMatch(/messages\.1\.role/);
+    expect(notes.refusal?.status).toBe(400);
+  });
+
+  it("refuses a document by url through the notes, keeping the rest of the turn", () => {
+    const notes = new CollectedNotes();
+    const out = decodeMessagesRequest(
+      {
+        ...base,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "summarise" },
+              { type: "document", source: { type: "url", url: "https://x/a.pdf" } },
+            ],
+          },
+        ],
+      },
+      { requireMaxTokens: true },
+      notes,
+    );
+    expect(out.messages).toEqual([{ role: "user", content: "summarise" }]);
+    expect(notes.refusal?.message).toMatch(/messages\.0\.content\.1\.source: a document by url/);
+  });
+
+  it.each([
+    [{ thinking: { type: "adaptive" } }, "medium"],
+    [{ thinking: { type: "adaptive" }, output_config: { effort: "low" } }, "low"],
+    [{ thinking: { type: "adaptive" }, output_config: { effort: "max" } }, "high"],
+    [{ thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } }, "high"],
+    [{ output_config: { effort: "medium" } }, "medium"],
+    [{ thinking: { type: "enabled", budget_tokens: 1024 } }, "low"],
+    [{ thinking: { type: "enabled", budget_tokens: 4096 } }, "medium"],
+    [{ thinking: { type: "enabled", budget_tokens: 16383 } }, "medium"],
+    [{ thinking: { type: "enabled", budget_tokens: 16384 } }, "high"],
+    [{ thinking: { type: "enabled", budget_tokens: 2000 }, output_config: { effort: "high" } }, "high"],
+    [{ thinking: { type: "disabled" }, output_config: { effort: "high" } }, undefined],
+    [{}, undefined],
+  ])("maps %j to reasoning_effort %s", (fields, effort) => {
+    expect(decode({ ...base, ...fields }).reasoning_effort).toBe(effort);
+  });
+
+  it("drops context_management, defer_loading, an unknown thinking type and server tools by name, keeping the rest", () => {
+    const notes = new CollectedNotes();
+    const out = decodeMessagesRequest(
+      {
+        ...base,
+        thinking: { type: "telepathic" },
+        context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+        tools: [
+          { name: "Read", input_schema: { type: "object" }, defer_loading: true, cache_control: { type: "ephemeral" } },
+          { type: "web_search_20250305", name: "web_search", max_uses: 5 },
+          { type: "web_fetch_20250910", name: "web_fetch" },
+          { type: "code_execution_20250825", name: "code_execution" },
+          { type: "mcp_toolset", name: "github", mcp_server_name: "github" },
+        ],
+        tool_choice: { type: "tool", name: "web_search" },
+      },
+      { requireMaxTokens: true },
+      notes,
+    );
+    expect(out.tools).toEqual([{ type: "function", function: { name: "Read", parameters: { type: "object" } } }]);
+    expect(out.tool_choice).toBe("auto");
+    expect(out.reasoning_effort).toBeUndefined();
+    expect(out.context_management).toBeUndefined();
+    expect(notes.dropped).toEqual([
+      "thinking",
+      "context_management",
+      "defer_loading",
+      "web_search",
+      "web_fetch",
+      "code_execution",
+      "mcp_toolset",
+    ]);
+    expect(notes.refusal).toBeNull();
+  });
+
+  it("leaves tool_choice out when every tool was a server tool", () => {
+    const notes = new CollectedNotes();
+    const out = decodeMessagesRequest(
+      { ...base, tools: [{ type: "web_search_20250305", name: "web_search" }], tool_choice: { type: "any" } },
+      { requireMaxTokens: true },
+      notes,
+    );
+    expect(out.tools).toBeUndefined();
+    expect(out.tool_choice).toBeUndefined();
+    expect(notes.dropped).toEqual(["web_search"]);
+  });
+
+  it("turns Anthropic's client tools (bash, text editor, computer, memory) into function tools with their schema", () => {
+    const notes = new CollectedNotes();
+    const out = decodeMessagesRequest(
+      {
+        ...base,
+        tools: [
+          { type: "bash_20250124", name: "bash" },
+          { type: "text_editor_20250728", name: "str_replace_based_edit_tool", max_characters: 10000 },
+          { type: "text_editor_20250124", name: "str_replace_editor" },
+          { type: "computer_20250124", name: "computer", display_width_px: 1024, display_height_px: 768 },
+          { type: "memory_20250818", name: "memory" },
+        ],
+        tool_choice: { type: "tool", name: "bash" },
+      },
+      { requireMaxTokens: true },
+      notes,
+    );
+    const fns = (out.tools as { type: string; function: { name: string; description: string; parameters: Record<string, any> } }[]).map(
+      (t) => t.function,
+    );
+    expect(fns.map((f) => f.name)).toEqual(["bash", "str_replace_based_edit_tool", "str_replace_editor", "computer", "memory"]);
+    expect(fns[0]!.parameters.properties).toMatchObject({ command: { type: "string" }, restart: { type: "boolean" } });
+    expect(fns[1]!.parameters.properties.command.enum).toEqual(["view", "create", "str_replace", "insert"]);
+    expect(fns[1]!.parameters.required).toEqual(["command", "path"]);
+    expect(fns[2]!.parameters.properties.command.enum).toContain("undo_edit");
+    expect(fns[3]!.description).toContain("1024x768");
+    expect(fns[3]!.parameters.properties.action.enum).toContain("screenshot");
+    expect(fns[4]!.parameters.properties.command.enum).toContain("rename");
+    expect(out.tool_choice).toEqual({ type: "function", function: { name: "bash" } });
+    expect(notes.dropped).toEqual([]);
+  });
+
+  it("turns Claude's structured output into response_format json_schema", () => {
+    const schema = { type: "object", properties: { answer: { type: "number" } }, required: ["answer"], additionalProperties: false };
+    const expected = { type: "json_schema", json_schema: { name: "response", schema } };
+    expect(decode({ ...base, output_config: { format: { type: "json_schema", schema } } }).response_format).toEqual(expected);
+    expect(decode({ ...base, output_format: { type: "json_schema", schema } }).response_format).toEqual(expected);
+  });
+
   it.each([
     [{ ...base, messages: "hi" }, /messages: Input should be a valid list/],
     [{ ...base, model: 42 }, /model: Field required/],
@@ -193,7 +367,8 @@ describe("decodeMessagesRequest", () => {
     [{ ...base, stop_sequences: [1] }, /stop_sequences/],
     [{ ...base, system: 5 }, /system/],
     [{ ...base, system: [{ type: "image" }] }, /system.0/],
-    [{ ...base, messages: [{ role: "system", content: "x" }] }, /messages.0.role/],
+    [{ ...base, messages: [{ role: "tool", content: "x" }] }, /messages.0.role/],
+    [{ ...base, messages: [{ role: "system", content: [{ type: "image" }] }] }, /messages.0.content.0: Input should be a text block/],
     [{ ...base, messages: [{ role: "user", content: 5 }] }, /messages.0.content/],
     [{ ...base, messages: [{ role: "user", content: [{ type: "audio" }] }] }, /messages.0.content.0.type: 'audio'/],
     [{ ...base, messages: [{ role: "assistant", content: [{ type: "image" }] }] }, /not valid in an assistant message/],
@@ -201,7 +376,6 @@ describe("decodeMessagesRequest", () => {
     [{ ...base, messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: "https://x/a.pdf" } }] }] }, /by url/],
     [{ ...base, messages: [{ role: "user", content: [{ type: "tool_result", content: "x" }] }] }, /tool_use_id/],
     [{ ...base, messages: [{ role: "assistant", content: [{ type: "tool_use", name: "t" }] }] }, /needs an id and a name/],
-    [{ ...base, tools: [{ type: "web_search_20250305", name: "web_search" }] }, /server tool 'web_search_20250305'/],
     [{ ...base, tools: [{ name: "t" }] }, /tools.0.input_schema/],
     [{ ...base, tools: [{ name: "t", input_schema: {} }], tool_choice: { type: "tool" } }, /tool_choice.name/],
     [{ ...base, tools: [{ name: "t", input_schema: {} }], tool_choice: { type: "sometimes" } }, /tool_choice.type/],

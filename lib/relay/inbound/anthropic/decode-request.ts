@@ -1,25 +1,53 @@
 // An Anthropic Messages request → the canonical OpenAI chat completions body. Pure.
 //
-// What has no OpenAI counterpart, and what becomes of it:
-// - `thinking` (the request's extended-thinking switch) is dropped: the canonical body goes to
-//   every vendor, and `reasoning_effort` is refused outright by OpenAI models that do not reason.
-//   A channel that speaks Anthropic gets the caller's own body (passthrough), thinking included.
+// The decoder runs before a channel is chosen, and a channel that speaks Anthropic gets the
+// caller's own body (passthrough): so it never refuses what it can degrade. What has no OpenAI
+// counterpart, and what becomes of it on a converted route:
+// - A `{"role": "system"}` entry inside `messages` (Claude Code's mid-conversation system text)
+//   becomes a system message at that place, its text blocks joined. Another role is refused
+//   (notes.refuse) and the message left out.
+// - `thinking` and `output_config.effort` → `reasoning_effort`, which each target maps to its own
+//   reasoning switch (or drops, by name, for a model that does not reason):
+//     output_config.effort    low → low, medium → medium, high / xhigh / max → high
+//     thinking adaptive       the effort when given, else medium (as between_tools)
+//     thinking enabled        the effort when given, else by budget_tokens:
+//                             under 4096 → low, under 16384 → medium, else high
+//     thinking disabled       no reasoning_effort
+//     effort without thinking the effort
+//   An unknown thinking type is dropped as `thinking`.
 // - `thinking` / `redacted_thinking` blocks in the history are dropped, as Anthropic's API itself
 //   does with earlier turns' thinking: their signatures mean nothing to another vendor.
-// - `cache_control` marks are dropped (OpenAI caches by prefix on its own).
+// - Structured output (`output_config.format`, or the older `output_format`: a json_schema) →
+//   `response_format` json_schema.
+// - Dropped and named (notes.drop): `context_management` (the target keeps no server-side context
+//   to edit), `defer_loading` on a tool (the tool is kept and sent at once: no other vendor has
+//   tool search), `mcp_servers` and `container` (Anthropic-hosted MCP servers and code containers),
+//   and server tools by family: `web_search`, `web_fetch`, `code_execution`, `tool_search_tool_*`,
+//   `mcp_toolset`, any other `type` that is neither "custom" nor a client tool. A `tool_choice`
+//   naming a dropped tool becomes auto; one of "any" with no tool left goes with the tools.
+//   Their calls and results in an earlier assistant turn (a conversation begun on Anthropic) are
+//   dropped too: a tool call OpenAI sees must have its `tool` message, and these had none.
+// - Client tools (bash, text_editor, computer, memory: the caller runs them) become function
+//   tools with Anthropic's documented input schema (./client-tools.ts).
+// - `cache_control` marks are dropped silently: a hint (OpenAI caches by prefix on its own).
 // - A `tool_result` becomes a `tool` message; its images, which a tool message cannot carry, go
 //   into a user message right after the tool messages. `is_error` is kept as an "Error: " prefix.
-// - A `document` becomes a `file` part (base64 PDF), or text (a plain-text or content source);
-//   a document by URL is refused: OpenAI's chat API takes no file URL.
-// - Server tools (web search, code execution…, any `type` but "custom") are refused: no
-//   OpenAI-protocol upstream can run them. Their calls and results in an earlier assistant turn
-//   (a conversation begun on Anthropic) are dropped: a tool call OpenAI sees must have its
-//   `tool` message, and these had none.
+// - A `document` becomes a `file` part (base64 PDF), or text (a plain-text or content source).
 // - Tool names over OpenAI's 64 characters are shortened on the way up (./tool-names.ts).
 // - `metadata.user_id` becomes `user` when it fits OpenAI's 64 characters; Claude Code's (about
 //   150: user, account and session ids) is left out rather than refused upstream.
+//
+// Still refused on a converted route (notes.refuse: the answer would be wrong without them), and
+// passed through untouched on an Anthropic channel:
+// - a document by URL (OpenAI's chat API takes no file URL, and the model would answer without
+//   having read it);
+// - a message role other than user, assistant or system.
+// A body that is not a Messages request at all (no model, messages not a list, a content block of
+// a kind this release does not know) throws: inbound/index.ts passes it through to an Anthropic
+// channel all the same and refuses it only when converting.
 import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
+import { clientToolFunction, toolFamily } from "./client-tools";
 import { upstreamToolName } from "./tool-names";
 import { isObj, type Obj } from "@/lib/obj";
 
@@ -39,7 +67,7 @@ export function decodeMessagesRequest(body: Obj, opts: DecodeOptions, notes: Con
   const system = systemText(body.system);
   if (system !== null) messages.push({ role: "system", content: system });
   body.messages.forEach((m, i) => {
-    messages.push(...decodeMessage(m, `messages.${i}`));
+    messages.push(...decodeMessage(m, `messages.${i}`, notes));
   });
   out.messages = messages;
 
@@ -70,45 +98,92 @@ export function decodeMessagesRequest(body: Obj, opts: DecodeOptions, notes: Con
     out.user = userId;
   }
 
-  const tools = decodeTools(body.tools);
+  const effort = reasoningEffort(body, notes);
+  if (effort !== undefined) out.reasoning_effort = effort;
+  const format = structuredOutput(body);
+  if (format) out.response_format = format;
+  for (const feature of ["context_management", "mcp_servers", "container"] as const) {
+    if (body[feature] !== undefined && body[feature] !== null) notes.drop(feature);
+  }
+
+  const { tools, dropped } = decodeTools(body.tools, notes);
   if (tools.length > 0) out.tools = tools;
   if (body.tool_choice !== undefined && body.tool_choice !== null) {
     const { choice, parallel } = decodeToolChoice(body.tool_choice);
-    // OpenAI refuses a tool_choice without tools; "none" with no tools means the same anyway.
+    // OpenAI refuses a tool_choice without tools; "none" with no tools means the same anyway. A
+    // choice of a dropped tool leaves the model free to answer without it.
     if (tools.length > 0) {
-      out.tool_choice = choice;
+      out.tool_choice = isObj(choice) && dropped.has((choice.function as Obj).name as string) ? "auto" : choice;
       if (parallel === false) out.parallel_tool_calls = false;
     }
   }
   return out;
 }
 
+/** Anthropic's effort levels → OpenAI's; `xhigh` and `max` have no higher OpenAI level. */
+const EFFORTS: Readonly<Record<string, string>> = { low: "low", medium: "medium", high: "high", xhigh: "high", max: "high" };
+
+/** `reasoning_effort` for the request's `thinking` and `output_config.effort` (the header's table). */
+function reasoningEffort(body: Obj, notes: ConversionNotes): string | undefined {
+  const asked = isObj(body.output_config) ? body.output_config.effort : undefined;
+  const effort = typeof asked === "string" && Object.hasOwn(EFFORTS, asked) ? EFFORTS[asked] : undefined;
+  const thinking = body.thinking;
+  if (thinking === undefined || thinking === null) return effort;
+  switch (isObj(thinking) ? thinking.type : undefined) {
+    case "disabled":
+      return undefined;
+    case "adaptive":
+    case "between_tools":
+      return effort ?? "medium";
+    case "enabled": {
+      if (effort) return effort;
+      const budget = isObj(thinking) && typeof thinking.budget_tokens === "number" ? thinking.budget_tokens : 0;
+      return budget < 4096 ? "low" : budget < 16384 ? "medium" : "high";
+    }
+    default:
+      notes.drop("thinking");
+      return effort;
+  }
+}
+
+/** Claude's structured output (`output_config.format`, formerly `output_format`) → `response_format`. */
+function structuredOutput(body: Obj): Obj | null {
+  const format = isObj(body.output_config) && isObj(body.output_config.format) ? body.output_config.format : body.output_format;
+  if (!isObj(format) || format.type !== "json_schema" || !isObj(format.schema)) return null;
+  return { type: "json_schema", json_schema: { name: "response", schema: format.schema } };
+}
+
 /** OpenAI's longest `user`. */
 const MAX_USER_CHARS = 64;
 
-function systemText(system: unknown): string | null {
+/** A system prompt (the top-level `system`, or a system message's content): its text, joined. */
+function systemText(system: unknown, where = "system"): string | null {
   if (system === undefined || system === null) return null;
   if (typeof system === "string") return system === "" ? null : system;
-  if (!Array.isArray(system)) throw invalid("system: Input should be a valid string or list of text blocks");
+  if (!Array.isArray(system)) throw invalid(`${where}: Input should be a valid string or list of text blocks`);
   const texts = system.map((block, i) => {
     if (!isObj(block) || block.type !== "text" || typeof block.text !== "string") {
-      throw invalid(`system.${i}: Input should be a text block`);
+      throw invalid(`${where}.${i}: Input should be a text block`);
     }
     return block.text;
   });
   return texts.length === 0 ? null : texts.join("\n");
 }
 
-function decodeMessage(m: unknown, where: string): Obj[] {
+function decodeMessage(m: unknown, where: string, notes: ConversionNotes): Obj[] {
   if (!isObj(m)) throw invalid(`${where}: Input should be an object`);
-  if (m.role !== "user" && m.role !== "assistant") throw invalid(`${where}.role: Input should be 'user' or 'assistant'`);
+  if (m.role === "system") return [{ role: "system", content: systemText(m.content, `${where}.content`) ?? "" }];
+  if (m.role !== "user" && m.role !== "assistant") {
+    notes.refuse(invalid(`${where}.role: Input should be 'user', 'assistant' or 'system'`));
+    return [];
+  }
   if (typeof m.content === "string") return [{ role: m.role, content: m.content }];
   if (!Array.isArray(m.content)) throw invalid(`${where}.content: Input should be a valid string or list of content blocks`);
   const blocks = m.content.map((b, i) => {
     if (!isObj(b) || typeof b.type !== "string") throw invalid(`${where}.content.${i}: Input should be a content block`);
     return b;
   });
-  return m.role === "assistant" ? [assistantMessage(blocks, where)] : userMessages(blocks, where);
+  return m.role === "assistant" ? [assistantMessage(blocks, where)] : userMessages(blocks, where, notes);
 }
 
 /** Text blocks → content, tool_use → tool_calls; thinking is dropped (see the header). */
@@ -132,9 +207,11 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
       case "thinking":
       case "redacted_thinking":
       case "server_tool_use":
+      case "mcp_tool_use":
         break;
       default:
-        // A server tool's result (web_search_tool_result, code_execution_tool_result…).
+        // A server tool's result (web_search_tool_result, code_execution_tool_result,
+        // mcp_tool_result…).
         if (typeof b.type === "string" && b.type.endsWith("_tool_result")) break;
         throw invalid(`${at}.type: '${String(b.type)}' is not valid in an assistant message`);
     }
@@ -150,7 +227,7 @@ function assistantMessage(blocks: Obj[], where: string): Obj {
  * tool calls directly), then one user message with the rest (text, images, documents, and the
  * tool results' images).
  */
-function userMessages(blocks: Obj[], where: string): Obj[] {
+function userMessages(blocks: Obj[], where: string, notes: ConversionNotes): Obj[] {
   const toolMessages: Obj[] = [];
   const parts: Obj[] = [];
   blocks.forEach((b, i) => {
@@ -162,12 +239,14 @@ function userMessages(blocks: Obj[], where: string): Obj[] {
       case "image":
         parts.push(imagePart(b, at));
         break;
-      case "document":
-        parts.push(documentPart(b, at));
+      case "document": {
+        const part = documentPart(b, at, notes);
+        if (part) parts.push(part);
         break;
+      }
       case "tool_result": {
         if (typeof b.tool_use_id !== "string") throw invalid(`${at}.tool_use_id: Field required`);
-        const { text, images } = toolResultContent(b.content, at);
+        const { text, images } = toolResultContent(b.content, at, notes);
         toolMessages.push({ role: "tool", tool_call_id: b.tool_use_id, content: b.is_error === true ? `Error: ${text}` : text });
         parts.push(...images);
         break;
@@ -199,7 +278,8 @@ function imagePart(b: Obj, at: string): Obj {
   throw invalid(`${at}.source: an image needs a base64 source (media_type, data) or a url source`);
 }
 
-function documentPart(b: Obj, at: string): Obj {
+/** A document as a part, or null for one by URL (refused: see the header). */
+function documentPart(b: Obj, at: string, notes: ConversionNotes): Obj | null {
   const src = b.source;
   const title = typeof b.title === "string" && b.title !== "" ? b.title : null;
   if (isObj(src) && src.type === "base64" && typeof src.data === "string" && typeof src.media_type === "string") {
@@ -212,15 +292,18 @@ function documentPart(b: Obj, at: string): Obj {
     return { type: "text", text: title ? `${title}\n\n${src.data}` : src.data };
   }
   if (isObj(src) && src.type === "content") {
-    const text = typeof src.content === "string" ? src.content : toolResultContent(src.content, `${at}.source`).text;
+    const text = typeof src.content === "string" ? src.content : toolResultContent(src.content, `${at}.source`, notes).text;
     return { type: "text", text: title ? `${title}\n\n${text}` : text };
   }
-  if (isObj(src) && src.type === "url") throw invalid(`${at}.source: a document by url is not supported here; send it as base64`);
+  if (isObj(src) && src.type === "url") {
+    notes.refuse(invalid(`${at}.source: a document by url is not supported here; send it as base64`));
+    return null;
+  }
   throw invalid(`${at}.source: a document needs a base64, text or content source`);
 }
 
 /** A tool result's content: a string, or text and image blocks. */
-function toolResultContent(content: unknown, at: string): { text: string; images: Obj[] } {
+function toolResultContent(content: unknown, at: string, notes: ConversionNotes): { text: string; images: Obj[] } {
   if (content === undefined || content === null) return { text: "", images: [] };
   if (typeof content === "string") return { text: content, images: [] };
   if (!Array.isArray(content)) throw invalid(`${at}.content: Input should be a valid string or list of blocks`);
@@ -232,29 +315,46 @@ function toolResultContent(content: unknown, at: string): { text: string; images
     if (b.type === "text") texts.push(textOf(b, where));
     else if (b.type === "image") images.push(imagePart(b, where));
     else if (b.type === "document") {
-      const part = documentPart(b, where);
-      if (part.type === "text") texts.push(part.text as string);
-      else images.push(part);
+      const part = documentPart(b, where, notes);
+      if (part?.type === "text") texts.push(part.text as string);
+      else if (part) images.push(part);
     } else throw invalid(`${where}.type: '${String(b.type)}' is not valid in a tool_result`);
   });
   return { text: texts.join("\n"), images };
 }
 
-function decodeTools(tools: unknown): Obj[] {
-  if (tools === undefined || tools === null) return [];
+/**
+ * Custom and client tools → function tools; server tools dropped and named by family. `dropped`
+ * holds the upstream names of the dropped tools, for a tool_choice naming one.
+ */
+function decodeTools(tools: unknown, notes: ConversionNotes): { tools: Obj[]; dropped: Set<string> } {
+  const out: Obj[] = [];
+  const dropped = new Set<string>();
+  if (tools === undefined || tools === null) return { tools: out, dropped };
   if (!Array.isArray(tools)) throw invalid("tools: Input should be a valid list");
-  return tools.map((t, i) => {
+  tools.forEach((t, i) => {
     if (!isObj(t)) throw invalid(`tools.${i}: Input should be an object`);
-    if (t.type !== undefined && t.type !== null && t.type !== "custom") {
-      throw invalid(`tools.${i}: the server tool '${String(t.type)}' is not supported here; only custom tools (name, input_schema)`);
-    }
     if (typeof t.name !== "string" || t.name === "") throw invalid(`tools.${i}.name: Field required`);
-    if (!isObj(t.input_schema)) throw invalid(`tools.${i}.input_schema: Field required`);
-    const fn: Obj = { name: upstreamToolName(t.name) };
-    if (typeof t.description === "string") fn.description = t.description;
-    fn.parameters = t.input_schema;
-    return { type: "function", function: fn };
+    if (t.defer_loading === true) notes.drop("defer_loading");
+    let fn: Obj;
+    if (t.type !== undefined && t.type !== null && t.type !== "custom") {
+      const type = String(t.type);
+      const client = clientToolFunction(t, type);
+      if (!client) {
+        notes.drop(toolFamily(type));
+        dropped.add(upstreamToolName(t.name));
+        return;
+      }
+      fn = { name: upstreamToolName(t.name), ...client };
+    } else {
+      if (!isObj(t.input_schema)) throw invalid(`tools.${i}.input_schema: Field required`);
+      fn = { name: upstreamToolName(t.name) };
+      if (typeof t.description === "string") fn.description = t.description;
+      fn.parameters = t.input_schema;
+    }
+    out.push({ type: "function", function: fn });
   });
+  return { tools: out, dropped };
 }
 
 function decodeToolChoice(choice: unknown): { choice: unknown; parallel: boolean | undefined } {

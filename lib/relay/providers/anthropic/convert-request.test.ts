@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../errors";
 import { remoteImageUrls } from "../../request/images";
-import { anthropicMessages, defaultMaxTokens } from "./convert-request";
+import { anthropicMessages, claudeGeneration, claudeRequest, defaultMaxTokens } from "./convert-request";
 
 const M = "claude-3-5-sonnet-20241022";
+/** A model that thinks (extended thinking came with Claude 3.7). */
+const THINKER = "claude-sonnet-4-20250514";
 const PNG = "iVBORw0KGgo=";
 
 describe("anthropicMessages", () => {
@@ -127,21 +129,148 @@ describe("anthropicMessages", () => {
 
   it("turns reasoning_effort or thinking into a thinking budget that fits max_tokens", () => {
     const messages = [{ role: "user", content: "think" }];
-    expect(anthropicMessages({ messages, reasoning_effort: "high", temperature: 0.2, top_k: 5 }, M)).toMatchObject({
-      max_tokens: 16384 + 8192,
-      thinking: { type: "enabled", budget_tokens: 16384 },
+    expect(claudeRequest({ messages, reasoning_effort: "high", temperature: 0.2, top_k: 5 }, THINKER)).toEqual({
+      body: {
+        model: THINKER,
+        messages: [{ role: "user", content: [{ type: "text", text: "think" }] }],
+        max_tokens: 24576 + 8192,
+        thinking: { type: "enabled", budget_tokens: 24576 },
+      },
+      dropped: [],
     });
-    const hot = anthropicMessages({ messages, reasoning_effort: "low", temperature: 0.2, top_k: 5 }, M);
+    expect(anthropicMessages({ messages, reasoning_effort: "medium" }, THINKER).thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
+    const hot = anthropicMessages({ messages, reasoning_effort: "low", temperature: 0.2, top_k: 5, top_p: 0.5 }, THINKER);
+    expect(hot.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
     expect(hot.temperature).toBeUndefined();
     expect(hot.top_k).toBeUndefined();
-    expect(anthropicMessages({ messages, thinking: { type: "enabled", budget_tokens: 5000 }, max_tokens: 3000 }, M)).toMatchObject({
+    expect(hot.top_p).toBeUndefined();
+    expect(anthropicMessages({ messages, reasoning_effort: "low", top_p: 0.97 }, THINKER).top_p).toBe(0.97);
+    expect(anthropicMessages({ messages, thinking: { type: "enabled", budget_tokens: 5000 }, max_tokens: 3000 }, THINKER)).toMatchObject({
       max_tokens: 3000,
       thinking: { type: "enabled", budget_tokens: 2999 },
     });
-    const tooSmall = anthropicMessages({ messages, reasoning_effort: "medium", max_tokens: 800 }, M);
-    expect(tooSmall.thinking).toBeUndefined();
-    expect(tooSmall.max_tokens).toBe(800);
-    expect(anthropicMessages({ messages, reasoning_effort: "minimal" }, M).thinking).toBeUndefined();
+    const tooSmall = claudeRequest({ messages, reasoning_effort: "medium", max_tokens: 800 }, THINKER);
+    expect(tooSmall.body.thinking).toBeUndefined();
+    expect(tooSmall.body.max_tokens).toBe(800);
+    expect(tooSmall.dropped).toEqual(["reasoning_effort"]);
+    expect(claudeRequest({ messages, reasoning_effort: "minimal" }, THINKER)).toMatchObject({ dropped: [] });
+    expect(anthropicMessages({ messages, reasoning_effort: "minimal" }, THINKER).thinking).toBeUndefined();
+  });
+
+  it("thinks only on models that think, never with a forced tool or inside a tool loop, naming what it left out", () => {
+    const messages = [{ role: "user", content: "think" }];
+    const old = claudeRequest({ messages, reasoning_effort: "high", temperature: 0.3 }, M);
+    expect(old.body.thinking).toBeUndefined();
+    expect(old.body.temperature).toBe(0.3);
+    expect(old.body.max_tokens).toBe(8192);
+    expect(old.dropped).toEqual(["reasoning_effort"]);
+    const tools = [{ type: "function", function: { name: "t", parameters: { type: "object" } } }];
+    const forced = claudeRequest({ messages, tools, tool_choice: "required", reasoning_effort: "low" }, THINKER);
+    expect(forced.body.thinking).toBeUndefined();
+    expect(forced.dropped).toEqual(["reasoning_effort"]);
+    const loop = claudeRequest(
+      {
+        tools,
+        reasoning_effort: "low",
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }] },
+          { role: "tool", tool_call_id: "c1", content: "ok" },
+        ],
+      },
+      THINKER,
+    );
+    expect(loop.body.thinking).toBeUndefined();
+    expect(loop.dropped).toEqual(["reasoning_effort"]);
+    expect(claudeRequest({ messages, thinking: { type: "enabled", budget_tokens: 4000 } }, M).dropped).toEqual(["thinking"]);
+  });
+
+  it.each([
+    ["claude-3-5-sonnet-20241022", 305],
+    ["claude-3-7-sonnet-20250219", 307],
+    ["claude-sonnet-4-20250514", 400],
+    ["claude-opus-4-1-20250805", 401],
+    ["claude-sonnet-4-5-20250929", 405],
+    ["claude-haiku-4-5", 405],
+    ["us.anthropic.claude-opus-4-5-20251101-v1:0", 405],
+    ["claude-sonnet-4-5@20250929", 405],
+    ["claude-sonnet-5", 500],
+    ["claude-2.1", null],
+    ["gpt-4o", null],
+  ])("reads %s as Claude generation %s", (model, generation) => {
+    expect(claudeGeneration(model)).toBe(generation);
+  });
+
+  it("clamps max_tokens to the model's output limit, the channel's when given", () => {
+    const messages = [{ role: "user", content: "hi" }];
+    expect(anthropicMessages({ messages, max_tokens: 128000 }, "claude-sonnet-4-5-20250929").max_tokens).toBe(64000);
+    expect(anthropicMessages({ messages, max_tokens: 128000 }, "claude-opus-4-1-20250805").max_tokens).toBe(32000);
+    expect(anthropicMessages({ messages, max_tokens: 128000 }, "claude-sonnet-4-5", { outputLimit: 20000 }).max_tokens).toBe(20000);
+    expect(anthropicMessages({ messages, max_tokens: 128000 }, "claude-next", { outputLimit: null }).max_tokens).toBe(128000);
+    // Thinking fits under the clamped limit.
+    expect(anthropicMessages({ messages, max_tokens: 128000, reasoning_effort: "high" }, "claude-opus-4-1-20250805")).toMatchObject({
+      max_tokens: 32000,
+      thinking: { type: "enabled", budget_tokens: 24576 },
+    });
+  });
+
+  it("merges system messages from anywhere in the conversation into system, in order", () => {
+    const body = anthropicMessages(
+      {
+        messages: [
+          { role: "system", content: "You are Claude Code." },
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "Hello." },
+          { role: "system", content: "Plan mode: do not edit files." },
+          { role: "user", content: "go on" },
+        ],
+      },
+      THINKER,
+    );
+    expect(body.system).toEqual([
+      { type: "text", text: "You are Claude Code." },
+      { type: "text", text: "Plan mode: do not edit files." },
+    ]);
+    expect(body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "Hello." }] },
+      { role: "user", content: [{ type: "text", text: "go on" }] },
+    ]);
+  });
+
+  it("sends a json_schema as Claude's structured output where the upstream takes it, else as an instruction named dropped", () => {
+    const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false };
+    const canonical = {
+      messages: [
+        { role: "system", content: "Count." },
+        { role: "user", content: "how many?" },
+      ],
+      response_format: { type: "json_schema", json_schema: { name: "count", schema } },
+    };
+    const native = claudeRequest(canonical, "claude-sonnet-4-5-20250929", { structuredOutput: true });
+    expect(native.body.output_config).toEqual({ format: { type: "json_schema", schema } });
+    expect(native.body.system).toBe("Count.");
+    expect(native.dropped).toEqual([]);
+    for (const [model, opts] of [
+      ["claude-sonnet-4-5-20250929", {}],
+      ["claude-3-5-sonnet-20241022", { structuredOutput: true }],
+    ] as const) {
+      const degraded = claudeRequest(canonical, model, opts);
+      expect(degraded.body.output_config).toBeUndefined();
+      expect(degraded.body.system).toEqual([
+        { type: "text", text: "Count." },
+        {
+          type: "text",
+          text: `Respond with a single JSON object and nothing else, valid against this JSON schema:\n${JSON.stringify(schema)}`,
+        },
+      ]);
+      expect(degraded.dropped).toEqual(["response_format"]);
+    }
+    const object = claudeRequest({ messages: [{ role: "user", content: "hi" }], response_format: { type: "json_object" } }, M, {
+      structuredOutput: true,
+    });
+    expect(object.body.system).toBe("Respond with a single JSON object and nothing else.");
+    expect(object.dropped).toEqual(["response_format"]);
   });
 
   it("decodes data: images and uses fetched ones for http(s) URLs", () => {

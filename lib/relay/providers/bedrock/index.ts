@@ -9,7 +9,8 @@ import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../request/images";
-import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
+import { anthropicResponseConverter, claudeRequest } from "../anthropic";
+import { channelOutputLimit } from "../output-limit";
 import { unsupportedMode } from "../openai-compatible";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import { bedrockEventStreamFraming } from "./eventstream";
@@ -58,12 +59,11 @@ export const bedrock: ProviderAdapter = {
     const action = input.stream ? "invoke-with-response-stream" : "invoke";
     const url = new URL(`${base}/model/${encodeURIComponent(bedrockModelId(input.upstreamModel))}/${action}`);
     return withPromptImages(input, (canonical, images) => {
-      const {
-        model: _model,
-        stream: _stream,
-        metadata: _metadata,
-        ...rest
-      } = anthropicMessages(canonical, input.upstreamModel, { images });
+      const { body: claude, dropped } = claudeRequest(canonical, input.upstreamModel, {
+        images,
+        outputLimit: channelOutputLimit(input.channel, input.upstreamModel),
+      });
+      const { model: _model, stream: _stream, metadata: _metadata, ...rest } = claude;
       const body = JSON.stringify({ anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest });
       const headers = {
         "content-type": "application/json",
@@ -78,6 +78,7 @@ export const bedrock: ProviderAdapter = {
         forcedIncludeUsage: input.stream,
         response: anthropicResponseConverter(input.upstreamModel),
         framing: input.stream ? bedrockEventStreamFraming() : undefined,
+        dropped,
       } satisfies UpstreamRequest;
     });
   },

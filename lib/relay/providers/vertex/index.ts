@@ -22,7 +22,8 @@ import { RelayError } from "../../errors";
 import type { RelayMode } from "../../types";
 import { withPromptImages } from "../../request/images";
 import { parseJsonObject } from "../../request/json-body";
-import { anthropicMessages, anthropicResponseConverter } from "../anthropic";
+import { anthropicResponseConverter, claudeRequest } from "../anthropic";
+import { channelOutputLimit } from "../output-limit";
 import type { Obj } from "@/lib/obj";
 import { readPredict } from "./api";
 import { embeddingList, embeddingTexts, jsonAnswer } from "../convert-shared";
@@ -101,11 +102,11 @@ function anthropicPublisher(input: BuildRequestInput, t: VertexTarget, token: st
   const url = claudeModelUrl(t, input.upstreamModel, input.stream);
   return withPromptImages(input, (canonical, images) => {
     // `model` goes in the URL; `metadata` is left out as on Bedrock (Vertex documents no such field).
-    const {
-      model: _model,
-      metadata: _metadata,
-      ...rest
-    } = anthropicMessages({ ...canonical, stream: input.stream }, input.upstreamModel, { images });
+    const { body: claude, dropped } = claudeRequest({ ...canonical, stream: input.stream }, input.upstreamModel, {
+      images,
+      outputLimit: channelOutputLimit(input.channel, input.upstreamModel),
+    });
+    const { model: _model, metadata: _metadata, ...rest } = claude;
     const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${token}` };
     if (input.stream) headers.Accept = "text/event-stream";
     return {
@@ -115,6 +116,7 @@ function anthropicPublisher(input: BuildRequestInput, t: VertexTarget, token: st
       body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
       forcedIncludeUsage: input.stream,
       response: anthropicResponseConverter(input.upstreamModel),
+      dropped,
     } satisfies UpstreamRequest;
   });
 }
