@@ -1,5 +1,6 @@
 // CPU per request: where the box's CPU time goes while Qiao relays under load.
-//   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json|stream|both] [--tool wrk]
+//   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json,stream,messages-stream|both]
+//                      [--tool wrk]
 //                      [--entry <built server.mjs>]
 // Starts the mock upstream, both floors and Qiao (as bench/run.mjs does), loads each, and prints
 // the CPU microseconds per completed request of every process involved (from /proc/<pid>/stat:
@@ -15,6 +16,7 @@ import {
   load,
   parseArgs,
   runMain,
+  SCENARIOS,
   seedQiao,
   sleep,
   startFloor,
@@ -27,7 +29,13 @@ import {
 const args = parseArgs();
 const seconds = Number(args.seconds ?? 10);
 const connections = Number(args.connections ?? 50);
-const modes = args.mode === "json" ? [false] : args.mode === "stream" ? [true] : [false, true];
+// "both" is what it meant before the Messages stream: the two chat modes.
+const modes = args.mode === "both" ? ["json", "stream"] : String(args.mode ?? Object.keys(SCENARIOS).join(",")).split(",");
+const unknownMode = modes.find((m) => !Object.hasOwn(SCENARIOS, m));
+if (unknownMode) {
+  console.error(`unknown --mode ${unknownMode}; known: ${Object.keys(SCENARIOS).join(", ")}, both`);
+  process.exit(2);
+}
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 /** A built server bundle to run directly (two builds compared without rebuilding); else scripts/start.mjs. */
 const entry = typeof args.entry === "string" ? args.entry : null;
@@ -97,12 +105,12 @@ runMain(async () => {
     { name: "floor-dispatch", url: floorDispatch.url, key: null, pids: [floorDispatch.child.pid, upstream.child.pid] },
     { name: "qiao", url: qiao.url, key, pids: [qiao.serverPid, ...descendants(qiao.serverPid), upstream.child.pid] },
   ];
-  for (const stream of modes) {
+  for (const mode of modes) {
     for (const t of targets) {
-      await load({ url: t.url, key: t.key, stream, connections, seconds: 2, dir: work, tool }); // warm-up
-      const { r, rows, sum, busy } = await measure(t.pids, { url: t.url, key: t.key, stream });
+      await load({ url: t.url, key: t.key, scenario: mode, connections, seconds: 2, dir: work, tool }); // warm-up
+      const { r, rows, sum, busy } = await measure(t.pids, { url: t.url, key: t.key, scenario: mode });
       console.log(
-        `\n${t.name} ${stream ? "stream" : "json"} c=${connections}: ${fmt(r.rps, 0)} req/s; whole box ${fmt((busy / r.requests) * 1e6, 1)} µs/request (all processes, wrk included)`,
+        `\n${t.name} ${mode} c=${connections}: ${fmt(r.rps, 0)} req/s; whole box ${fmt((busy / r.requests) * 1e6, 1)} µs/request (all processes, wrk included)`,
       );
       console.log(table(["process", "pid", "CPU µs/request"], [...rows, ["sum of the above", "", fmt((sum / r.requests) * 1e6, 1)]]));
     }

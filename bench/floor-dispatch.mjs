@@ -2,6 +2,7 @@
 // auth, no parsing), but the answer goes from undici's dispatch callbacks straight into the
 // client's response instead of through `request()`'s Readable body. Qiao's relay uses this API
 // too (lib/relay/upstream.ts), so this is the floor for its transport with nothing else on top.
+// Like floor.mjs it relays chat completions and Messages alike, to the same path upstream.
 //   node bench/floor-dispatch.mjs <port> <upstream-origin>     e.g. 0 http://127.0.0.1:9000
 // Prints `READY <port>`.
 import http from "node:http";
@@ -11,9 +12,10 @@ const port = Number(process.argv[2] ?? process.env.PORT ?? 0);
 const origin = process.argv[3] ?? process.env.UPSTREAM ?? "http://127.0.0.1:9000";
 const dispatcher = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: null, pipelining: 1 });
 const HEADERS = { "content-type": "application/json" };
+const PATHS = new Set(["/v1/chat/completions", "/v1/messages"]);
 
 const server = http.createServer((req, res) => {
-  if (req.method !== "POST" || req.url !== "/v1/chat/completions") return void res.writeHead(404).end();
+  if (req.method !== "POST" || !PATHS.has(req.url)) return void res.writeHead(404).end();
   const parts = [];
   req.on("data", (c) => parts.push(c));
   req.on("end", () => {
@@ -26,7 +28,7 @@ const server = http.createServer((req, res) => {
       upstream?.abort(new Error("client went away"));
     });
     dispatcher.dispatch(
-      { origin, path: "/v1/chat/completions", method: "POST", headers: HEADERS, body },
+      { origin, path: req.url, method: "POST", headers: HEADERS, body },
       {
         onRequestStart(controller) {
           upstream = controller;

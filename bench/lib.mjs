@@ -12,6 +12,8 @@ import path from "node:path";
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const HOST = "127.0.0.1";
 export const MODEL = "gpt-4o-mini";
+/** The model of the Claude channel the passthrough scenario calls (priced in Qiao's defaults). */
+export const CLAUDE_MODEL = "claude-3-5-haiku-20241022";
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
@@ -360,8 +362,9 @@ export class QiaoApi {
 }
 
 /**
- * Seeds Qiao through the real API: root login, a large quota for root, an OpenAI (type 1) channel
- * on the mock upstream, an unlimited token. Then waits (bounded) until a relay call succeeds.
+ * Seeds Qiao through the real API: root login, a large quota for root, an OpenAI (type 1) and a
+ * Claude (type 14) channel on the mock upstream, an unlimited token. Then waits (bounded) until a
+ * relay call succeeds, and checks one call of every scenario.
  */
 export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } = {}) {
   const api = new QiaoApi(qiao.url);
@@ -373,6 +376,14 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } 
     key: "sk-bench-upstream",
     base_url: upstreamUrl,
     models: MODEL,
+    group: "default",
+  });
+  await api.call("POST", "/api/channel/", {
+    name: "bench-mock-claude",
+    type: 14,
+    key: "sk-ant-bench-upstream",
+    base_url: upstreamUrl,
+    models: CLAUDE_MODEL,
     group: "default",
   });
   const { data: token } = await api.call("POST", "/api/token/", {
@@ -387,18 +398,20 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } 
   const deadline = Date.now() + 30_000;
   let last = "";
   while (Date.now() < deadline) {
-    const r = await relayOnce(qiao.url, key, false);
+    const r = await relayOnce(qiao.url, key, "json");
     if (r.ok) break;
     last = r.detail;
     await sleep(500);
   }
   if (Date.now() >= deadline) throw new Error(`relay never succeeded after seeding: ${last}`);
-  const s = await relayOnce(qiao.url, key, true);
-  if (!s.ok) throw new Error(`streaming relay call failed after seeding: ${s.detail}`);
+  for (const scenario of ["stream", "messages-stream"]) {
+    const s = await relayOnce(qiao.url, key, scenario);
+    if (!s.ok) throw new Error(`${scenario} relay call failed after seeding: ${s.detail}`);
+  }
   return { api, key, userId: me.id };
 }
 
-export const requestBody = (stream) =>
+const chatBody = (stream) =>
   JSON.stringify({
     model: MODEL,
     messages: [{ role: "user", content: "Say hello in five words." }],
@@ -406,17 +419,55 @@ export const requestBody = (stream) =>
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
 
-/** One relay call with checks on the answer's shape. */
-export async function relayOnce(url, key, stream) {
+/**
+ * The calls the bench loads, by the name its tables give them ("mode"): OpenAI chat completions
+ * whole and streamed, and Anthropic's Messages API streamed, as the Anthropic SDK sends it (key in
+ * `x-api-key`, `anthropic-version`), which Qiao passes through to its Claude channel. Every target
+ * gets the same request; only Qiao's carries the key. `complete` is what a whole answer contains.
+ */
+export const SCENARIOS = {
+  json: { path: "/v1/chat/completions", body: chatBody(false), headers: {}, keyHeader: "authorization", complete: '"choices"' },
+  stream: { path: "/v1/chat/completions", body: chatBody(true), headers: {}, keyHeader: "authorization", complete: "data: [DONE]" },
+  "messages-stream": {
+    path: "/v1/messages",
+    body: JSON.stringify({
+      model: CLAUDE_MODEL,
+      max_tokens: 16,
+      messages: [{ role: "user", content: "Say hello in five words." }],
+      stream: true,
+    }),
+    headers: { "anthropic-version": "2023-06-01" },
+    keyHeader: "x-api-key",
+    complete: "event: message_stop",
+  },
+};
+
+/** The scenario of a load call: named, or the chat one `stream` picks (what the older scripts pass). */
+const scenarioOf = (name, stream) => {
+  const s = SCENARIOS[name ?? (stream ? "stream" : "json")];
+  if (!s) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(", ")}`);
+  return s;
+};
+
+/** The request headers of a scenario, with the key where its callers put it. */
+function headersOf(scenario, key) {
+  const headers = { "content-type": "application/json", ...scenario.headers };
+  if (key) headers[scenario.keyHeader] = scenario.keyHeader === "authorization" ? `Bearer ${key}` : key;
+  return headers;
+}
+
+/** One relay call of a scenario with checks on the answer's shape. */
+export async function relayOnce(url, key, scenarioName) {
+  const scenario = scenarioOf(scenarioName);
   try {
-    const r = await fetch(`${url}/v1/chat/completions`, {
+    const r = await fetch(url + scenario.path, {
       method: "POST",
-      headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-      body: requestBody(stream),
+      headers: headersOf(scenario, key),
+      body: scenario.body,
       signal: AbortSignal.timeout(10_000),
     });
     const text = await r.text();
-    const ok = r.ok && (stream ? text.includes("data: [DONE]") && text.includes("mock") : text.includes('"choices"'));
+    const ok = r.ok && text.includes(scenario.complete) && text.includes("mock");
     return { ok, detail: `HTTP ${r.status} ${text.slice(0, 200)}` };
   } catch (e) {
     return { ok: false, detail: String(e) };
@@ -432,21 +483,23 @@ export function hasWrk() {
 
 /**
  * wrk script: POST body, and a per-thread count of bad answers (non-2xx, or a body that is not a
- * complete completion / stream), summed in done(); prints one JSON line.
+ * complete answer of the scenario), summed in done(); prints one JSON line.
  */
-function wrkScript(dir, key, stream) {
-  const file = path.join(dir, `wrk-${stream ? "stream" : "json"}-${key ? "auth" : "anon"}.lua`);
+function wrkScript(dir, key, name, scenario) {
+  const file = path.join(dir, `wrk-${name}-${key ? "auth" : "anon"}.lua`);
+  const headers = Object.entries(headersOf(scenario, key))
+    .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join("\n");
   const lua = `
 wrk.method = "POST"
-wrk.body = ${JSON.stringify(requestBody(stream))}
-wrk.headers["Content-Type"] = "application/json"
-${key ? `wrk.headers["Authorization"] = "Bearer ${key}"` : ""}
+wrk.body = ${JSON.stringify(scenario.body)}
+${headers}
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 function init(args) bad = 0; firstbad = "" end
 function response(status, headers, body)
   local good = status >= 200 and status < 300 and body ~= nil and
-    ${stream ? `string.find(body, "data: [DONE]", 1, true) ~= nil` : `string.find(body, '"choices"', 1, true) ~= nil`}
+    string.find(body, ${JSON.stringify(scenario.complete)}, 1, true) ~= nil
   if not good then
     bad = bad + 1
     if firstbad == "" then firstbad = tostring(status) .. " " .. string.sub(body or "", 1, 200) end
@@ -470,12 +523,14 @@ end
 }
 
 /**
- * Runs the load generator for `seconds` at `connections` against url/v1/chat/completions.
+ * Runs the load generator for `seconds` at `connections` with the calls of `scenario` (a name of
+ * SCENARIOS; without it, chat completions streamed or not as `stream` says).
  * Returns { rps, p50, p99 (ms), requests, errors, detail }.
  */
-export async function load({ url, key, stream, connections, seconds, threads = 1, dir, tool = "wrk" }) {
-  if (tool === "autocannon") return loadAutocannon({ url, key, stream, connections, seconds });
-  const script = wrkScript(dir, key, stream);
+export async function load({ url, key, stream, scenario: name, connections, seconds, threads = 1, dir, tool = "wrk" }) {
+  const scenario = scenarioOf(name, stream);
+  if (tool === "autocannon") return loadAutocannon({ url, key, scenario, connections, seconds });
+  const script = wrkScript(dir, key, name ?? (stream ? "stream" : "json"), scenario);
   const args = [
     "-t",
     String(Math.min(threads, connections)),
@@ -487,7 +542,7 @@ export async function load({ url, key, stream, connections, seconds, threads = 1
     "10s",
     "-s",
     script,
-    `${url}/v1/chat/completions`,
+    url + scenario.path,
   ];
   const child = startChild("wrk", "wrk", args);
   let out = "";
@@ -515,16 +570,16 @@ export async function load({ url, key, stream, connections, seconds, threads = 1
   };
 }
 
-async function loadAutocannon({ url, key, stream, connections, seconds }) {
+async function loadAutocannon({ url, key, scenario, connections, seconds }) {
   const { default: autocannon } = await import("autocannon");
   const r = await autocannon({
-    url: `${url}/v1/chat/completions`,
+    url: url + scenario.path,
     method: "POST",
     connections,
     duration: seconds,
     timeout: 10,
-    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: requestBody(stream),
+    headers: headersOf(scenario, key),
+    body: scenario.body,
   });
   const errors = r.non2xx + r.errors + r.timeouts;
   return {

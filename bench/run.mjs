@@ -1,13 +1,16 @@
 // Relay throughput/latency benchmark: upstream direct vs the two floors vs Qiao.
 //   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1]
-//                      [--tool wrk|autocannon] [--threads 1] [--start-timeout 1200] [--entry <built server.mjs>]
+//                      [--modes json,stream,messages-stream] [--tool wrk|autocannon] [--threads 1]
+//                      [--start-timeout 1200] [--entry <built server.mjs>]
 // Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR;
 // with --entry that built server bundle runs directly, to compare two builds without rebuilding),
 // seeds Qiao through its /api, then for each mode × concurrency loads every target in turn
-// (`--rounds` times, alternating the order; the table shows medians) and prints one table. The
-// targets of one point run back to back, so a box whose speed drifts moves them together. Any
-// non-2xx answer or socket error fails the run (exit 1). Afterwards it checks that Qiao billed
-// the traffic: the user's quota went down and consume log rows exist.
+// (`--rounds` times, alternating the order; the table shows medians) and prints one table, then
+// the two streams' ratios side by side: OpenAI chat (converted by nothing, read for usage) and
+// Anthropic's Messages API passed through to a Claude channel. The targets of one point run back
+// to back, so a box whose speed drifts moves them together. Any non-2xx answer or socket error
+// fails the run (exit 1). Afterwards it checks that Qiao billed the traffic: the user's quota went
+// down and consume log rows exist.
 import os from "node:os";
 import {
   fmt,
@@ -20,6 +23,7 @@ import {
   sleep,
   startFloor,
   startMockUpstream,
+  SCENARIOS,
   startQiao,
   table,
   tempDir,
@@ -37,9 +41,16 @@ const threads = Number(args.threads ?? 1);
 const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
 const entry = typeof args.entry === "string" ? args.entry : null;
-if (!(duration > 0) || !(warmup >= 0) || !(rounds >= 1) || connections.some((c) => !(c >= 1))) {
+const modes = String(args.modes ?? Object.keys(SCENARIOS).join(",")).split(",");
+if (
+  !(duration > 0) ||
+  !(warmup >= 0) ||
+  !(rounds >= 1) ||
+  connections.some((c) => !(c >= 1)) ||
+  modes.some((m) => !Object.hasOwn(SCENARIOS, m))
+) {
   console.error(
-    "usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--tool wrk|autocannon]",
+    `usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--modes ${Object.keys(SCENARIOS).join(",")}] [--tool wrk|autocannon]`,
   );
   process.exit(2);
 }
@@ -49,7 +60,8 @@ runMain(async () => {
     `[bench] node ${process.version}, ${os.cpus().length} cpu(s), loadavg ${os
       .loadavg()
       .map((l) => l.toFixed(2))
-      .join(" ")}; ` + `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds}`,
+      .join(" ")}; ` +
+      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds} modes=${modes.join(",")}`,
   );
   const work = tempDir("qiao-bench-work-");
   const upstream = await startMockUpstream();
@@ -68,7 +80,7 @@ runMain(async () => {
   const before = await api.self();
   const logsBefore = await api.consumeLogTotal();
   const rssIdle = rssOf(qiao.serverPid);
-  console.log(`[bench] seeded (channel → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
+  console.log(`[bench] seeded (OpenAI and Claude channels → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
 
   const targets = [
     { name: "upstream", url: upstream.url, key: "" },
@@ -85,12 +97,20 @@ runMain(async () => {
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 
-  for (const stream of [false, true]) {
-    const mode = stream ? "stream" : "json";
+  for (const mode of modes) {
     if (warmup > 0) {
       const c = Math.max(...connections);
       for (const target of targets) {
-        const w = await load({ url: target.url, key: target.key, stream, connections: c, seconds: warmup, threads, dir: work, tool });
+        const w = await load({
+          url: target.url,
+          key: target.key,
+          scenario: mode,
+          connections: c,
+          seconds: warmup,
+          threads,
+          dir: work,
+          tool,
+        });
         counted(target, w, c);
         if (w.errors) failures.push(`${target.name} ${mode} warm-up c=${c}: ${w.errors} errors (${w.detail})`);
       }
@@ -100,13 +120,22 @@ runMain(async () => {
       for (let round = 0; round < rounds; round++) {
         for (const target of round % 2 ? [...targets].reverse() : targets) {
           const rss0 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
-          const r = await load({ url: target.url, key: target.key, stream, connections: c, seconds: duration, threads, dir: work, tool });
+          const r = await load({
+            url: target.url,
+            key: target.key,
+            scenario: mode,
+            connections: c,
+            seconds: duration,
+            threads,
+            dir: work,
+            tool,
+          });
           const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
           counted(target, r, c);
           if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
           samples.get(target.name).push({ ...r, rss0, rss1 });
           console.log(
-            `[bench] ${target.name.padEnd(14)} ${mode.padEnd(6)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
+            `[bench] ${target.name.padEnd(14)} ${mode.padEnd(15)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
               (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : ""),
           );
           await sleep(1000);
@@ -172,6 +201,8 @@ runMain(async () => {
     ];
   });
   console.log(`\n${table(headers, body)}\n`);
+  const streams = streamsSideBySide(rows, floorOf);
+  if (streams) console.log(`${streams}\n`);
   console.log(
     `Qiao RSS (all ${rssEnd.processes} processes of server.ts pid ${qiao.serverPid}: primary, console, relay workers): ` +
       `idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, sum of per-process peaks (VmHWM) ${fmt(rssEnd.hwm)} MB`,
@@ -201,3 +232,41 @@ runMain(async () => {
   console.log("\n[bench] OK: no errors, billing and logging verified.");
   return 0;
 });
+
+/**
+ * The passthrough stream beside the OpenAI one, per concurrency: Qiao ÷ floor of each, and their
+ * quotient (1 when passing a Messages stream through costs what relaying a chat stream does, over
+ * the same bare relay). null unless both streams ran.
+ */
+function streamsSideBySide(rows, floorOf) {
+  const ratio = (mode, c, floorName) => {
+    const q = rows.find((r) => r.target === "qiao" && r.mode === mode && r.c === c);
+    return q ? q.rps / floorOf(q, floorName).rps : null;
+  };
+  const body = [];
+  for (const c of connections) {
+    const chat = ratio("stream", c, "floor");
+    const messages = ratio("messages-stream", c, "floor");
+    if (chat === null || messages === null) continue;
+    body.push([
+      c,
+      fmt(chat, 2),
+      fmt(messages, 2),
+      fmt(messages / chat, 2),
+      fmt(ratio("stream", c, "floor-dispatch"), 2),
+      fmt(ratio("messages-stream", c, "floor-dispatch"), 2),
+    ]);
+  }
+  if (!body.length) return null;
+  return table(
+    [
+      "c",
+      "chat stream: Qiao ÷ floor",
+      "messages stream (passthrough): Qiao ÷ floor",
+      "passthrough ÷ chat",
+      "chat stream: Qiao ÷ dispatch floor",
+      "messages stream: Qiao ÷ dispatch floor",
+    ],
+    body,
+  );
+}
