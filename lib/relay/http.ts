@@ -10,7 +10,11 @@ export interface RelayRequest {
   /** Path without the query string, e.g. "/v1/chat/completions". */
   path: string;
   query: URLSearchParams;
-  headers: { get(name: string): string | null };
+  /**
+   * The caller's headers by name; `keys` (lower-cased names) lets a passthrough forward a family
+   * of headers by prefix (Codex's `x-codex-*`).
+   */
+  headers: { get(name: string): string | null; keys?(): Iterable<string> };
   body: Uint8Array;
   clientIp: string;
   /**

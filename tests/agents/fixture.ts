@@ -11,6 +11,18 @@ export type AgentName = (typeof AGENTS)[number];
 export type Scenario = (typeof SCENARIOS)[number];
 export type Protocol = (typeof PROTOCOLS)[number];
 
+/**
+ * Recordings of an agent in another configuration, kept beside its default one under their own
+ * id (their folder and `agent` field). Codex's request shape depends on its model: configured
+ * with one it has no metadata for, as gateway users usually do, it sends `tools` with namespaces
+ * and `web_search` instead of its default model's `additional_tools` item.
+ */
+export const VARIANTS = [{ id: "codex-gpt-5.4", agent: "codex", codexModel: "gpt-5.4" }] as const;
+
+/** Every recorded fixture folder: the agents' defaults, then their variants. */
+export const FIXTURE_IDS = [...AGENTS, ...VARIANTS.map((v) => v.id)] as const;
+export type FixtureId = AgentName | (typeof VARIANTS)[number]["id"];
+
 export interface RecordedRequest {
   method: string;
   /** Path and query as sent, e.g. `/v1/messages?beta=true`. */
@@ -22,7 +34,8 @@ export interface RecordedRequest {
 }
 
 export interface AgentFixture {
-  agent: AgentName;
+  /** The agent, or for a variant (see VARIANTS) the variant's id, e.g. `codex-gpt-5.4`. */
+  agent: string;
   version: string;
   recordedAt: string;
   protocol: Protocol;
@@ -32,7 +45,7 @@ export interface AgentFixture {
 
 export const FIXTURES_DIR = path.join(import.meta.dirname, "../fixtures/agents");
 
-export const fixturePath = (agent: AgentName, scenario: Scenario) => path.join(FIXTURES_DIR, agent, `${scenario}.json`);
+export const fixturePath = (id: string, scenario: Scenario) => path.join(FIXTURES_DIR, id, `${scenario}.json`);
 
 /**
  * Headers never kept: the credentials (whatever their name) and the ones that describe this one

@@ -5,10 +5,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { AGENT_SPECS, NOTES_TEXT } from "./agents";
 import {
-  AGENTS,
   type AgentFixture,
   CREDENTIAL_HEADER,
   DROPPED_HEADERS,
+  FIXTURE_IDS,
   fixturePath,
   PROTOCOLS,
   RECORDING_KEY,
@@ -16,9 +16,12 @@ import {
   SCENARIOS,
   SECRET_PATTERNS,
   scrubRequest,
+  VARIANTS,
 } from "./fixture";
 
-const protocolOf = Object.fromEntries(AGENT_SPECS.map((s) => [s.name, s.protocol]));
+// A variant speaks its agent's protocol.
+const protocolOf: Record<string, string> = Object.fromEntries(AGENT_SPECS.map((s) => [s.name, s.protocol]));
+for (const v of VARIANTS) protocolOf[v.id] = protocolOf[v.agent]!;
 // The path of a model call, per protocol; side requests (model lists, token counts) may come too.
 const MODEL_CALL: Record<string, RegExp> = {
   anthropic: /^\/v1\/messages(\?|$)/,
@@ -28,7 +31,7 @@ const MODEL_CALL: Record<string, RegExp> = {
 };
 
 describe("recorded agent sessions", () => {
-  for (const agent of AGENTS) {
+  for (const agent of FIXTURE_IDS) {
     for (const scenario of SCENARIOS) {
       it(`${agent} ${scenario}: present, well-formed, free of secrets and local paths`, () => {
         const file = fixturePath(agent, scenario);

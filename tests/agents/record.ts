@@ -5,14 +5,24 @@
 //
 //   QIAO_AGENTS_DIR=/tmp/qiao-agents  where the agents are installed (default /tmp/qiao-agents)
 //   QIAO_AGENTS_SKIP_INSTALL=1        use what is installed there
-//   QIAO_AGENTS_ONLY=codex,opencode   record only these agents
-//   QIAO_CODEX_MODEL=gpt-5.5          the model Codex is configured with (default: none, Codex's own)
+//   QIAO_AGENTS_ONLY=codex,opencode   record only these agents or variants (codex-gpt-5.4)
+//   QIAO_CODEX_MODEL=gpt-5.5          record Codex configured with this model, into
+//                                     tests/fixtures/agents/codex-gpt-5.5/ (default: Codex's own model, codex/)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AGENT_SPECS, type AgentSpec, NOTES_TEXT, PROMPTS, readFilePlan } from "./agents";
-import { type AgentFixture, fixturePath, type Placeholders, RECORDING_KEY, SCENARIOS, type Scenario, scrubRequest } from "./fixture";
+import {
+  type AgentFixture,
+  fixturePath,
+  type Placeholders,
+  RECORDING_KEY,
+  SCENARIOS,
+  type Scenario,
+  scrubRequest,
+  VARIANTS,
+} from "./fixture";
 import { startRecorder } from "./recorder";
 import { scriptedVendor } from "./vendors";
 
@@ -20,7 +30,32 @@ const AGENTS_DIR = path.resolve(process.env.QIAO_AGENTS_DIR ?? "/tmp/qiao-agents
 const RUN_TIMEOUT_MS = 240_000;
 
 const only = process.env.QIAO_AGENTS_ONLY?.split(",").map((s) => s.trim());
-const specs = AGENT_SPECS.filter((s) => !only || only.includes(s.name));
+
+/** One configuration of an agent to record, written under its fixture id. */
+interface Run {
+  id: string;
+  spec: AgentSpec;
+  codexModel?: string;
+}
+
+function runsToRecord(): Run[] {
+  const codexModel = process.env.QIAO_CODEX_MODEL || undefined;
+  const spec = (name: string) => AGENT_SPECS.find((s) => s.name === name)!;
+  const runs: Run[] = [
+    // A model asked for on the command line makes Codex's run a variant: the default recording stays.
+    ...AGENT_SPECS.map((s) =>
+      s.name === "codex" && codexModel ? { id: `codex-${codexModel}`, spec: s, codexModel } : { id: s.name, spec: s },
+    ),
+    ...VARIANTS.map((v) => ({ id: v.id, spec: spec(v.agent), codexModel: v.codexModel })),
+  ];
+  const chosen = runs.filter((r) => !only || only.includes(r.id) || only.includes(r.spec.name));
+  // An agent's name selects its variants too; a model named on the command line may repeat a
+  // variant's id, which is then recorded once.
+  return chosen.filter((r, i) => chosen.findIndex((o) => o.id === r.id) === i);
+}
+
+const runs = runsToRecord();
+const specs = [...new Set(runs.map((r) => r.spec))];
 
 function install() {
   mkdirSync(AGENTS_DIR, { recursive: true });
@@ -80,7 +115,7 @@ function run(bin: string, args: string[], cwd: string, env: Env): Promise<{ code
   });
 }
 
-async function record(spec: AgentSpec, scenario: Scenario): Promise<AgentFixture | null> {
+async function record({ id, spec, codexModel }: Run, scenario: Scenario): Promise<AgentFixture | null> {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "qiao-record-")));
   const home = path.join(root, "home");
   const work = path.join(root, "project");
@@ -93,10 +128,7 @@ async function record(spec: AgentSpec, scenario: Scenario): Promise<AgentFixture
   try {
     const env = isolatedEnv(home);
     const version = versionOf(spec, env);
-    const { env: agentEnv, args } = spec.prepare(
-      { home, work, url: recorder.url, key: RECORDING_KEY, codexModel: process.env.QIAO_CODEX_MODEL },
-      PROMPTS[scenario],
-    );
+    const { env: agentEnv, args } = spec.prepare({ home, work, url: recorder.url, key: RECORDING_KEY, codexModel }, PROMPTS[scenario]);
     const started = Date.now();
     const { code, output } = await run(binPath(spec), args, work, { ...env, ...agentEnv });
     const places: Placeholders = [
@@ -108,14 +140,14 @@ async function record(spec: AgentSpec, scenario: Scenario): Promise<AgentFixture
     ];
     const requests = recorder.requests.map((r) => scrubRequest(r, [RECORDING_KEY], places));
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`  ${spec.name} ${version} ${scenario}: exit ${code} in ${seconds}s, ${requests.length} requests`);
+    console.log(`  ${id} ${version} ${scenario}: exit ${code} in ${seconds}s, ${requests.length} requests`);
     for (const r of requests) console.log(`    ${r.method} ${r.path}`);
     const last = output.trim().split("\n").slice(-6).join("\n      ");
     if (code !== 0 || requests.length === 0) {
       console.log(`    agent output (last lines):\n      ${last}`);
       return null;
     }
-    return { agent: spec.name, version, recordedAt: new Date().toISOString(), protocol: spec.protocol, scenario, requests };
+    return { agent: id, version, recordedAt: new Date().toISOString(), protocol: spec.protocol, scenario, requests };
   } finally {
     await recorder.close();
     rmSync(root, { recursive: true, force: true });
@@ -125,14 +157,14 @@ async function record(spec: AgentSpec, scenario: Scenario): Promise<AgentFixture
 async function main() {
   if (process.env.QIAO_AGENTS_SKIP_INSTALL !== "1") install();
   const failed: string[] = [];
-  for (const spec of specs) {
+  for (const run of runs) {
     for (const scenario of SCENARIOS) {
-      const fixture = await record(spec, scenario);
+      const fixture = await record(run, scenario);
       if (!fixture) {
-        failed.push(`${spec.name}/${scenario}`);
+        failed.push(`${run.id}/${scenario}`);
         continue;
       }
-      const file = fixturePath(spec.name, scenario);
+      const file = fixturePath(run.id, scenario);
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, `${JSON.stringify(fixture, null, 2)}\n`);
       console.log(`    wrote ${path.relative(process.cwd(), file)}`);

@@ -98,6 +98,8 @@ const headerGetter = (req: IncomingMessage) => ({
     const v = req.headers[name.toLowerCase()];
     return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
   },
+  // Node lower-cases the names it parses, as Headers#keys gives them.
+  keys: () => Object.keys(req.headers),
 });
 
 class NodeRelayRequest implements RelayRequest {

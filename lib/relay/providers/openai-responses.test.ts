@@ -1,4 +1,6 @@
 // Reading OpenAI's Responses answers (passed through to Responses callers) for usage and errors.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeUsage } from "../openai/usage";
 import { responsesPassthrough, responsesReader } from "./openai-responses";
@@ -162,5 +164,35 @@ describe("responsesPassthrough", () => {
       "OpenAI-Organization": "org-channel",
       Accept: "text/event-stream",
     });
+  });
+
+  it("keeps every header Codex 0.171 sent (recorded), with a Node-style header reader as well", () => {
+    const file = path.join(import.meta.dirname, "../../../tests/fixtures/agents/codex/plain.json");
+    const recorded: Record<string, string> = JSON.parse(readFileSync(file, "utf8")).requests[0].headers;
+    // The recording drops credentials; the caller's own key comes with it, as on the wire.
+    const sent = { ...recorded, authorization: "Bearer sk-qiao-caller", "x-openai-organization-hint": "org-caller" };
+    // The Node entry's reader: only `get` and `keys`, names in lower case.
+    const nodeStyle = { get: (name: string) => sent[name as keyof typeof sent] ?? null, keys: () => Object.keys(sent) };
+    for (const callerHeaders of [new Headers(sent), nodeStyle]) {
+      const input = {
+        channel: { id: 1, key: "k" },
+        upstreamModel: "gpt-5.4",
+        body: '{"model":"gpt-6.2-sol","input":"hi","stream":true}',
+        stream: true,
+        callerHeaders,
+      } as unknown as BuildRequestInput;
+      const up = responsesPassthrough(input, "https://x/v1/responses", { Authorization: "Bearer k" });
+      const forwarded = Object.keys(recorded).filter((n) => n !== "accept" && n !== "content-type");
+      expect(Object.keys(up.headers).sort()).toEqual([...forwarded, "Accept", "Authorization", "Content-Type"].sort());
+      for (const name of forwarded) expect(up.headers[name]).toBe(recorded[name]);
+      expect(up.headers).toMatchObject({
+        "session-id": recorded["session-id"],
+        "thread-id": recorded["thread-id"],
+        "x-openai-internal-codex-responses-lite": "true",
+        "x-codex-window-id": recorded["x-codex-window-id"],
+        Authorization: "Bearer k",
+      });
+      expect(JSON.parse(up.headers["x-codex-turn-metadata"]!).model).toBe("gpt-6.2-sol");
+    }
   });
 });

@@ -4,10 +4,19 @@
 // The relay reads that answer through `responsesReader`, which turns a Response object or its
 // events into the OpenAI chat shapes the pipeline reads usage, errors and first-token time from.
 //
-// The caller's headers that go up with it (CALLER_HEADERS), because OpenAI's own clients send
-// them and OpenAI reads them:
-// - Codex CLI's `session_id` and `conversation_id` (OpenAI routes a conversation's turns to the
-//   same prompt cache by them), `originator` and `version` (which client, which release);
+// The caller's headers that go up with it (CALLER_HEADERS, CALLER_HEADER_PREFIXES), because
+// OpenAI's own clients send them and OpenAI reads them:
+// - Codex CLI's session headers, which OpenAI routes a conversation's turns to the same prompt
+//   cache by: `session-id` and `thread-id` since 0.17x (0.171.0 sends both, the same UUID as its
+//   `x-client-request-id`), `session_id` and `conversation_id` before; `originator` and `version`
+//   (which client, which release);
+// - every `x-codex-*` header (0.171.0: `x-codex-turn-metadata`, `x-codex-window-id`,
+//   `x-codex-beta-features`; its binary names some twenty more, from parent thread to routing
+//   hints) and `x-openai-internal-codex-*` (`x-openai-internal-codex-responses-lite: true`, which
+//   Codex sends with the "lite" body whose tools come as an `additional_tools` input item rather
+//   than `tools`). They describe the request to OpenAI's Codex backend and nothing else; by
+//   prefix, because each release adds some and a missing one changes how OpenAI reads the body.
+//   Only Codex's own families: no other `x-openai-*` header goes up;
 // - `openai-beta` (opt-ins such as `responses=experimental`), `user-agent`, `x-client-request-id`
 //   (the caller's own trace id, echoed in OpenAI's logs), and the official SDKs' `x-stainless-*`
 //   (language, runtime and retry count).
@@ -44,7 +53,12 @@ export const CALLER_HEADERS = [
   "x-stainless-retry-count",
   "x-stainless-timeout",
   "x-stainless-helper-method",
+  "session-id",
+  "thread-id",
 ] as const;
+
+/** Families of the caller's headers sent on by prefix (see the header of this file). */
+export const CALLER_HEADER_PREFIXES = ["x-codex-", "x-openai-internal-codex-"] as const;
 
 /** The caller's Responses request for `url`, with `model` set; the answer passes through. */
 export function responsesPassthrough(
@@ -55,8 +69,14 @@ export function responsesPassthrough(
 ): UpstreamRequest {
   const { body } = patchJsonBody(input.body, { model }, { parsed: input.json });
   const headers: Record<string, string> = {};
-  for (const name of CALLER_HEADERS) {
-    const value = input.callerHeaders?.get(name);
+  const caller = input.callerHeaders;
+  const names = new Set<string>(CALLER_HEADERS);
+  for (const name of caller?.keys?.() ?? []) {
+    const lower = name.toLowerCase();
+    if (CALLER_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) names.add(lower);
+  }
+  for (const name of names) {
+    const value = caller?.get(name);
     if (value) headers[name] = value;
   }
   // The channel's credentials and the body's type last: nothing the caller sent replaces them.

@@ -39,7 +39,7 @@ export interface BuildRequestInput {
    */
   dispatcher?: Dispatcher;
   /** The caller's headers (a native protocol's builder forwards `anthropic-version`, `anthropic-beta`). */
-  callerHeaders?: { get(name: string): string | null };
+  callerHeaders?: { get(name: string): string | null; keys?(): Iterable<string> };
   /**
    * What the caller's path said, for a native builder (Gemini names streaming, and its array
    * variant, in the path and query).

@@ -323,6 +323,17 @@ describe("responsesToChat", () => {
       [{ model: "m", input: "hi", temperature: "hot" }, "temperature"],
       [{ model: "m", input: "hi", stream: "yes" }, "stream"],
       [{ model: "m", input: "hi", tools: [{ type: "function" }] }, "tools[0].name"],
+      [{ model: "m", input: [{ type: "additional_tools", role: "developer", tools: {} }, "hi"] }, "input[0].tools"],
+      [
+        {
+          model: "m",
+          input: [
+            { role: "user", content: "hi" },
+            { type: "additional_tools", tools: [{ type: "custom" }] },
+          ],
+        },
+        "input[1].tools[0].name",
+      ],
       [{ model: "m", input: "hi", text: { format: { type: "json_schema", name: "x" } } }, "text.format.schema"],
       [{ model: "m", input: "hi", reasoning: { effort: 3 } }, "reasoning.effort"],
     ];

@@ -3,18 +3,26 @@
 // A channel that speaks the Responses API (OpenAI, Azure) never sees this body: it gets the
 // caller's own. So the decoder serves the converted routes (Claude, Gemini, chat-only OpenAI
 // compatible vendors), and there it degrades rather than refuses (issue 22):
-// - Tools: function tools as they are; namespaces flattened into `<namespace>__<name>`
-//   functions, custom (freeform) tools as functions of one string `input`, `local_shell` as a
-//   function taking the exec action (./tools.ts; the encoders answer with the caller's own items).
+// - Tools, from `tools` and from `additional_tools` input items alike (Codex 0.171's default
+//   model sends them only there; all are offered from the start, ./tools.ts says why): function
+//   tools as they are; namespaces flattened into `<namespace>__<name>` functions (the default
+//   namespace `functions` keeps bare names), custom (freeform) tools as functions of one string
+//   `input`, `local_shell` as a function taking the exec action (./tools.ts; the encoders answer
+//   with the caller's own items). Parameter schemas go on as given: OpenAI's own annotations in
+//   them (Codex marks some string parameters `"encrypted": true`) are keywords JSON Schema
+//   ignores, so chat vendors and Claude's `input_schema` (draft 2020-12) take them, and Gemini's
+//   converter keeps only the keys of its `Schema` object.
 //   Built-in tools only OpenAI runs (web_search, file_search, code_interpreter, computer_use,
-//   image_generation, mcp…) are dropped and named (`notes.drop`, the `x-qiao-dropped` header),
-//   as are their call items in the input; a tool_choice naming one becomes "auto".
+//   image_generation, mcp, tool_search…) are dropped and named (`notes.drop`, the
+//   `x-qiao-dropped` header), as are their call items in the input; a tool_choice naming one
+//   becomes "auto".
 // - Reasoning items a client sends back (Codex's encrypted_content) are dropped silently: they are
 //   the vendor's own opaque state and no vendor behind the chat protocol reads them.
 // - `reasoning.effort` goes on as the canonical `reasoning_effort`, every value as given: each
 //   target maps it to what it has (Claude's and Gemini's thinking budgets, where `minimal` asks for
 //   none). `include`, `store` (Qiao stores nothing), `text.verbosity`, `reasoning.summary`,
-//   `truncation`, `safety_identifier`, `service_tier`, `metadata` change nothing and are ignored;
+//   `reasoning.context`, `truncation`, `safety_identifier`, `service_tier`, `metadata`,
+//   `client_metadata` change nothing and are ignored;
 //   `user` and `prompt_cache_key` go on as chat has them.
 // Refused (`notes.refuse`, answered only when the attempt converts; docs/agents-refusals.md),
 // because leaving them out would make the answer wrong rather than poorer:
@@ -26,7 +34,7 @@
 import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import { isObj, type Obj } from "@/lib/obj";
-import { type CallerTool, chatFunctionTool, chatNameOf, planTools, type ToolPlan, toolFamily } from "./tools";
+import { type CallerTool, chatFunctionTool, chatNameOf, declaredTools, planTools, type ToolPlan, toolFamily } from "./tools";
 
 function invalid(param: string, message: string): RelayError {
   return new RelayError(400, message, { type: "invalid_request_error", code: "invalid_request", param });
@@ -69,7 +77,14 @@ export function responsesToChat(body: Obj, notes: ConversionNotes = strictNotes)
     if (!Array.isArray(body.tools)) throw invalid("tools", "tools 必须是数组");
     for (const [i, tool] of body.tools.entries()) checkTool(tool, `tools[${i}]`);
   }
-  const plan = planTools(body.tools);
+  if (Array.isArray(body.input)) {
+    for (const [i, item] of body.input.entries()) {
+      if (!isObj(item) || item.type !== "additional_tools") continue;
+      if (!Array.isArray(item.tools)) throw invalid(`input[${i}].tools`, `input[${i}].tools 必须是数组`);
+      for (const [j, tool] of item.tools.entries()) checkTool(tool, `input[${i}].tools[${j}]`);
+    }
+  }
+  const plan = planTools(declaredTools(body));
   // What was left out counts like a refusal for the empty-input check below.
   const drop = (feature: string) => {
     refusedAny = true;
@@ -185,6 +200,9 @@ function addInputItem(messages: Obj[], item: unknown, param: string, ctx: ItemCo
       return;
     }
     case "reasoning":
+      return;
+    // Its tools are in the plan already (see the header).
+    case "additional_tools":
       return;
     case "item_reference":
       ctx.refuse(unsupported(param, `${param}：不支持 item_reference，本服务不保存任何条目，请直接传条目内容`));

@@ -2,7 +2,7 @@
 // answer here, and the snapshots the stream's lifecycle events carry (./encode-stream.ts).
 import type { InboundInfo } from "@/lib/relay/inbound/types";
 import { isObj, type Obj } from "@/lib/obj";
-import { type CallerCall, callerCall, planTools } from "./tools";
+import { type CallerCall, callerCall, declaredTools, planTools } from "./tools";
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
@@ -128,7 +128,7 @@ export function chatToResponse(answer: Obj, info: InboundInfo): Obj {
   if (typeof message.refusal === "string" && message.refusal !== "") content.push({ type: "refusal", refusal: message.refusal });
   if (content.length > 0) output.push(messageItem(info, content, itemStatus));
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObj) : [];
-  const plan = calls.length > 0 ? planTools(info.request.tools) : null;
+  const plan = calls.length > 0 ? planTools(declaredTools(info.request)) : null;
   calls.forEach((call, n) => {
     const fn = isObj(call.function) ? call.function : {};
     const caller = callerCall(plan!, {

@@ -26,7 +26,7 @@ import {
   responsesUsage,
 } from "./encode-response";
 import { isObj, type Obj } from "@/lib/obj";
-import { type CallerCall, callerCall, planTools, type ToolPlan } from "./tools";
+import { type CallerCall, callerCall, declaredTools, planTools, type ToolPlan } from "./tools";
 
 interface OpenItem {
   outputIndex: number;
@@ -60,7 +60,7 @@ export class ResponsesStreamEncoder implements InboundStreamEncoder {
   private readonly tools: ToolPlan;
 
   constructor(private readonly info: InboundInfo) {
-    this.tools = planTools(info.request.tools);
+    this.tools = planTools(declaredTools(info.request));
   }
 
   chunk(chunk: Obj): string {

@@ -1,6 +1,6 @@
 // The plan of a Responses request's tools for a converted call, and the calls read back from it.
 import { describe, expect, it } from "vitest";
-import { callerCall, chatNameOf, planTools, toolFamily } from "./tools";
+import { callerCall, chatNameOf, declaredTools, planTools, toolFamily } from "./tools";
 
 const fn = (name: string) => ({ type: "function", name, parameters: { type: "object", properties: {} } });
 
@@ -38,6 +38,46 @@ describe("planTools", () => {
     expect(plan.tools.map((t) => t.chatName)).toEqual(["f"]);
     expect(toolFamily("code_interpreter_call")).toBe("code_interpreter");
     expect(toolFamily("computer_call_output")).toBe("computer");
+    expect(toolFamily("tool_search_output")).toBe("tool_search");
+  });
+
+  it("gives the default namespace `functions` bare names, and other namespaces never shadow them", () => {
+    const plan = planTools([
+      { type: "namespace", name: "clock", tools: [fn("exec")] },
+      { type: "namespace", name: "functions", tools: [{ type: "custom", name: "exec" }, fn("wait")] },
+    ]);
+    expect(plan.tools.map((t) => t.chatName)).toEqual(["clock__exec", "exec", "wait"]);
+    expect(plan.byChatName.get("exec")).toEqual({ kind: "custom", name: "exec" });
+    // A call names the default namespace's tool with or without it.
+    expect(chatNameOf(plan, { kind: "custom", name: "exec" })).toBe("exec");
+    expect(chatNameOf(plan, { kind: "custom", name: "exec", namespace: "functions" })).toBe("exec");
+    expect(chatNameOf(plan, { kind: "function", name: "gone", namespace: "functions" })).toBe("gone");
+    // Its call answers as the caller's history has it: no namespace.
+    expect(callerCall(plan, { callId: "c", name: "exec", arguments: '{"input":"x"}' })).toEqual({
+      type: "custom_tool_call",
+      callId: "c",
+      name: "exec",
+      namespace: undefined,
+      input: "x",
+    });
+  });
+});
+
+describe("declaredTools", () => {
+  it("reads `tools`, then every additional_tools item's tools in input order; a tool declared twice is offered once", () => {
+    const request = {
+      tools: [fn("a"), { type: "namespace", name: "ns", tools: [fn("x")] }],
+      input: [
+        { type: "additional_tools", role: "developer", tools: [fn("b")] },
+        { role: "user", content: "hi" },
+        // Added mid-conversation, and repeating what `tools` declared.
+        { type: "additional_tools", role: "developer", tools: [fn("c"), fn("a"), { type: "namespace", name: "ns", tools: [fn("x")] }] },
+        { type: "additional_tools", tools: "not a list" },
+      ],
+    };
+    expect(declaredTools(request)).toHaveLength(6);
+    expect(planTools(declaredTools(request)).tools.map((t) => t.chatName)).toEqual(["a", "ns__x", "b", "c"]);
+    expect(declaredTools({ input: "hi" })).toEqual([]);
   });
 });
 

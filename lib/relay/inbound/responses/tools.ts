@@ -1,12 +1,26 @@
 // The Responses tools a converted request can still offer, as chat function tools, and the way
 // back: the decoder (./decode-request.ts) declares them, the encoders (./encode-response.ts,
 // ./encode-stream.ts) turn a chat tool call into the item the caller's tool expects. Both read
-// the same plan of the caller's own `tools`, so a name chosen going up is found coming back.
+// the same plan of the caller's own tools (`declaredTools`), so a name chosen going up is found
+// coming back.
+//
+// Where tools are declared: the request's `tools`, and `additional_tools` input items
+// (`{type:"additional_tools", role:"developer", tools:[…]}`), which add tools at their place in
+// the conversation without changing the prompt before them (so OpenAI's prompt cache still hits).
+// Codex 0.171 with its default model sends all its tools that way and no `tools` at all. Chat has
+// one list of tools for the whole conversation, so a converted request offers them all, in the
+// order declared: a tool added mid-conversation is offered from the start. The turn being
+// answered comes after every item, so it sees exactly the tools the caller gave it; only the
+// earlier turns' (already answered) view differs.
 //
 // - A function tool stays a function tool, its name unchanged.
 // - A namespace (`{type:"namespace", name, tools}`, Codex's `multi_agent_v1`) is flattened: each
 //   inner tool is offered as `<namespace>__<name>`, and its call answers with the inner `name` and
 //   the `namespace` field, as OpenAI's own function_call and custom_tool_call items carry them.
+//   The namespace `functions` is the default one, where OpenAI's models see the request's plain
+//   function tools (`functions.exec` in the model's own tool syntax): Codex 0.171 declares its
+//   main tools there and its history calls them by bare name (`{"type":"custom_tool_call",
+//   "name":"exec"}`, no `namespace`). Its tools keep their bare names both ways.
 // - A custom (freeform) tool (`{type:"custom"}`, Codex's `apply_patch` with its Lark grammar)
 //   becomes a function of one string parameter `input`; its call answers as a `custom_tool_call`.
 // - `local_shell` becomes a function `local_shell` taking the exec action's fields; its call
@@ -40,15 +54,36 @@ export interface ToolPlan {
 
 export const LOCAL_SHELL = "local_shell";
 const NAMESPACE_SEPARATOR = "__";
+/** The namespace whose tools are the request's plain ones (see the header). */
+export const DEFAULT_NAMESPACE = "functions";
+
+/** A call's or tool_choice's namespace, with the default one meaning none. */
+const ownNamespace = (namespace: string | undefined) => (namespace === DEFAULT_NAMESPACE ? undefined : namespace);
+
+/**
+ * Every tool a Responses request declares: its `tools`, then the tools of its `additional_tools`
+ * input items, in input order. Malformed entries are passed on for the plan to skip (the decoder
+ * reports them).
+ */
+export function declaredTools(request: Obj): unknown[] {
+  const tools: unknown[] = Array.isArray(request.tools) ? [...request.tools] : [];
+  if (Array.isArray(request.input)) {
+    for (const item of request.input) {
+      if (isObj(item) && item.type === "additional_tools" && Array.isArray(item.tools)) tools.push(...item.tools);
+    }
+  }
+  return tools;
+}
 
 /**
  * A built-in tool's, or its call item's, family as `x-qiao-dropped` names it: the type without
  * the preview and version suffixes (`web_search_preview_2025_03_11` → `web_search`) and without
- * `_call`/`_call_output` for an item (`web_search_call` → `web_search`).
+ * `_call`/`_call_output`/`_output` for an item (`web_search_call` → `web_search`, `tool_search_output`
+ * → `tool_search`).
  */
 export function toolFamily(type: string): string {
   return type
-    .replace(/_call(_output)?$/, "")
+    .replace(/_(call|call_output|output)$/, "")
     .replace(/_\d{4}_\d{2}_\d{2}$/, "")
     .replace(/_preview$/, "");
 }
@@ -67,6 +102,11 @@ export function planTools(tools: unknown): ToolPlan {
   // The caller's own top-level names are taken first: a flattened name must not shadow one.
   const taken = new Set<string>();
   for (const t of tools) if (isObj(t) && (t.type === "function" || t.type === "custom") && typeof t.name === "string") taken.add(t.name);
+  // A default namespace's tools are top-level ones by another spelling.
+  for (const t of tools) {
+    if (!isObj(t) || t.type !== "namespace" || t.name !== DEFAULT_NAMESPACE || !Array.isArray(t.tools)) continue;
+    for (const inner of t.tools) if (isObj(inner) && typeof inner.name === "string" && inner.name !== "") taken.add(inner.name);
+  }
   const add = (chatName: string, caller: CallerTool, tool: Obj) => {
     plan.tools.push({ chatName, caller, tool });
     plan.byChatName.set(chatName, caller);
@@ -82,17 +122,24 @@ export function planTools(tools: unknown): ToolPlan {
     switch (t.type) {
       case "function":
       case "custom":
-        if (typeof t.name === "string" && t.name !== "") add(t.name, { kind: t.type, name: t.name }, t);
+        // Declared twice (in `tools` and again in an additional_tools item), a tool is offered once.
+        if (typeof t.name === "string" && t.name !== "" && !plan.byChatName.has(t.name)) add(t.name, { kind: t.type, name: t.name }, t);
         break;
       case "local_shell":
         add(unique(LOCAL_SHELL), { kind: "local_shell" }, t);
         break;
       case "namespace": {
         if (typeof t.name !== "string" || t.name === "" || !Array.isArray(t.tools)) break;
+        const namespace = ownNamespace(t.name);
         for (const inner of t.tools) {
           if (!isObj(inner) || typeof inner.name !== "string" || inner.name === "") continue;
           if (inner.type !== "function" && inner.type !== "custom") continue;
-          add(unique(namespacedName(t.name, inner.name)), { kind: inner.type, name: inner.name, namespace: t.name }, inner);
+          if (namespace === undefined) {
+            if (!plan.byChatName.has(inner.name)) add(inner.name, { kind: inner.type, name: inner.name }, inner);
+            continue;
+          }
+          if (chatNameOfDeclared(plan, { kind: inner.type, name: inner.name, namespace }) !== undefined) continue;
+          add(unique(namespacedName(namespace, inner.name)), { kind: inner.type, name: inner.name, namespace }, inner);
         }
         break;
       }
@@ -105,16 +152,25 @@ export function planTools(tools: unknown): ToolPlan {
   return plan;
 }
 
-/** The chat name a replayed call goes under: the planned one, else the name the plan would give. */
-export function chatNameOf(plan: ToolPlan, caller: CallerTool): string {
+/** The chat name the plan gave the caller's tool, if it declared it. */
+function chatNameOfDeclared(plan: ToolPlan, caller: CallerTool): string | undefined {
+  const namespace = caller.kind === "local_shell" ? undefined : ownNamespace(caller.namespace);
   for (const p of plan.tools) {
     const c = p.caller;
     if (c.kind !== caller.kind) continue;
     if (c.kind === "local_shell") return p.chatName;
-    if (caller.kind !== "local_shell" && c.name === caller.name && c.namespace === caller.namespace) return p.chatName;
+    if (caller.kind !== "local_shell" && c.name === caller.name && c.namespace === namespace) return p.chatName;
   }
+  return undefined;
+}
+
+/** The chat name a replayed call goes under: the planned one, else the name the plan would give. */
+export function chatNameOf(plan: ToolPlan, caller: CallerTool): string {
+  const declared = chatNameOfDeclared(plan, caller);
+  if (declared !== undefined) return declared;
   if (caller.kind === "local_shell") return LOCAL_SHELL;
-  return caller.namespace ? namespacedName(caller.namespace, caller.name) : caller.name;
+  const namespace = ownNamespace(caller.namespace);
+  return namespace ? namespacedName(namespace, caller.name) : caller.name;
 }
 
 /** The JSON schema of a custom tool's one parameter, the freeform text it takes. */
