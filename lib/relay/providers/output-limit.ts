@@ -1,0 +1,27 @@
+// The most output tokens a request may ask of a model on one channel: the channel's own figure
+// (its `output_limits` column) when it names the model, else the model's published limit
+// (lib/billing/output-limits.ts). Adapters clamp the canonical `max_tokens` to it on the way up,
+// because vendors refuse a request that asks for more than the model can write (OpenAI answers
+// 400 for `max_tokens: 128000` on gpt-4o) instead of writing what they can.
+import { outputLimit } from "@/lib/billing/output-limits";
+import type { OutputLimits } from "../types";
+
+/**
+ * The limit for `model` (the upstream model, after the channel's mapping) on `channel`: its exact
+ * entry, else its `"*"` entry, else the model facts; null when none knows the model (nothing is
+ * clamped then).
+ */
+export function channelOutputLimit(channel: { output_limits?: OutputLimits } | null | undefined, model: string): number | null {
+  const own = channel?.output_limits;
+  if (own) {
+    if (Object.hasOwn(own, model)) return own[model]!;
+    if (Object.hasOwn(own, "*")) return own["*"]!;
+  }
+  return outputLimit(model);
+}
+
+/** `requested` within `limit` (unchanged when either is unknown or it already fits). */
+export function clampOutputTokens(requested: unknown, limit: number | null): unknown {
+  if (limit === null || typeof requested !== "number" || !Number.isFinite(requested)) return requested;
+  return requested > limit ? limit : requested;
+}
