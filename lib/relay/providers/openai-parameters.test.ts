@@ -8,7 +8,8 @@ import type { BuildRequestInput } from "./types";
 const dec = new TextDecoder();
 
 /** The body an OpenAI-protocol channel of `type` sends for `body` asked of `model`. */
-function sent(type: number, model: string, body: Record<string, unknown>, outputLimits = "") {
+function sent(type: number, model: string, body: Record<string, unknown>, outputLimits = "", parsed = false) {
+  const full = { model, messages: [{ role: "user", content: "hi" }], ...body };
   const input: BuildRequestInput = {
     channel: toChannelConfig({
       id: 1,
@@ -21,9 +22,11 @@ function sent(type: number, model: string, body: Record<string, unknown>, output
     mode: "chat",
     upstreamModel: model,
     clientPath: "/v1/chat/completions",
-    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }], ...body }),
+    body: JSON.stringify(full),
     contentType: "application/json",
     stream: false,
+    // The relay hands adapters the body it already parsed.
+    ...(parsed ? { json: full } : {}),
   };
   const r = getProvider(type)!.buildRequest(input);
   if (r instanceof Promise) throw new Error("OpenAI-protocol adapters build synchronously");
@@ -75,6 +78,13 @@ describe("OpenAI parameters", () => {
     expect(sent(DEEPSEEK, "deepseek-reasoner", { reasoning_effort: "low", top_k: 5 })).toEqual({
       json: { reasoning_effort: "low", top_k: 5 },
       dropped: [],
+    });
+  });
+
+  it("names each parameter it left out once, also when the relay already parsed the body", () => {
+    expect(sent(OPENAI, "gpt-4o", { top_k: 40, reasoning_effort: "high" }, "", true)).toEqual({
+      json: {},
+      dropped: ["top_k", "reasoning_effort"],
     });
   });
 

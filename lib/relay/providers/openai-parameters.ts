@@ -66,9 +66,10 @@ export function parameterEdits(input: BuildRequestInput, policy: ParameterPolicy
     const next = clampOutputTokens(cur, limit);
     return next === cur ? KEEP : next;
   };
+  // The patch may run an edit more than once (a scan, then the fallback parse): named once.
   const drop = (name: string) => (_cur: unknown, present: boolean) => {
     if (!present) return KEEP;
-    dropped.push(name);
+    if (!dropped.includes(name)) dropped.push(name);
     return DELETE;
   };
   const reasons = policy === "openai" && isOpenAIReasoningModel(model);
