@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toChannelConfig } from "../memory/channel";
 import { getProvider } from "./index";
 import { isOpenAIReasoningModel } from "./openai-parameters";
-import { channelOutputLimit } from "./output-limit";
+import { channelOutputLimit, withinOutputLimit } from "./output-limit";
 import type { BuildRequestInput } from "./types";
 
 const dec = new TextDecoder();
@@ -98,6 +98,28 @@ describe("OpenAI parameters", () => {
     expect(channelOutputLimit(channel, "claude-sonnet-4-5")).toBe(1000);
     expect(channelOutputLimit(toChannelConfig({ id: 1, type: 1, key: "k" }), "claude-opus-4-1")).toBe(32_000);
     expect(channelOutputLimit(undefined, "gemini-3-pro-preview")).toBe(65_536);
+  });
+
+  it("clamps the canonical body of converting vendors too, by the channel's own limit where the table knows nothing", async () => {
+    const channel = toChannelConfig({ id: 1, type: 34, key: "co-key", output_limits: '{"command-r-plus": 4000}' });
+    const json = { model: "command-r-plus", messages: [{ role: "user", content: "hi" }], max_tokens: 128_000 };
+    const built = await getProvider(34)!.buildRequest({
+      channel,
+      mode: "chat",
+      upstreamModel: "command-r-plus",
+      clientPath: "/v1/chat/completions",
+      body: JSON.stringify(json),
+      contentType: "application/json",
+      stream: false,
+      json,
+    });
+    expect(JSON.parse(built.body as string)).toMatchObject({ model: "command-r-plus", max_tokens: 4000 });
+    // The pipeline's body is shared between attempts: it is never changed in place.
+    expect(json.max_tokens).toBe(128_000);
+    const fits = { max_tokens: 100 };
+    expect(withinOutputLimit(fits, channel, "command-r-plus")).toBe(fits);
+    expect(withinOutputLimit({ max_completion_tokens: 90_000 }, channel, "glm-4.5")).toEqual({ max_completion_tokens: 90_000 });
+    expect(withinOutputLimit({ max_completion_tokens: 200_000 }, channel, "glm-4.5")).toEqual({ max_completion_tokens: 98_304 });
   });
 
   it("knows OpenAI's reasoning models by name", () => {
