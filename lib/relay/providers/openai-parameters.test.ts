@@ -8,7 +8,8 @@ import type { BuildRequestInput } from "./types";
 const dec = new TextDecoder();
 
 /** The body an OpenAI-protocol channel of `type` sends for `body` asked of `model`. */
-function sent(type: number, model: string, body: Record<string, unknown>, outputLimits = "", parsed = false) {
+/** `converted`: the body came from another caller protocol (the relay's Anthropic, Gemini, Responses callers). */
+function sent(type: number, model: string, body: Record<string, unknown>, outputLimits = "", parsed = false, converted = true) {
   const full = { model, messages: [{ role: "user", content: "hi" }], ...body };
   const input: BuildRequestInput = {
     channel: toChannelConfig({
@@ -25,6 +26,7 @@ function sent(type: number, model: string, body: Record<string, unknown>, output
     body: JSON.stringify(full),
     contentType: "application/json",
     stream: false,
+    converted,
     // The relay hands adapters the body it already parsed.
     ...(parsed ? { json: full } : {}),
   };
@@ -74,6 +76,15 @@ describe("OpenAI parameters", () => {
     expect(sent(OPENAI, "o3-mini", { reasoning_effort: "none" }).json).toEqual({ reasoning_effort: "low" });
     expect(sent(OPENAI, "gpt-5", { reasoning_effort: "none" }).json).toEqual({ reasoning_effort: "minimal" });
     expect(sent(OPENAI, "gpt-5.1", { reasoning_effort: "none" }).json).toEqual({ reasoning_effort: "none" });
+    // A direct OpenAI caller's parameters are its own: only the refused sampling settings go.
+    expect(sent(OPENAI, "gpt-4o", { reasoning_effort: "low", top_k: 40 }, "", false, false)).toEqual({
+      json: { reasoning_effort: "low", top_k: 40 },
+      dropped: [],
+    });
+    expect(sent(OPENAI, "o3", { temperature: 0.5, max_tokens: 10 }, "", false, false)).toEqual({
+      json: { max_completion_tokens: 10 },
+      dropped: ["temperature"],
+    });
     // A lenient vendor gets the caller's request as it asked it.
     expect(sent(DEEPSEEK, "deepseek-reasoner", { reasoning_effort: "low", top_k: 5 })).toEqual({
       json: { reasoning_effort: "low", top_k: 5 },

@@ -3,14 +3,18 @@
 // what the vendor would refuse left out and named (UpstreamRequest.dropped). The canonical body
 // may come from another caller protocol (Gemini's topK, Anthropic's thinking), so it can hold
 // what no OpenAI model takes; a direct OpenAI caller's body goes through the same rules, since
-// each one only removes what the vendor would answer with a 400.
+// each one only removes what the vendor would answer with a 400 (see below for the two that
+// depend on where the request came from).
 //
 // OpenAI's rules (https://platform.openai.com/docs/guides/reasoning, checked on its API reference):
 // - Reasoning models (o1, o3, o4-mini, gpt-5 and its dated and .x versions; not the -chat ones,
 //   which answer like gpt-4o) refuse `max_tokens` ("Use 'max_completion_tokens' instead") and any
 //   `temperature` or `top_p` but the default 1.
 // - Every model refuses a parameter it does not know (`top_k`: "Unrecognized request argument"),
-//   and a model that does not reason refuses `reasoning_effort`.
+//   and a model that does not reason refuses `reasoning_effort`. Those two are left out only of a
+//   converted request (BuildRequestInput.converted), where they came from another protocol: an
+//   OpenAI channel's base URL may be an OpenAI-compatible server that takes them, and a direct
+//   caller who sends them means them for it.
 // Azure serves the same models under deployment names, which are the model names by convention.
 // Mistral refuses unknown fields too (422 extra_forbidden) and has no `reasoning_effort`.
 import { DELETE, KEEP, type JsonBodyView, type JsonEdit } from "../request/json-body";
@@ -21,7 +25,7 @@ import type { BuildRequestInput } from "./types";
 export type ParameterPolicy =
   /** OpenAI's own models (OpenAI, Azure): OpenAI's rules above, unknown fields refused. */
   | "openai"
-  /** The vendor refuses fields it does not know (Mistral): `top_k` and `reasoning_effort` go. */
+  /** The vendor refuses fields it does not know (Mistral): a converted request's `top_k` and `reasoning_effort` go. */
   | "strict"
   /** The vendor ignores what it does not know (most OpenAI-compatible servers): only the clamp. */
   | "lenient";
@@ -92,7 +96,7 @@ export function parameterEdits(input: BuildRequestInput, policy: ParameterPolicy
     edits.max_tokens = clamp;
     edits.max_completion_tokens = clamp;
   }
-  if (policy !== "lenient") {
+  if (policy !== "lenient" && input.converted) {
     edits.top_k = drop("top_k");
     if (!reasons) edits.reasoning_effort = drop("reasoning_effort");
   }

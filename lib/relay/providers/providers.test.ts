@@ -101,11 +101,13 @@ describe("OpenAI", () => {
   it("leaves a Gemini caller's top_k out on OpenAI, Azure and Mistral, and names it; lenient vendors keep it", () => {
     const body = CHAT.replace('"temperature":0,', '"temperature":0,"top_k":40,');
     for (const type of [1, 3, 42]) {
-      const r = build(type, { body, channel: { base_url: "https://up.example", other: "2024-10-21" } });
+      const r = build(type, { body, converted: true, channel: { base_url: "https://up.example", other: "2024-10-21" } });
       expect(text(r.body), `type ${type}`).toBe(CHAT);
       expect(r.dropped, `type ${type}`).toEqual(["top_k"]);
+      // A direct OpenAI caller's top_k is its own (the base URL may be a server that takes it).
+      expect(text(build(type, { body, channel: { base_url: "https://up.example", other: "2024-10-21" } }).body)).toBe(body);
     }
-    const lenient = build(43, { body, channel: { base_url: "https://up.example" } });
+    const lenient = build(43, { body, converted: true, channel: { base_url: "https://up.example" } });
     expect(text(lenient.body)).toBe(body);
     expect(lenient.dropped).toBeUndefined();
   });
