@@ -3,7 +3,7 @@
 // Google. The caller's body goes up as it came (Gemini-only members included), the answer comes
 // back as Google sent it, billed from its usageMetadata. streamGenerateContent without `alt=sse`
 // (one JSON array) is converted, and Google's built-in tools are refused on a converting channel.
-import { ApiError, GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
+import { GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
