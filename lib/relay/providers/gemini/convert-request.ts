@@ -236,19 +236,12 @@ const thinksByLevel = (model: string) => /^(models\/)?gemini-([3-9]|\d\d)/.test(
 /** Gemini 2.5 and later: responseJsonSchema. */
 const takesJsonSchema = (model: string) => /^(models\/)?gemini-(2\.5|[3-9]|\d\d)/.test(model);
 
+/** Gemini 3's thinking level per canonical effort: Flash takes all four, Pro only low and high. */
+const FLASH_LEVEL: Record<string, string> = { none: "minimal", minimal: "minimal", low: "low", medium: "medium", high: "high" };
+const PRO_LEVEL: Record<string, string> = { none: "low", minimal: "low", low: "low", medium: "high", high: "high" };
+
 function thinkingConfig(effort: string, model: string): Obj {
-  if (thinksByLevel(model)) {
-    const flash = /flash/.test(model);
-    const level =
-      effort === "high" || (effort === "medium" && !flash)
-        ? "high"
-        : effort === "medium"
-          ? "medium"
-          : effort === "low" || !flash
-            ? "low"
-            : "minimal";
-    return { thinkingLevel: level, includeThoughts: true };
-  }
+  if (thinksByLevel(model)) return { thinkingLevel: (/flash/.test(model) ? FLASH_LEVEL : PRO_LEVEL)[effort], includeThoughts: true };
   const budget = THINKING_BUDGET[effort]!;
   return budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
 }
