@@ -171,6 +171,8 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   // The filled editor on a phone, in the light theme (the dark one is in "looks").
   await page.setViewportSize({ width: 390, height: 844 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // From the top, so the fixed header is drawn where it sits.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, "channel-editor-filled-narrow");
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.getByRole("button", { name: "提交", exact: true }).click();
