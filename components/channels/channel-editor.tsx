@@ -43,6 +43,7 @@ import { isModelPriced, type PriceTable } from "@/lib/billing/ratios";
 
 const MAPPING_EXAMPLE = '{\n  "gpt-3.5-turbo-0301": "gpt-3.5-turbo"\n}';
 const STATUS_CODE_EXAMPLE = '{\n  "400": "500"\n}';
+const OUTPUT_LIMITS_EXAMPLE = '{\n  "gpt-4o": 16384,\n  "*": 8192\n}';
 
 type Props = {
   channel: ChannelView | null;
@@ -329,6 +330,17 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               error={errorOf("status_code_mapping")}
               value={values.status_code_mapping}
               onChange={(e) => set("status_code_mapping", e.currentTarget.value)}
+              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+            />
+            <Textarea
+              label="输出上限"
+              description="JSON 对象：上游模型名 → 最大输出 token 数（* 为其余模型）；请求的 max_tokens 超出时按此截断，留空使用内置的模型上限"
+              placeholder={OUTPUT_LIMITS_EXAMPLE}
+              autosize
+              minRows={2}
+              error={errorOf("output_limits")}
+              value={values.output_limits}
+              onChange={(e) => set("output_limits", e.currentTarget.value)}
               styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
             />
             <TextInput

@@ -1,6 +1,7 @@
 // Model facts: the most tokens one answer of a model can hold (its "max output tokens"), as each
 // vendor publishes it. Billing bounds an upstream's reported completion tokens by it when the
-// request set no max_tokens (lib/billing/usage-bounds.ts); the relay may clamp max_tokens by it.
+// request set no max_tokens (lib/billing/usage-bounds.ts); the relay clamps a request's max_tokens
+// to it, or to the channel's own figure (lib/relay/providers/output-limit.ts), on the way up.
 //
 // Sources (checked against the vendors' model pages; thinking/reasoning tokens count as output on
 // every one of them, so they fit under these limits):
@@ -9,7 +10,8 @@
 //   and each model's page (https://platform.claude.com/docs/en/models/opus-4-6/overview…);
 //   Claude 3.7 Sonnet reaches 128 000 with the `output-128k-2025-02-19` beta header, so that is
 //   the limit taken.
-// - Google: https://ai.google.dev/gemini-api/docs/models ("Output token limit").
+// - Google: https://ai.google.dev/gemini-api/docs/models ("Output token limit"); Gemini 3 Pro and
+//   Flash: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-pro (65 536).
 // - DeepSeek: https://api-docs.deepseek.com/quick_start/pricing ("MAX OUTPUT").
 // - Alibaba Qwen: https://help.aliyun.com/zh/model-studio/models (最大输出, thinking included).
 // - Zhipu GLM: https://docs.bigmodel.cn/cn/guide/start/model-overview (最大输出).
@@ -31,6 +33,8 @@ const OUTPUT_LIMITS: ReadonlyArray<readonly [string, number]> = [
   ["gpt-4.5", 16_384],
   ["gpt-5", 128_000],
   ["gpt-5-chat", 16_384],
+  ["gpt-5.1-chat", 16_384],
+  ["gpt-5.2-chat", 16_384],
   ["o1", 100_000],
   ["o1-mini", 65_536],
   ["o1-preview", 32_768],
@@ -44,19 +48,23 @@ const OUTPUT_LIMITS: ReadonlyArray<readonly [string, number]> = [
   ["claude-3-5-haiku", 8_192],
   ["claude-3-7-sonnet", 128_000],
   ["claude-sonnet-4", 64_000],
+  ["claude-sonnet-4-5", 64_000],
   ["claude-opus-4", 32_000],
+  ["claude-opus-4-1", 32_000],
   ["claude-opus-4-5", 64_000],
   ["claude-opus-4-6", 128_000],
   ["claude-opus-4-7", 128_000],
   ["claude-opus-4-8", 128_000],
   ["claude-sonnet-4-6", 128_000],
   ["claude-haiku-4", 64_000],
+  ["claude-haiku-4-5", 64_000],
   ["claude-opus-5", 128_000],
   ["claude-fable-5", 128_000],
   // Google
   ["gemini-1.5", 8_192],
   ["gemini-2.0", 8_192],
   ["gemini-2.5", 65_536],
+  ["gemini-3", 65_536],
   // DeepSeek
   ["deepseek-chat", 8_192],
   ["deepseek-reasoner", 65_536],

@@ -22,6 +22,28 @@ export const splitKeyLines = (text: string) =>
     .map((line) => line.trim())
     .filter(Boolean);
 
+/**
+ * A JSON object of output limits, model name → a positive whole number of tokens ("" means none),
+ * or null when it is not one.
+ */
+export function parseLimitMap(text: string | null | undefined): Record<string, number> | null {
+  const raw = (text ?? "").trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (k.trim() === "" || typeof v !== "number" || !Number.isSafeInteger(v) || v <= 0) return null;
+    out[k] = v;
+  }
+  return out;
+}
+
 /** A JSON object whose values are all strings ("" means no mapping), or null when it is not one. */
 export function parseStringMap(text: string | null | undefined): Record<string, string> | null {
   const raw = (text ?? "").trim();

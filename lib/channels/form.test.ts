@@ -109,6 +109,15 @@ describe("bodies", () => {
       field: "status_code_mapping",
       message: CHANNEL_MSG.statusCodeMappingInvalid,
     });
+    expect(channelCreateBody({ ...valid, output_limits: '{"gpt-4o": 16384.5}' })).toEqual({
+      ok: false,
+      field: "output_limits",
+      message: CHANNEL_MSG.outputLimitsInvalid,
+    });
+    expect(channelCreateBody({ ...valid, output_limits: ' {"gpt-4o": 4096, "*": 8192} ' })).toMatchObject({
+      ok: true,
+      body: { output_limits: '{"gpt-4o": 4096, "*": 8192}' },
+    });
     expect(channelCreateBody({ ...valid, priority: -1000 })).toEqual({ ok: false, field: "priority", message: CHANNEL_MSG.priorityMin });
     expect(channelCreateBody({ ...valid, weight: -1 })).toEqual({ ok: false, field: "weight", message: CHANNEL_MSG.weightMin });
     // The schema's key-format rules carry no path: the refusal is still about the key.

@@ -151,6 +151,7 @@ export type ChannelFormValues = {
   group: string[];
   model_mapping: string;
   status_code_mapping: string;
+  output_limits: string;
   auto_ban: boolean;
   test_model: string;
   priority: number | string;
@@ -171,6 +172,7 @@ export function emptyChannelForm(type: number = CHANNEL_TYPES.OpenAI): ChannelFo
     group: ["default"],
     model_mapping: "",
     status_code_mapping: "",
+    output_limits: "",
     auto_ban: true,
     test_model: "",
     priority: 0,
@@ -192,6 +194,7 @@ export function channelFormOf(ch: ChannelView): ChannelFormValues {
     group: splitList(ch.group),
     model_mapping: ch.model_mapping ?? "",
     status_code_mapping: ch.status_code_mapping ?? "",
+    output_limits: ch.output_limits ?? "",
     auto_ban: ch.auto_ban !== 0,
     test_model: ch.test_model ?? "",
     priority: ch.priority ?? 0,
@@ -241,6 +244,7 @@ function fieldsOf(v: ChannelFormValues) {
     group: joinList(v.group),
     model_mapping: v.model_mapping.trim(),
     status_code_mapping: v.status_code_mapping.trim(),
+    output_limits: v.output_limits.trim(),
     auto_ban: v.auto_ban ? 1 : 0,
     test_model: v.test_model.trim(),
     priority: toInt(v.priority),
@@ -271,6 +275,8 @@ function fieldOfIssue(issue: Issue, v: ChannelFormValues): keyof ChannelFormValu
       return "model_mapping";
     case CHANNEL_MSG.statusCodeMappingInvalid:
       return "status_code_mapping";
+    case CHANNEL_MSG.outputLimitsInvalid:
+      return "output_limits";
     case CHANNEL_MSG.vertexNoBatch:
       return "batch";
     default:

@@ -45,6 +45,7 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
     other: defaultOtherFor(type, fields.other ?? ""),
     model_mapping: fields.model_mapping ?? "",
     status_code_mapping: fields.status_code_mapping ?? "",
+    output_limits: fields.output_limits ?? "",
     models: fields.models ?? "",
     group: fields.group || "default",
     auto_ban: fields.auto_ban ?? 1,

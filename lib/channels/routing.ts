@@ -40,6 +40,8 @@ export type RoutingChannel = {
   /** JSON text as stored; toChannelConfig (lib/relay/memory/channel.ts) parses it. */
   model_mapping: string;
   status_code_mapping: string;
+  /** The channel's own output limits, JSON text as stored (providers/output-limit.ts reads them parsed). */
+  output_limits: string;
   priority: number;
   weight: number;
   auto_ban: boolean;
@@ -55,7 +57,7 @@ export type RoutingChannel = {
 export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
   const db = await getDirectDb();
   const rows = await db.query(
-    'SELECT id, type, name, status, "key", openai_organization, base_url, other, test_model, models, "group", model_mapping, status_code_mapping, priority, weight, auto_ban, max_input_tokens, tag, other_info, address_by_root FROM channels ORDER BY id',
+    'SELECT id, type, name, status, "key", openai_organization, base_url, other, test_model, models, "group", model_mapping, status_code_mapping, output_limits, priority, weight, auto_ban, max_input_tokens, tag, other_info, address_by_root FROM channels ORDER BY id',
   );
   return rows.map((row) => {
     const note = parseOtherInfo(str(row.other_info));
@@ -73,6 +75,7 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
       groups: splitList(str(row.group)),
       model_mapping: str(row.model_mapping),
       status_code_mapping: str(row.status_code_mapping),
+      output_limits: str(row.output_limits),
       priority: int(row.priority),
       weight: int(row.weight),
       auto_ban: int(row.auto_ban) === 1,

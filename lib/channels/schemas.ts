@@ -5,7 +5,7 @@ import { z } from "zod";
 import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { pageQuery } from "@/lib/api/envelope";
 import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
-import { joinList, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
+import { joinList, parseLimitMap, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
 import { channelOtherProblem } from "@/lib/channels/other";
 
 export const CHANNEL_MSG = {
@@ -14,6 +14,7 @@ export const CHANNEL_MSG = {
   modelsRequired: "请至少选择一个模型！",
   modelMappingInvalid: "模型映射必须是合法的 JSON 格式！",
   statusCodeMappingInvalid: "状态码复写必须是合法的 JSON 格式！",
+  outputLimitsInvalid: "输出上限必须是 JSON 对象，每个模型的值为正整数！",
   unknownType: "未知的渠道类型",
   priorityMin: "优先级不能小于 -999",
   weightMin: "权重不能小于 0",
@@ -52,6 +53,7 @@ const channelFields = z.object({
   other: text,
   model_mapping: text,
   status_code_mapping: text,
+  output_limits: text,
   models: list,
   group: list,
   auto_ban: opt(z.union([z.boolean().transform(Number), z.coerce.number().int()]).pipe(z.union([z.literal(0), z.literal(1)]))),
@@ -126,6 +128,9 @@ function checkMappings(v: Fields, ctx: z.RefinementCtx) {
   }
   if (v.status_code_mapping !== undefined && parseStringMap(v.status_code_mapping) === null) {
     ctx.addIssue({ code: "custom", message: CHANNEL_MSG.statusCodeMappingInvalid, path: [] });
+  }
+  if (v.output_limits !== undefined && parseLimitMap(v.output_limits) === null) {
+    ctx.addIssue({ code: "custom", message: CHANNEL_MSG.outputLimitsInvalid, path: [] });
   }
 }
 

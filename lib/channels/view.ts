@@ -24,6 +24,7 @@ export const CHANNEL_VIEW_SELECT = {
   used_quota: true,
   model_mapping: true,
   status_code_mapping: true,
+  output_limits: true,
   auto_ban: true,
   other_info: true,
   max_input_tokens: true,

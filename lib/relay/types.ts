@@ -31,6 +31,8 @@ export { CHANNEL_TYPES as ChannelType } from "@/lib/channels/catalog";
 export type StatusCodeMapping = Readonly<Record<string, number>>;
 /** Per-channel model rename, `{"requested": "upstream"}`. One hop, never chained. */
 export type ModelMapping = Readonly<Record<string, string>>;
+/** Per-channel output limits, `{"upstream model": max output tokens}`; `"*"` for every other model. */
+export type OutputLimits = Readonly<Record<string, number>>;
 
 /**
  * Everything an adapter may know about a channel. Built once per channel from the DB row (see
@@ -49,6 +51,11 @@ export interface ChannelConfig {
   openai_organization: string;
   model_mapping: ModelMapping;
   status_code_mapping: StatusCodeMapping;
+  /**
+   * The channel's own output limits, over the model facts of lib/billing/output-limits.ts (a
+   * deployment with a smaller limit, a vendor that allows more): see providers/output-limit.ts.
+   */
+  output_limits?: OutputLimits;
   /** Whether the auto-disable rules may disable this channel. */
   auto_ban: boolean;
 }

@@ -57,6 +57,8 @@ describe("creating channels", () => {
       [{ ...base, model_mapping: '["a"]' }, "模型映射必须是合法的 JSON 格式！"],
       [{ ...base, model_mapping: '{"a": 1}' }, "模型映射必须是合法的 JSON 格式！"],
       [{ ...base, status_code_mapping: "[]" }, "状态码复写必须是合法的 JSON 格式！"],
+      [{ ...base, output_limits: '{"gpt-4o": "many"}' }, "输出上限必须是 JSON 对象，每个模型的值为正整数！"],
+      [{ ...base, output_limits: '{"gpt-4o": 0}' }, "输出上限必须是 JSON 对象，每个模型的值为正整数！"],
       [{ ...base, type: 9999 }, "未知的渠道类型"],
       [{ ...base, priority: -1000 }, "优先级不能小于 -999"],
       [{ ...base, weight: -1 }, "权重不能小于 0"],
@@ -416,7 +418,12 @@ describe("updating and deleting channels", () => {
   });
 
   it("gives the relay opened keys and split lists; the relay parses the mappings once", async () => {
-    await put({ model_mapping: '{"m2": "upstream-m2"}', status_code_mapping: '{"400": "500"}', key: "sk-routing-key" });
+    await put({
+      model_mapping: '{"m2": "upstream-m2"}',
+      status_code_mapping: '{"400": "500"}',
+      output_limits: '{"upstream-m2": 4096}',
+      key: "sk-routing-key",
+    });
     const all = await loadChannelsForRouting();
     const mine = all.find((c) => c.id === id)!;
     expect(mine).toMatchObject({
@@ -426,7 +433,11 @@ describe("updating and deleting channels", () => {
       auto_ban: true,
       status: 1,
     });
-    expect(toChannelConfig(mine)).toMatchObject({ model_mapping: { m2: "upstream-m2" }, status_code_mapping: { "400": 500 } });
+    expect(toChannelConfig(mine)).toMatchObject({
+      model_mapping: { m2: "upstream-m2" },
+      status_code_mapping: { "400": 500 },
+      output_limits: { "upstream-m2": 4096 },
+    });
     const db = await getDb();
     expect(all).toHaveLength(await db.channel.count());
   });

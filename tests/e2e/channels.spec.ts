@@ -161,8 +161,20 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "状态码复写必须是合法的 JSON 格式！")).toBeVisible();
   await page.getByRole("textbox", { name: "状态码复写", exact: true }).fill("");
+  // Output limits: whole positive token counts per model.
+  await page.getByRole("textbox", { name: "输出上限", exact: true }).fill('{"gpt-4o": 0}');
+  await page.getByRole("button", { name: "提交", exact: true }).click();
+  await expect(toast(page, "输出上限必须是 JSON 对象，每个模型的值为正整数！")).toBeVisible();
+  await page.getByRole("textbox", { name: "输出上限", exact: true }).fill('{"gpt-4o": 4096}');
   await page.getByRole("textbox", { name: "默认测试模型", exact: true }).fill("gpt-4o-mini");
   await shot(page, "channel-editor");
+  // The filled editor on a phone, in the light theme (the dark one is in "looks").
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // From the top, so the fixed header is drawn where it sits.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, "channel-editor-filled-narrow");
+  await page.setViewportSize({ width: 1280, height: 800 });
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "渠道创建成功！")).toBeVisible();
   await expect(page).toHaveURL(/\/channel$/);
@@ -192,6 +204,7 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await expect(page.getByRole("heading", { name: `编辑渠道「${MAIN}」` })).toBeVisible();
   await expect(page.getByRole("textbox", { name: "密钥", exact: true })).toHaveValue("");
   await expect(page.getByRole("textbox", { name: "Base URL", exact: true })).toHaveValue(UPSTREAM);
+  await expect(page.getByRole("textbox", { name: "输出上限", exact: true })).toHaveValue('{"gpt-4o": 4096}');
   await page.getByRole("button", { name: "提交", exact: true }).click();
   await expect(toast(page, "你似乎并没有修改什么")).toBeVisible();
   // Fetch models of the stored channel (its stored key).

@@ -137,6 +137,7 @@ export async function seedChannel(fields: {
   key?: string;
   model_mapping?: string;
   status_code_mapping?: string;
+  output_limits?: string;
   other?: string;
   auto_ban?: number;
 }) {

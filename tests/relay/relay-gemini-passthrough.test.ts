@@ -3,7 +3,7 @@
 // Google. The caller's body goes up as it came (Gemini-only members included), the answer comes
 // back as Google sent it, billed from its usageMetadata. streamGenerateContent without `alt=sse`
 // (one JSON array) is converted, and Google's built-in tools are refused on a converting channel.
-import { ApiError, GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
+import { GoogleGenAI, HarmBlockThreshold, HarmCategory } from "@google/genai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
@@ -151,19 +151,23 @@ for (const entry of ENTRIES) {
       expect(await consumeLogs()).toHaveLength(1);
     });
 
-    it("refuses Google's built-in tools on a converting channel, in Google's shape, charging nothing", async () => {
+    it("leaves Google's built-in tools out on a converting channel, names them, and bills the answer once", async () => {
       await seedChannel({ type: 1, base_url: openai.url, models: GEMINI, key: "sk-up" });
       const before = await user.quota();
-      const err = await ai.models
-        .generateContent({ model: GEMINI, contents: "hi", config: { tools: [{ googleSearch: {} }] } })
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(400);
-      expect((err as ApiError).message).toMatch(/googleSearch is a Google built-in tool/);
-      expect(openai.requests).toHaveLength(0);
+      const answer = await ai.models.generateContent({
+        model: GEMINI,
+        contents: "hi",
+        config: { tools: [{ googleSearch: {} }, { codeExecution: {} }] },
+      });
+      expect(answer.text).toBe("Hello! How can I help you today?");
+      expect(answer.sdkHttpResponse?.headers?.["x-qiao-dropped"]).toBe("google_search,code_execution");
+      expect(openai.requests).toHaveLength(1);
+      expect(openai.requests[0]!.json).not.toHaveProperty("tools");
       await settleAll();
-      expect(await user.quota()).toBe(before);
-      expect(await consumeLogs()).toEqual([]);
+      const logs = await consumeLogs();
+      expect(logs).toHaveLength(1);
+      expect(JSON.parse(logs[0]!.other)).toMatchObject({ dropped: ["google_search", "code_execution"] });
+      expect(before - (await user.quota())).toBe(BigInt(logs[0]!.quota));
     });
   });
 }

@@ -272,11 +272,12 @@ for (const entry of ENTRIES) {
       });
       expect(notJson.status).toBe(400);
       expect(((await notJson.json()) as { error: Obj }).error.status).toBe("INVALID_ARGUMENT");
-      // through the official client: a Google built-in tool cannot go to another vendor
+      // through the official client: a context cache is the prompt itself, which another vendor never sees
       const sdk = await ai.models
-        .generateContent({ model: MODEL, contents: "hi", config: { tools: [{ googleSearch: {} }] } })
+        .generateContent({ model: MODEL, contents: "hi", config: { cachedContent: "cachedContents/abc" } })
         .catch((e: unknown) => e);
       expect((sdk as ApiError).status).toBe(400);
+      expect((sdk as ApiError).message).toMatch(/cachedContent is not supported/);
       expect(mock.requests).toHaveLength(0);
       await settleAll();
       expect(await user.quota()).toBe(before);

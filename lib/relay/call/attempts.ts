@@ -109,6 +109,7 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
     stream: ctx.body.stream,
     json: ctx.body.json ?? undefined,
     playground: ctx.req.path === PLAYGROUND_PATH,
+    converted: ctx.inbound !== null,
   };
   // A channel that speaks the caller's own protocol gets the caller's request as it came, unless
   // its builder says this call cannot pass through (null).

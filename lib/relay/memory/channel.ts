@@ -1,5 +1,5 @@
 // Turning a channel's stored text fields into the parsed ChannelConfig adapters use. Pure.
-import type { ChannelConfig, ModelMapping, StatusCodeMapping } from "../types";
+import type { ChannelConfig, ModelMapping, OutputLimits, StatusCodeMapping } from "../types";
 
 /** The channel columns `toChannelConfig` reads (the DB row with its key already decrypted). */
 export interface ChannelRowLike {
@@ -12,6 +12,7 @@ export interface ChannelRowLike {
   openai_organization?: string | null;
   model_mapping?: string | null;
   status_code_mapping?: string | null;
+  output_limits?: string | null;
   auto_ban?: number | boolean | null;
 }
 
@@ -62,6 +63,21 @@ export function parseStatusCodeMapping(text: string | null | undefined): StatusC
   return Object.freeze(out);
 }
 
+/**
+ * `{"gpt-4o": 4096, "*": 8192}`: output token limits per upstream model. Entries whose value is
+ * not a positive integer (or a string of one) are dropped, like a bad mapping.
+ */
+export function parseOutputLimits(text: string | null | undefined): OutputLimits {
+  const obj = parseObject(text);
+  if (!obj) return EMPTY;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
+    if (k.trim() !== "" && Number.isSafeInteger(n) && n > 0) out[k.trim()] = n;
+  }
+  return Object.freeze(out);
+}
+
 export function toChannelConfig(row: ChannelRowLike): ChannelConfig {
   return {
     id: row.id,
@@ -73,6 +89,7 @@ export function toChannelConfig(row: ChannelRowLike): ChannelConfig {
     openai_organization: (row.openai_organization ?? "").trim(),
     model_mapping: parseModelMapping(row.model_mapping),
     status_code_mapping: parseStatusCodeMapping(row.status_code_mapping),
+    output_limits: parseOutputLimits(row.output_limits),
     auto_ban: row.auto_ban === undefined || row.auto_ban === null ? true : Boolean(row.auto_ban),
   };
 }

@@ -6,14 +6,15 @@ import { randomUUID } from "node:crypto";
 import { isObj, type Obj } from "@/lib/obj";
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
+import { withinOutputLimit } from "./output-limit";
 import type { BuildRequestInput, StreamFraming } from "./types";
 
 export const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-/** The canonical request body (the pipeline's parsed JSON, else the raw bytes parsed). */
+/** The canonical request body (the pipeline's parsed JSON, else the raw bytes parsed), its output cap within the model's limit on the channel. */
 export function canonicalBody(input: BuildRequestInput): Obj {
-  return input.json ?? parseJsonObject(input.body);
+  return withinOutputLimit(input.json ?? parseJsonObject(input.body), input.channel, input.upstreamModel);
 }
 
 /** A message's text: a string, or the text parts of a content array joined. */

@@ -5,6 +5,7 @@
 import { RelayError } from "../errors";
 import { parseJsonObject } from "../request/json-body";
 import { isObj, type Obj } from "@/lib/obj";
+import { withinOutputLimit } from "./output-limit";
 import type { BuildRequestInput } from "./types";
 
 export interface RequestMessage {
@@ -18,7 +19,7 @@ export interface RequestMessage {
 
 /** The request's JSON and its messages; 400 when there are none. */
 export function chatRequest(input: BuildRequestInput): { json: Obj; messages: RequestMessage[] } {
-  const json = input.json ?? parseJsonObject(input.body);
+  const json = withinOutputLimit(input.json ?? parseJsonObject(input.body), input.channel, input.upstreamModel);
   const list = Array.isArray(json.messages) ? json.messages : [];
   const messages: RequestMessage[] = [];
   for (const m of list) {

@@ -4,10 +4,11 @@ import { isObj } from "@/lib/obj";
 import { CHANNEL_CATALOG, type ChannelType } from "@/lib/channels/catalog";
 import { channelOtherProblem } from "@/lib/channels/other";
 import { RelayError } from "../errors";
-import { DELETE, KEEP, patchJsonBody, type JsonBodyView, type JsonEdit } from "../request/json-body";
+import { DELETE, KEEP, patchJsonBody, type JsonEdit } from "../request/json-body";
 import { multipartBoundary, setMultipartField } from "../request/multipart";
 import type { RelayMode } from "../types";
 import { OPENAI_PATHS } from "../endpoints"; // OpenAI's path per mode: the endpoint table's
+import { type ParameterPolicy, parameterEdits } from "./openai-parameters";
 import type { BuildRequestInput, ProviderAdapter, StreamOptionsPolicy, UpstreamRequest } from "./types";
 
 /** A Cloudflare AI Gateway base URL (OpenAI and Azure channels may point at one). */
@@ -79,26 +80,15 @@ export function isMultipart(contentType: string): boolean {
 export const forceIncludeUsage: JsonEdit = (cur: unknown) =>
   isObj(cur) && cur.include_usage === true ? KEEP : { ...(isObj(cur) ? cur : {}), include_usage: true };
 
-/**
- * Reasoning models (o1/o3/o4, gpt-5) reject `max_tokens`: rename it to `max_completion_tokens`
- * unless the client already sent that. Applied to OpenAI and Azure only.
- */
-export function reasoningModelEdits(model: string): Record<string, JsonEdit> {
-  if (!/^(o1|o3|o4|gpt-5)/.test(model)) return {};
-  return {
-    max_completion_tokens: (_cur: unknown, present: boolean, body: JsonBodyView) => {
-      if (present) return KEEP;
-      const legacy = body.get("max_tokens");
-      return typeof legacy === "number" ? legacy : KEEP;
-    },
-    max_tokens: (cur: unknown) => (typeof cur === "number" ? DELETE : KEEP),
-  };
-}
-
 export interface BodyPlan {
   policy: StreamOptionsPolicy;
   /** Extra top-level JSON edits (vendor clamps…). */
   extra?: Record<string, JsonEdit>;
+  /**
+   * How the vendor reads request parameters (openai-parameters.ts): the output cap is clamped to
+   * the model's limit under every policy. Default "lenient".
+   */
+  parameters?: ParameterPolicy;
 }
 
 /**
@@ -106,7 +96,10 @@ export interface BodyPlan {
  * playground's `group` and the vendor's extra edits applied (see json-body.ts); for multipart, the client's bytes with the
  * `model` field rewritten only when the channel mapped the model.
  */
-export function buildBody(input: BuildRequestInput, plan: BodyPlan): { body: Uint8Array | string; forcedIncludeUsage: boolean } {
+export function buildBody(
+  input: BuildRequestInput,
+  plan: BodyPlan,
+): { body: Uint8Array | string; forcedIncludeUsage: boolean; dropped?: readonly string[] } {
   if (isMultipart(input.contentType)) {
     const requestModel = input.requestModel ?? input.upstreamModel;
     if (requestModel === input.upstreamModel) return { body: input.body, forcedIncludeUsage: false };
@@ -121,10 +114,13 @@ export function buildBody(input: BuildRequestInput, plan: BodyPlan): { body: Uin
     edits.stream_options = forceIncludeUsage;
     forced = true;
   }
+  const parameters = parameterEdits(input, plan.parameters ?? "lenient");
+  Object.assign(edits, parameters.edits);
   if (plan.extra) Object.assign(edits, plan.extra);
   if (input.playground) edits.group = DELETE;
   const { body } = patchJsonBody(input.body, edits, { parsed: input.json });
-  return { body, forcedIncludeUsage: forced };
+  // The parameter edits name what they left out while the patch runs them.
+  return { body, forcedIncludeUsage: forced, ...(parameters.dropped.length > 0 ? { dropped: parameters.dropped } : {}) };
 }
 
 /** Content-Type and Accept for the upstream call. */
@@ -150,6 +146,8 @@ export interface OpenAICompatibleSpec {
   headers?(input: BuildRequestInput): Record<string, string> | undefined;
   /** Vendor body edits (clamps, renames). */
   edits?(input: BuildRequestInput): Record<string, JsonEdit> | undefined;
+  /** How the vendor reads request parameters (see BodyPlan.parameters). Default "lenient". */
+  parameters?: ParameterPolicy;
   /** Full control of the URL when paths are not enough. */
   url?(input: BuildRequestInput, base: string, path: string): string;
 }
@@ -168,8 +166,12 @@ export function defineOpenAICompatible(type: ChannelType, spec: OpenAICompatible
       if ((spec.auth ?? "bearer") === "bearer") headers.Authorization = `Bearer ${input.channel.key}`;
       const extraHeaders = spec.headers?.(input);
       if (extraHeaders) Object.assign(headers, extraHeaders);
-      const { body, forcedIncludeUsage } = buildBody(input, { policy: spec.streamOptions, extra: spec.edits?.(input) });
-      return { method: "POST", url, headers, body, forcedIncludeUsage };
+      const { body, forcedIncludeUsage, dropped } = buildBody(input, {
+        policy: spec.streamOptions,
+        extra: spec.edits?.(input),
+        parameters: spec.parameters,
+      });
+      return { method: "POST", url, headers, body, forcedIncludeUsage, ...(dropped ? { dropped } : {}) };
     },
   };
 }

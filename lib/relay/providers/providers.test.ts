@@ -25,7 +25,7 @@ function channel(type: number, over: Partial<ChannelConfig> = {}): ChannelConfig
 }
 
 const CHAT =
-  '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"temperature":0,"top_k":40,"thinking":{"type":"enabled"},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"seed":12345678901234567890}';
+  '{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"temperature":0,"thinking":{"type":"enabled"},"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}},"seed":12345678901234567890}';
 
 function build(type: number, over: Partial<Omit<BuildRequestInput, "channel">> & { channel?: Partial<ChannelConfig> } = {}) {
   const { channel: ch, ...rest } = over;
@@ -96,6 +96,20 @@ describe("OpenAI", () => {
   it("strips /v1 behind a Cloudflare AI Gateway base", () => {
     const r = build(1, { channel: { base_url: "https://gateway.ai.cloudflare.com/v1/acc/gw/openai" } });
     expect(r.url).toBe("https://gateway.ai.cloudflare.com/v1/acc/gw/openai/chat/completions");
+  });
+
+  it("leaves a Gemini caller's top_k out on OpenAI, Azure and Mistral, and names it; lenient vendors keep it", () => {
+    const body = CHAT.replace('"temperature":0,', '"temperature":0,"top_k":40,');
+    for (const type of [1, 3, 42]) {
+      const r = build(type, { body, converted: true, channel: { base_url: "https://up.example", other: "2024-10-21" } });
+      expect(text(r.body), `type ${type}`).toBe(CHAT);
+      expect(r.dropped, `type ${type}`).toEqual(["top_k"]);
+      // A direct OpenAI caller's top_k is its own (the base URL may be a server that takes it).
+      expect(text(build(type, { body, channel: { base_url: "https://up.example", other: "2024-10-21" } }).body)).toBe(body);
+    }
+    const lenient = build(43, { body, converted: true, channel: { base_url: "https://up.example" } });
+    expect(text(lenient.body)).toBe(body);
+    expect(lenient.dropped).toBeUndefined();
   });
 
   it("moves max_tokens to max_completion_tokens for reasoning models only", () => {

@@ -29,6 +29,12 @@ export interface BuildRequestInput {
   /** The JSON body, if the pipeline already parsed it (vendors that convert bodies use it). */
   json?: Record<string, unknown>;
   /**
+   * The body is the canonical request decoded from another caller protocol (Anthropic, Gemini,
+   * Responses): parameters of that protocol with no OpenAI equivalent (`top_k`, an effort for a
+   * model that does not reason) may be in it, which a direct OpenAI caller chose to send and keeps.
+   */
+  converted?: boolean;
+  /**
    * The console playground (POST /pg/chat/completions): its `group` member chooses Qiao's group
    * and is no vendor's parameter (OpenAI refuses unknown ones), so it is not sent upstream.
    */

@@ -9,9 +9,14 @@
 //   chunk anyway.
 // - passthrough: 360, FastGPT, Yi, MiniMax, Jina: support unknown; the client's own value goes
 //   through and tokens are counted locally when no usage arrives.
+//
+// Request parameters (openai-parameters.ts): "openai" for OpenAI's own models (o-series and gpt-5
+// take max_completion_tokens, unknown fields refused), "strict" for Mistral, which refuses unknown
+// fields (top_k from a Gemini caller), "lenient" (the default) for the rest, which ignore what they
+// do not know. Every vendor gets max_tokens clamped to the model's output limit.
 import { CHANNEL_CATALOG, CHANNEL_TYPES as T } from "@/lib/channels/catalog";
 import { KEEP, type JsonEdit } from "../request/json-body";
-import { baseUrlOf, CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible, reasoningModelEdits } from "./openai-compatible";
+import { baseUrlOf, CLOUDFLARE_AI_GATEWAY, defineOpenAICompatible } from "./openai-compatible";
 import { responsesPassthrough } from "./openai-responses";
 import type { BuildRequestInput, ProviderAdapter } from "./types";
 
@@ -26,7 +31,7 @@ export const openai: ProviderAdapter = {
     streamOptions: "force",
     url: (_input, base, path) => openaiUrl(base, path),
     headers: openaiOrganization,
-    edits: (input) => reasoningModelEdits(input.upstreamModel),
+    parameters: "openai",
   }),
   native: {
     /** A Responses API caller: its request goes to OpenAI's own `/v1/responses` as it came. */
@@ -112,6 +117,7 @@ export const siliconflow = defineOpenAICompatible(T.SiliconFlow, {
 export const mistral = defineOpenAICompatible(T.Mistral, {
   modes: ["chat", "embeddings"],
   streamOptions: "strip",
+  parameters: "strict",
 });
 
 export const deepseek = defineOpenAICompatible(T.DeepSeek, {

@@ -1,8 +1,10 @@
 // A Gemini generateContent body → the canonical OpenAI chat completions body. Roles user/model
 // become user/assistant, function calls become tool calls (with ids the matching function
 // responses reuse, by id or else by name in order), systemInstruction a system message, and the
-// generation settings their OpenAI names. What cannot be carried to another vendor (Google's
-// built-in tools, its context caches, files other than images by URL) is refused with a 400.
+// generation settings their OpenAI names (thinkingConfig as reasoning_effort). Google's built-in
+// tools (search, code execution, URL context…) are left out and named when converting: the model
+// answers without them. What cannot be carried to another vendor without changing the answer
+// (its context caches, files other than images by URL) is refused with a 400.
 import { type ConversionNotes, strictNotes } from "../notes";
 import { RelayError } from "@/lib/relay/errors";
 import type { InboundRoute } from "@/lib/relay/inbound/types";
@@ -36,21 +38,21 @@ export function bareModel(name: string): string {
 
 /**
  * Everything a generateContent body says, as the canonical chat completions body. What only
- * Google serves (`cachedContent`, its built-in tools) is handed to `refuse` and left out: a Gemini
- * channel takes the request as it came, a converting one answers the refusal (InboundProtocol).
+ * Google serves is left out: its built-in tools handed to `drop`, `cachedContent` (the prompt
+ * itself) to `refuse`. A Gemini channel takes the request as it came, a converting one answers
+ * the refusal or names the dropped tools (InboundProtocol).
  */
 export function decodeGenerateContent(raw: Obj, route: InboundRoute, notes: ConversionNotes = strictNotes): Obj {
-  const refuse = (error: RelayError) => notes.refuse(error);
   const body = proto(raw);
   const model = route.model ?? (typeof body.model === "string" ? bareModel(body.model) : "");
   if (model === "") throw invalid("model is required");
-  if (body.cachedContent !== undefined) refuse(invalid("cachedContent is not supported: send the cached contents in the request"));
+  if (body.cachedContent !== undefined) notes.refuse(invalid("cachedContent is not supported: send the cached contents in the request"));
   const messages: Obj[] = [];
   const system = systemText(body.systemInstruction);
   if (system !== null) messages.push({ role: "system", content: system });
   messages.push(...decodeContents(body.contents));
   const out: Obj = { model, messages, stream: route.stream === true };
-  const tools = decodeTools(body.tools, refuse);
+  const tools = decodeTools(body.tools, notes);
   if (tools.length > 0) {
     out.tools = tools;
     applyToolConfig(out, tools, body.toolConfig);
@@ -184,8 +186,19 @@ function toolMessage(raw: unknown, where: string, pending: Map<string, string[]>
   return { role: "tool", tool_call_id: id, content: typeof response === "string" ? response : JSON.stringify(response ?? {}) };
 }
 
-/** functionDeclarations → OpenAI function tools. Google's built-in tools cannot go elsewhere. */
-function decodeTools(value: unknown, refuse: (error: RelayError) => void): Obj[] {
+/**
+ * The names a dropped built-in tool goes by in `x-qiao-dropped` (the other protocols' names for the
+ * same tools where they have one); any other built-in tool by its field name in snake case.
+ */
+const BUILT_IN_TOOLS: Readonly<Record<string, string>> = {
+  googleSearch: "google_search",
+  googleSearchRetrieval: "google_search",
+  codeExecution: "code_execution",
+  urlContext: "url_context",
+};
+
+/** functionDeclarations → OpenAI function tools. Google's built-in tools cannot go elsewhere: dropped. */
+function decodeTools(value: unknown, notes: ConversionNotes): Obj[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid("tools must be an array");
   const out: Obj[] = [];
@@ -193,7 +206,8 @@ function decodeTools(value: unknown, refuse: (error: RelayError) => void): Obj[]
     if (!isObj(raw)) throw invalid(`tools[${i}] must be an object`);
     const tool = proto(raw);
     for (const key of Object.keys(tool)) {
-      if (key !== "functionDeclarations") refuse(invalid(`tools[${i}].${key} is a Google built-in tool and is not supported here`));
+      if (key === "functionDeclarations") continue;
+      notes.drop(BUILT_IN_TOOLS[key] ?? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
     }
     const declarations = tool.functionDeclarations ?? [];
     if (!Array.isArray(declarations)) throw invalid(`tools[${i}].functionDeclarations must be an array`);
@@ -295,6 +309,33 @@ const INTEGER_SETTINGS: ReadonlyArray<[string, string]> = [
   ["seed", "seed"],
 ];
 
+/** Gemini 2.5's thinking budgets at the top of each canonical effort (the Gemini adapter's own, in reverse). */
+const EFFORT_BY_BUDGET: ReadonlyArray<[number, string]> = [
+  [1024, "low"],
+  [8192, "medium"],
+];
+
+/**
+ * thinkingConfig → reasoning_effort: a budget of 0 turns thinking off ("none"), a positive budget
+ * takes the effort whose budget covers it, a thinkingLevel (Gemini 3) its own name. Dynamic
+ * thinking (-1), includeThoughts alone or an unknown level say nothing the target could take.
+ */
+function applyThinkingConfig(out: Obj, raw: unknown): void {
+  if (raw === undefined || raw === null) return;
+  if (!isObj(raw)) throw invalid("generationConfig.thinkingConfig must be an object");
+  const config = proto(raw);
+  const level = typeof config.thinkingLevel === "string" ? config.thinkingLevel.toLowerCase() : "";
+  if (["minimal", "low", "medium", "high"].includes(level)) {
+    out.reasoning_effort = level;
+    return;
+  }
+  const budget = config.thinkingBudget;
+  if (budget === undefined || budget === null) return;
+  if (!Number.isInteger(budget)) throw invalid("generationConfig.thinkingConfig.thinkingBudget must be an integer");
+  if (budget === 0) out.reasoning_effort = "none";
+  else if ((budget as number) > 0) out.reasoning_effort = EFFORT_BY_BUDGET.find(([top]) => (budget as number) <= top)?.[1] ?? "high";
+}
+
 function applyGenerationConfig(out: Obj, raw: unknown): void {
   if (!isObj(raw)) throw invalid("generationConfig must be an object");
   const value = proto(raw);
@@ -311,6 +352,7 @@ function applyGenerationConfig(out: Obj, raw: unknown): void {
     if (from !== "seed" && (v as number) < 1) throw invalid(`generationConfig.${from} must be at least 1`);
     out[to] = v;
   }
+  applyThinkingConfig(out, value.thinkingConfig);
   const stop = value.stopSequences;
   if (stop !== undefined && stop !== null) {
     if (!Array.isArray(stop) || !stop.every((s) => typeof s === "string")) throw invalid("generationConfig.stopSequences must be strings");

@@ -229,6 +229,85 @@ describe("decodeGenerateContent", () => {
     });
   });
 
+  it("decodes a Gemini CLI turn: system role, parametersJsonSchema, toolConfig, thinking, topK, responseJsonSchema", () => {
+    // The shape @google/gemini-cli sends: systemInstruction with a role, declarations with
+    // parametersJsonSchema, and generation settings it has and others do not (thinkingConfig).
+    const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+    const notes = new CollectedNotes();
+    const out = decodeGenerateContent(
+      {
+        contents: [{ role: "user", parts: [{ text: "list files" }] }],
+        systemInstruction: { role: "user", parts: [{ text: "You are an interactive CLI agent." }] },
+        tools: [
+          {
+            functionDeclarations: [
+              {
+                name: "list_directory",
+                description: "Lists a directory.",
+                parametersJsonSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+              },
+            ],
+          },
+          { googleSearch: {} },
+        ],
+        toolConfig: { functionCallingConfig: { mode: "AUTO" } },
+        generationConfig: {
+          temperature: 0,
+          topP: 1,
+          topK: 64,
+          thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 },
+          responseMimeType: "application/json",
+          responseJsonSchema: schema,
+          mediaResolution: "MEDIA_RESOLUTION_MEDIUM",
+        },
+      },
+      { model: "gpt-4o", stream: true },
+      notes,
+    );
+    expect(out).toEqual({
+      model: "gpt-4o",
+      stream: true,
+      messages: [
+        { role: "system", content: "You are an interactive CLI agent." },
+        { role: "user", content: "list files" },
+      ],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "list_directory",
+            description: "Lists a directory.",
+            parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+          },
+        },
+      ],
+      tool_choice: "auto",
+      temperature: 0,
+      top_p: 1,
+      top_k: 64,
+      reasoning_effort: "medium",
+      response_format: { type: "json_schema", json_schema: { name: "response", schema } },
+    });
+    expect(notes.refusal).toBeNull();
+    expect(notes.dropped).toEqual(["google_search"]);
+  });
+
+  it("maps thinkingConfig to reasoning_effort: budget 0 is none, budgets by size, levels by name, dynamic says nothing", () => {
+    const effort = (thinkingConfig: unknown) =>
+      decodeGenerateContent({ contents: [{ parts: [{ text: "hi" }] }], generationConfig: { thinkingConfig } }, { model: "m" })
+        .reasoning_effort;
+    expect(effort({ thinkingBudget: 0 })).toBe("none");
+    expect(effort({ thinkingBudget: 512 })).toBe("low");
+    expect(effort({ thinking_budget: 1024 })).toBe("low");
+    expect(effort({ thinkingBudget: 4000 })).toBe("medium");
+    expect(effort({ thinkingBudget: 24576 })).toBe("high");
+    expect(effort({ thinkingLevel: "LOW" })).toBe("low");
+    expect(effort({ thinkingLevel: "high", includeThoughts: true })).toBe("high");
+    expect(effort({ thinkingBudget: -1 })).toBeUndefined();
+    expect(effort({ includeThoughts: true })).toBeUndefined();
+    expect(effort({ thinkingLevel: "THINKING_LEVEL_UNSPECIFIED" })).toBeUndefined();
+  });
+
   it("refuses what cannot be valid or carried elsewhere, in plain words", () => {
     const ok = { contents: [{ parts: [{ text: "hi" }] }] };
     const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -242,7 +321,6 @@ describe("decodeGenerateContent", () => {
       [{ contents: [{ parts: [{ fileData: { mimeType: "video/mp4", fileUri: "gs://x" } }] }] }, /only images can be given by URI/],
       [{ contents: [{ parts: [{ functionResponse: { name: "f", response: {} } }] }] }, /answers no earlier functionCall/],
       [{ contents: [{ parts: [{ functionCall: { name: "f" } }] }] }, /belongs in a "model" turn/],
-      [{ ...ok, tools: [{ googleSearch: {} }] }, /googleSearch is a Google built-in tool/],
       [{ ...ok, tools: [{ functionDeclarations: [{ description: "no name" }] }] }, /needs a name/],
       [
         { ...ok, tools: [{ functionDeclarations: [{ name: "f" }] }], toolConfig: { functionCallingConfig: { mode: "SOMETIMES" } } },
@@ -271,18 +349,25 @@ describe("decodeGenerateContent", () => {
     }
   });
 
-  it("hands what only Google serves to `refuse` and leaves it out (a Gemini channel takes it as sent)", () => {
+  it("refuses cachedContent and drops Google's built-in tools by name, leaving both out (a Gemini channel takes them as sent)", () => {
     const refused: RelayError[] = [];
+    const dropped: string[] = [];
     const out = decodeGenerateContent(
       {
         contents: [{ role: "user", parts: [{ text: "hi" }] }],
         cachedContent: "cachedContents/abc",
-        tools: [{ googleSearch: {}, functionDeclarations: [{ name: "f" }] }],
+        tools: [
+          { googleSearch: {}, functionDeclarations: [{ name: "f" }] },
+          { codeExecution: {} },
+          { url_context: {} },
+          { googleMaps: {} },
+        ],
       },
       { model: "m" },
-      { refuse: (e) => refused.push(e), drop() {} },
+      { refuse: (e) => refused.push(e), drop: (f) => dropped.push(f) },
     );
-    expect(refused.map((e) => e.message)).toEqual([expect.stringMatching(/cachedContent/), expect.stringMatching(/googleSearch/)]);
+    expect(refused.map((e) => e.message)).toEqual([expect.stringMatching(/cachedContent/)]);
+    expect(dropped).toEqual(["google_search", "code_execution", "url_context", "google_maps"]);
     expect(out).toMatchObject({
       model: "m",
       messages: [{ role: "user", content: "hi" }],

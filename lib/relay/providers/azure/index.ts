@@ -1,14 +1,6 @@
 // Azure OpenAI: deployment URLs, api-version, `api-key` header. Responses API callers pass
 // through to its v1 surface (`native`).
-import {
-  CLOUDFLARE_AI_GATEWAY,
-  reasoningModelEdits,
-  baseHeaders,
-  baseUrlOf,
-  buildBody,
-  openAIPath,
-  unsupportedMode,
-} from "../openai-compatible";
+import { CLOUDFLARE_AI_GATEWAY, baseHeaders, baseUrlOf, buildBody, openAIPath, unsupportedMode } from "../openai-compatible";
 import { responsesPassthrough } from "../openai-responses";
 import type { BuildRequestInput, ProviderAdapter, UpstreamRequest } from "../types";
 import type { RelayMode } from "../../types";
@@ -56,8 +48,9 @@ export const azure: ProviderAdapter = {
     // stream_options.include_usage is forced from api-version 2024-09-01 on; older api-versions reject stream_options with a 400: strip the client's (the relay synthesises the
     // usage chunk from its local count instead).
     const policy = version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE ? "force" : "strip";
-    const { body, forcedIncludeUsage } = buildBody(input, { policy, extra: reasoningModelEdits(input.upstreamModel) });
-    return { method: "POST", url, headers, body, forcedIncludeUsage };
+    // Deployments are named for their model (azureDeployment), so OpenAI's rules apply by that name.
+    const { body, forcedIncludeUsage, dropped } = buildBody(input, { policy, parameters: "openai" });
+    return { method: "POST", url, headers, body, forcedIncludeUsage, ...(dropped ? { dropped } : {}) };
   },
   native: {
     /**

@@ -14,7 +14,7 @@ export const custom: ProviderAdapter = {
     const url = baseUrlOf(input, defaultBaseUrl, name).split("{model}").join(encodeModelForPath(input.upstreamModel));
     const headers = baseHeaders(input);
     headers.Authorization = `Bearer ${input.channel.key}`;
-    const { body, forcedIncludeUsage } = buildBody(input, { policy: "passthrough" });
-    return { method: "POST", url, headers, body, forcedIncludeUsage };
+    const { body, forcedIncludeUsage, dropped } = buildBody(input, { policy: "passthrough" });
+    return { method: "POST", url, headers, body, forcedIncludeUsage, ...(dropped ? { dropped } : {}) };
   },
 };

@@ -12,7 +12,14 @@
 //   `$schema`, `additionalProperties`, `$ref`, `$defs`, `const`, `examples`, `strict`… go), and a
 //   JSON-schema type union with "null" (["string","null"]) becomes `type` + `nullable: true`.
 // - reasoning_effort → thinkingConfig: none/minimal → thinkingBudget 0, low 1024, medium 8192,
-//   high 24576, with includeThoughts so the thoughts come back as reasoning_content.
+//   high 24576, with includeThoughts so the thoughts come back as reasoning_content. Gemini 3
+//   replaces the budget by `thinkingLevel` (both at once is a 400): Pro takes low and high, Flash
+//   also minimal and medium (https://ai.google.dev/gemini-api/docs/gemini-3); Pro cannot stop
+//   thinking, so none is its least, low.
+// - max_tokens (or max_completion_tokens) → maxOutputTokens, within the model's output limit on the
+//   channel (providers/output-limit.ts): Gemini refuses a larger value (400 INVALID_ARGUMENT).
+// - response_format json_schema → responseJsonSchema (JSON Schema as it came) on Gemini 2.5 and
+//   later, which take it; older models get the schema cut to `responseSchema`'s OpenAPI subset.
 // - Thought signatures: an answer's functionCall `thoughtSignature` travels in the tool call as
 //   `extra_content.google.thought_signature` (the shape of Google's own OpenAI-compatible
 //   endpoint) and goes back on the functionCall part when the client replays the call. Gemini 3
@@ -22,6 +29,7 @@ import { textNestsTooDeep, tooDeep } from "@/lib/relay/request/json-depth";
 import { RelayError } from "../../errors";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { isObj, type Obj } from "@/lib/obj";
+import { clampOutputTokens } from "../output-limit";
 
 const HARM_CATEGORIES = [
   "HARM_CATEGORY_HARASSMENT",
@@ -223,14 +231,29 @@ function tools(list: unknown): Obj[] | undefined {
   return declarations.length > 0 ? [{ functionDeclarations: declarations }] : undefined;
 }
 
-function generationConfig(json: Obj): Obj {
+/** Gemini 3 and later: thinkingLevel instead of thinkingBudget. */
+const thinksByLevel = (model: string) => /^(models\/)?gemini-([3-9]|\d\d)/.test(model);
+/** Gemini 2.5 and later: responseJsonSchema. */
+const takesJsonSchema = (model: string) => /^(models\/)?gemini-(2\.5|[3-9]|\d\d)/.test(model);
+
+/** Gemini 3's thinking level per canonical effort: Flash takes all four, Pro only low and high. */
+const FLASH_LEVEL: Record<string, string> = { none: "minimal", minimal: "minimal", low: "low", medium: "medium", high: "high" };
+const PRO_LEVEL: Record<string, string> = { none: "low", minimal: "low", low: "low", medium: "high", high: "high" };
+
+function thinkingConfig(effort: string, model: string): Obj {
+  if (thinksByLevel(model)) return { thinkingLevel: (/flash/.test(model) ? FLASH_LEVEL : PRO_LEVEL)[effort], includeThoughts: true };
+  const budget = THINKING_BUDGET[effort]!;
+  return budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
+}
+
+function generationConfig(json: Obj, model: string, limit: number | null): Obj {
   const g: Obj = {};
   const num = (v: unknown) => typeof v === "number" && Number.isFinite(v);
   if (num(json.temperature)) g.temperature = json.temperature;
   if (num(json.top_p)) g.topP = json.top_p;
   if (num(json.top_k)) g.topK = json.top_k;
   const max = num(json.max_completion_tokens) ? json.max_completion_tokens : json.max_tokens;
-  if (num(max)) g.maxOutputTokens = max;
+  if (num(max)) g.maxOutputTokens = clampOutputTokens(max, limit);
   if (typeof json.stop === "string") g.stopSequences = [json.stop];
   else if (Array.isArray(json.stop) && json.stop.length > 0) g.stopSequences = json.stop.filter((s) => typeof s === "string");
   if (num(json.n) && (json.n as number) > 1) g.candidateCount = json.n;
@@ -241,17 +264,26 @@ function generationConfig(json: Obj): Obj {
   if (isObj(rf) && rf.type === "json_object") g.responseMimeType = "application/json";
   else if (isObj(rf) && rf.type === "json_schema") {
     g.responseMimeType = "application/json";
-    if (isObj(rf.json_schema) && isObj(rf.json_schema.schema)) g.responseSchema = cleanSchema(rf.json_schema.schema);
+    const schema = isObj(rf.json_schema) && isObj(rf.json_schema.schema) ? rf.json_schema.schema : null;
+    if (schema && takesJsonSchema(model)) g.responseJsonSchema = schema;
+    else if (schema) g.responseSchema = cleanSchema(schema);
   }
   if (typeof json.reasoning_effort === "string" && Object.hasOwn(THINKING_BUDGET, json.reasoning_effort)) {
-    const budget = THINKING_BUDGET[json.reasoning_effort]!;
-    g.thinkingConfig = budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
+    g.thinkingConfig = thinkingConfig(json.reasoning_effort, model);
   }
   return g;
 }
 
-/** An OpenAI chat body → a Gemini `GenerateContentRequest` (the model goes in the URL). */
-export function toGenerateContent(json: Obj, images: ReadonlyMap<string, UserImage> = new Map(), model = ""): Obj {
+/**
+ * An OpenAI chat body → a Gemini `GenerateContentRequest` (the model goes in the URL). `outputLimit`
+ * is the model's limit on the channel (null: unknown, nothing clamped).
+ */
+export function toGenerateContent(
+  json: Obj,
+  images: ReadonlyMap<string, UserImage> = new Map(),
+  model = "",
+  outputLimit: number | null = null,
+): Obj {
   const { contents, systemInstruction } = toContents(json.messages, images, needsThoughtSignature(model));
   const body: Obj = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
@@ -262,7 +294,7 @@ export function toGenerateContent(json: Obj, images: ReadonlyMap<string, UserIma
     if (tc) body.toolConfig = tc;
   }
   body.safetySettings = SAFETY_SETTINGS;
-  const g = generationConfig(json);
+  const g = generationConfig(json, model, outputLimit);
   if (Object.keys(g).length > 0) body.generationConfig = g;
   return body;
 }

@@ -137,6 +137,40 @@ describe("OpenAI chat → generateContent", () => {
     expect(off.generationConfig).toEqual({ responseMimeType: "application/json", thinkingConfig: { thinkingBudget: 0 } });
   });
 
+  it("keeps maxOutputTokens within the model's limit on the channel", () => {
+    const json = { messages: [{ role: "user", content: "hi" }], max_tokens: 128_000 };
+    expect(toGenerateContent(json, new Map(), "gemini-2.5-pro", 65_536).generationConfig).toEqual({ maxOutputTokens: 65_536 });
+    expect(toGenerateContent({ ...json, max_tokens: 900 }, new Map(), "gemini-2.5-pro", 65_536).generationConfig).toEqual({
+      maxOutputTokens: 900,
+    });
+    expect(toGenerateContent(json, new Map(), "my-tuned-model", null).generationConfig).toEqual({ maxOutputTokens: 128_000 });
+  });
+
+  it("sends the JSON schema as responseJsonSchema from Gemini 2.5 on, and thinking levels to Gemini 3", () => {
+    const schema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
+    const json = {
+      messages: [{ role: "user", content: "hi" }],
+      response_format: { type: "json_schema", json_schema: { name: "x", schema } },
+      reasoning_effort: "medium",
+    };
+    expect(toGenerateContent(json, new Map(), "gemini-2.5-flash").generationConfig).toEqual({
+      responseMimeType: "application/json",
+      responseJsonSchema: schema,
+      thinkingConfig: { thinkingBudget: 8192, includeThoughts: true },
+    });
+    expect(toGenerateContent(json, new Map(), "gemini-3-pro-preview").generationConfig).toMatchObject({
+      responseJsonSchema: schema,
+      thinkingConfig: { thinkingLevel: "high", includeThoughts: true },
+    });
+    const level = (model: string, effort: string) =>
+      (toGenerateContent({ ...json, reasoning_effort: effort }, new Map(), model).generationConfig as { thinkingConfig: unknown })
+        .thinkingConfig;
+    expect(level("gemini-3-flash-preview", "medium")).toEqual({ thinkingLevel: "medium", includeThoughts: true });
+    expect(level("gemini-3-flash-preview", "none")).toEqual({ thinkingLevel: "minimal", includeThoughts: true });
+    expect(level("gemini-3-pro-preview", "none")).toEqual({ thinkingLevel: "low", includeThoughts: true });
+    expect(level("gemini-3-pro-preview", "low")).toEqual({ thinkingLevel: "low", includeThoughts: true });
+  });
+
   it("declares tools with schemas Gemini accepts, and maps tool_choice", () => {
     const body = toGenerateContent({
       messages: [{ role: "user", content: "hi" }],

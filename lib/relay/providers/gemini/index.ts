@@ -12,6 +12,7 @@ import { parseJsonObject } from "../../request/json-body";
 import { countInputTokens } from "../../openai/token-count";
 import type { RelayMode } from "../../types";
 import { addressOtherOf, baseUrlOf, encodeModelForPath, unsupportedMode } from "../openai-compatible";
+import { channelOutputLimit } from "../output-limit";
 import type { BuildRequestInput, ProviderAdapter, ResponseConverter, UpstreamRequest } from "../types";
 import { toBatchEmbed, toGenerateContent } from "./convert-request";
 import { type AnswerContext, GeminiStream, toChatCompletion, toEmbeddingList } from "./convert-response";
@@ -43,7 +44,7 @@ export function geminiChatRequest(
     method: "POST",
     url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
     headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
-    body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel)),
+    body: JSON.stringify(toGenerateContent(json, images, input.upstreamModel, channelOutputLimit(input.channel, input.upstreamModel))),
     // Gemini reports its usage on the last event, which the relay bills (it rides on the last chunk).
     forcedIncludeUsage: input.stream,
     response: geminiResponseConverter(input.upstreamModel),
