@@ -62,6 +62,10 @@ for (const entry of ENTRIES) {
       expect(seen.path).toBe(`/v1beta/models/${GEMINI}:generateContent`);
       expect(seen.headers["x-goog-api-key"]).toBe(KEY);
       expect(seen.query.has("key")).toBe(false);
+      // The SDK's own headers go with it (PASSTHROUGH_HEADERS), nothing else of the caller's.
+      expect(seen.headers["x-goog-api-client"]).toMatch(/^google-genai-sdk\//);
+      expect(seen.headers["user-agent"]).toMatch(/google-genai-sdk/);
+      expect(JSON.stringify(seen.headers)).not.toContain(user.key);
       // Gemini-only members reach Google untouched.
       expect(seen.json).toMatchObject({
         safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_ONLY_HIGH" }],

@@ -3,7 +3,12 @@
 // `x-goog-api-key` header, never in the query (where access logs would keep it). The API version
 // is the channel's `other`, v1beta when empty. Vertex AI's Gemini models reuse `geminiChatRequest`.
 // Callers of Gemini's own API are served natively (`native.gemini`): their body goes up as sent
-// and the answer passes through, read by the same converters for usage and errors.
+// and the answer passes through, read by the same converters for usage and errors. Of their
+// headers only PASSTHROUGH_HEADERS go with it: `x-goog-api-client` (the SDK and its version, which
+// Google reads to shape answers for known clients, Gemini CLI's google-genai-sdk/1.x among them) and
+// `user-agent` (Gemini CLI names itself and its model there). Never the caller's key
+// (`x-goog-api-key`, `key=`), never `x-goog-user-project` or other headers that would bill or act
+// for another Google project: the channel's credentials are the only ones sent.
 import { CHANNEL_CATALOG, CHANNEL_TYPES } from "@/lib/channels/catalog";
 import type { UserImage } from "@/lib/net/fetch-url";
 import { newRequestId } from "../../errors";
@@ -68,12 +73,23 @@ export function geminiResponseConverter(model: string): ResponseConverter {
  * Null for `streamGenerateContent` without `alt=sse`, whose one JSON array the relay cannot read
  * as it streams: that call is converted, and the protocol's encoder writes the array.
  */
-export function geminiPassthrough(input: BuildRequestInput, modelUrl: string, headers: Record<string, string>): UpstreamRequest | null {
+/** The caller's headers a passed-through Gemini request keeps (see the header of this file). */
+export const PASSTHROUGH_HEADERS = ["x-goog-api-client", "user-agent"] as const;
+
+export function geminiPassthrough(input: BuildRequestInput, modelUrl: string, auth: Record<string, string>): UpstreamRequest | null {
   if (input.callerRoute?.variant !== undefined) return null;
+  const headers: Record<string, string> = {};
+  for (const header of PASSTHROUGH_HEADERS) {
+    const value = input.callerHeaders?.get(header);
+    if (value) headers[header] = value;
+  }
+  // The channel's credentials and the body's type last: nothing the caller sent replaces them.
+  Object.assign(headers, auth, { "Content-Type": JSON_TYPE });
+  if (input.stream) headers.Accept = "text/event-stream";
   return {
     method: "POST",
     url: input.stream ? `${modelUrl}:streamGenerateContent?alt=sse` : `${modelUrl}:generateContent`,
-    headers: { ...headers, "Content-Type": JSON_TYPE, ...(input.stream ? { Accept: "text/event-stream" } : {}) },
+    headers,
     body: input.body,
     forcedIncludeUsage: false,
     response: geminiResponseConverter(input.upstreamModel),
