@@ -24,7 +24,7 @@
 //   `reasoning.context`, `truncation`, `safety_identifier`, `service_tier`, `metadata`,
 //   `client_metadata` change nothing and are ignored;
 //   `user` and `prompt_cache_key` go on as chat has them.
-// Refused (`notes.refuse`, answered only when the attempt converts; docs/agents-refusals.md),
+// Refused (`notes.refuse`, answered only when the attempt converts; docs/agents.md),
 // because leaving them out would make the answer wrong rather than poorer:
 // - what needs a stored response or file: `previous_response_id`, `conversation`, `background`,
 //   `prompt` templates, `item_reference` items, images by `file_id`;
