@@ -85,7 +85,8 @@ test("console changes reach the relay workers at once", async ({ playwright, bas
     expect(await relayStatuses()).toEqual([200, 200, 200, 200, 200, 200]);
 
     await call("PUT", "/api/channel/", { id: channel.id, status: 2 });
-    expect(await relayStatuses()).toEqual([503, 503, 503, 503, 503, 503]);
+    // No enabled channel serves the model any more: 404, as a vendor answers an unknown model.
+    expect(await relayStatuses()).toEqual([404, 404, 404, 404, 404, 404]);
 
     await call("PUT", "/api/channel/", { id: channel.id, status: 1 });
     await call("PUT", "/api/option/", { key: "ModelPrice", value: JSON.stringify({ [model]: 0.002 }) });
