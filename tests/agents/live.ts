@@ -22,6 +22,7 @@
 //
 //   QIAO_AGENTS_DIR=/tmp/qiao-agents   where the agents are installed (default /tmp/qiao-agents)
 //   QIAO_LIVE_ONLY=codex,claude-code   only these agents or variants (an agent takes its variants along)
+//   QIAO_CODEX_MODEL=gpt-5.5           also run Codex configured with this model (as `codex-gpt-5.5`)
 //   QIAO_LIVE_FAMILIES=Claude,Gemini   only these channel families
 //   QIAO_LIVE_PORT=3190                Qiao's port (default: a free one)
 //   QIAO_LIVE_TIMEOUT=180              seconds one agent run may take
@@ -34,6 +35,7 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { type VendorApi, vendorRequestProblems } from "@/tests/helpers/vendor-requests";
 import { AGENT_SPECS, type AgentSpec, type Env, isolatedEnv, NOTES_TEXT, PROMPTS, readFilePlan, runAgent } from "./agents";
 import { type AgentFixture, fixturePath, SCENARIOS, type Scenario, VARIANTS } from "./fixture";
 import { type CapturedRequest, type Recorder, type ScriptedVendor, startRecorder } from "./recorder";
@@ -59,6 +61,7 @@ const AGENT_MODELS = [
   "gemini-2.5-flash",
   "gemini-2.5-flash-lite",
   "qwen3-coder-plus",
+  ...(process.env.QIAO_CODEX_MODEL ? [process.env.QIAO_CODEX_MODEL] : []),
 ];
 
 type FamilyName = "OpenAI" | "Claude" | "Gemini";
@@ -83,9 +86,15 @@ interface Run {
   codexModel?: string;
 }
 
+const codexSpec = AGENT_SPECS.find((s) => s.name === "codex")!;
+const extraCodexModel = process.env.QIAO_CODEX_MODEL || undefined;
 const RUNS: Run[] = [
   ...AGENT_SPECS.map((spec) => ({ id: spec.name as string, spec })),
-  ...VARIANTS.map((v) => ({ id: v.id as string, spec: AGENT_SPECS.find((s) => s.name === v.agent)!, codexModel: v.codexModel })),
+  ...VARIANTS.map((v) => ({ id: v.id as string, spec: codexSpec, codexModel: v.codexModel as string })),
+  // A model asked for on the command line adds a run of Codex configured with it.
+  ...(extraCodexModel && !VARIANTS.some((v) => v.codexModel === extraCodexModel)
+    ? [{ id: `codex-${extraCodexModel}`, spec: codexSpec, codexModel: extraCodexModel }]
+    : []),
 ].filter((r) => !only || only.includes(r.id) || only.includes(r.spec.name));
 
 const binPath = (spec: AgentSpec) => path.join(AGENTS_DIR, "node_modules", ".bin", spec.bin);
@@ -222,6 +231,58 @@ function recordedModelCalls(id: string, scenario: Scenario): number | null {
   return fixture.requests.filter(isModelCall).length;
 }
 
+/** The vendor API an upstream request of a family's channel speaks. */
+function vendorApiOf(family: FamilyName, upstreamPath: string): VendorApi {
+  if (family === "Claude") return "anthropic";
+  if (family === "Gemini") return "gemini";
+  return upstreamPath.split("?")[0]!.endsWith("/responses") ? "openai-responses" : "openai-chat";
+}
+
+const passedThrough = (api: VendorApi, spec: AgentSpec) =>
+  (api === "anthropic" && spec.protocol === "anthropic") ||
+  (api === "gemini" && spec.protocol === "gemini") ||
+  (api === "openai-responses" && spec.protocol === "responses");
+
+const JSON_SCHEMA_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+
+/**
+ * Where a JSON Schema sent to OpenAI or Anthropic (a structured output's, a tool's parameters)
+ * names a type JSON Schema does not have, such as Gemini's upper-case `OBJECT`: Gemini takes
+ * those, OpenAI and Anthropic validate the schema they are given.
+ */
+function nonJsonSchemaTypes(api: VendorApi, body: Record<string, any> | null): string[] {
+  if (!body || (api !== "anthropic" && api !== "openai-chat")) return [];
+  const schemas: [string, unknown][] =
+    api === "anthropic"
+      ? [
+          ["output_config.format.schema", body.output_config?.format?.schema],
+          ...(body.tools ?? []).map((t: any): [string, unknown] => [`tools[${t.name}].input_schema`, t.input_schema]),
+        ]
+      : [
+          ["response_format.json_schema.schema", body.response_format?.json_schema?.schema],
+          ...(body.tools ?? []).map((t: any): [string, unknown] => [
+            `tools[${t.function?.name}].function.parameters`,
+            t.function?.parameters,
+          ]),
+        ];
+  const found: string[] = [];
+  const walk = (where: string, node: unknown) => {
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(`${where}[${i}]`, n));
+    if (!node || typeof node !== "object") return;
+    for (const [key, value] of Object.entries(node)) {
+      const types = key === "type" ? (Array.isArray(value) ? value : [value]) : [];
+      const odd = types.filter((t) => typeof t === "string" && !JSON_SCHEMA_TYPES.has(t));
+      if (odd.length) found.push(`${where}.type is ${odd.map((t) => JSON.stringify(t)).join(", ")}, not a JSON Schema type`);
+      // `properties` maps names to schemas: a property called `type` is not a type.
+      if (key === "properties" && value && typeof value === "object")
+        for (const [name, sub] of Object.entries(value)) walk(`${where}.properties.${name}`, sub);
+      else if (typeof value === "object") walk(`${where}.${key}`, value);
+    }
+  };
+  for (const [where, schema] of schemas) walk(where, schema);
+  return found;
+}
+
 // ---------------------------------------------------------------- Qiao, through its console API
 
 function freePort(): Promise<number> {
@@ -356,6 +417,8 @@ interface Outcome {
   modelCalls: number;
   rows: number;
   quota: { rows: number; moved: number };
+  /** What a real vendor might refuse that the checks above do not decide (see nonJsonSchemaTypes). */
+  notes: string[];
   dropped: string[];
   exchanges: Exchange[];
   output: string;
@@ -428,6 +491,18 @@ async function liveRun(
     else if (!toolRan) failures.push(`the tool ${toolCalled.name} was called but the file's content never reached the vendor`);
   }
 
+  // The scripted vendors answer whatever they get; the real ones refuse a body outside their
+  // documented shape (tests/helpers/vendor-requests.ts, as the replay tests check it). A body
+  // passed through as the agent sent it is the agent's own and is not judged here.
+  const bodyNotes: string[] = [];
+  for (const r of mine.filter((u) => u.method === "POST")) {
+    const api = vendorApiOf(family.name, r.path);
+    if (passedThrough(api, run.spec)) continue;
+    const body = JSON.parse(r.body || "null");
+    for (const problem of vendorRequestProblems(api, body, family.upstreamModel)) failures.push(`upstream ${api} body: ${problem}`);
+    for (const where of nonJsonSchemaTypes(api, body)) bodyNotes.push(`upstream ${api} body: ${where}`);
+  }
+
   const expected = scenario === "plain" ? PLAIN_TEXT : FINAL_TEXT;
   const printed = flat(output).includes(flat(expected));
   if (code !== 0) failures.push(`exit ${code}`);
@@ -466,6 +541,7 @@ async function liveRun(
     modelCalls: calls.length,
     rows: rows.length,
     quota: { rows: rowsQuota, moved: before - after },
+    notes: [...new Set(bodyNotes)],
     dropped: [...new Set(exchanges.flatMap((e) => (e.dropped ? [e.dropped] : [])))],
     exchanges,
     output: output.trim().split("\n").slice(-8).join("\n"),
@@ -576,6 +652,11 @@ function report(outcomes: Outcome[]) {
   if (dropped.length) {
     console.log("\nx-qiao-dropped:");
     for (const o of dropped) console.log(`  ${o.run} × ${o.family} × ${o.scenario}: ${o.dropped.join(" | ")}`);
+  }
+  const noted = outcomes.filter((o) => o.notes.length);
+  if (noted.length) {
+    console.log("\nnotes (bodies a real vendor may refuse; the scripted vendors took them):");
+    for (const o of noted) console.log(`  ${o.run} × ${o.family} × ${o.scenario}:\n    ${o.notes.join("\n    ")}`);
   }
   for (const o of outcomes.filter((x) => x.failures.length)) {
     console.log(`\n${o.run} × ${o.family} × ${o.scenario}:`);
