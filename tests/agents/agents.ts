@@ -1,6 +1,7 @@
 // The five coding agents we record, each configured only as its own documentation says for a
 // custom base URL and key, with HOME and the XDG folders inside a throwaway folder so nothing of
 // this machine's configuration leaks in and nothing is written to it.
+import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentName, Protocol, Scenario } from "./fixture";
@@ -39,6 +40,54 @@ export const PROMPTS: Record<Scenario, string> = {
 };
 
 export const NOTES_TEXT = "hello from the recorder\n";
+
+// Next's types make NODE_ENV a required key of NodeJS.ProcessEnv; the agents must not get one.
+export type Env = Record<string, string | undefined>;
+
+/** An environment with nothing of this machine's: HOME and XDG folders in the run's own folder. */
+export function isolatedEnv(home: string): Env {
+  return {
+    PATH: process.env.PATH,
+    LANG: "C.UTF-8",
+    TERM: "dumb",
+    CI: "1",
+    NO_COLOR: "1",
+    HOME: home,
+    USER: "user",
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_STATE_HOME: path.join(home, ".local", "state"),
+    TMPDIR: path.join(home, "tmp"),
+  };
+}
+
+/** Runs an agent to its end (or until `timeoutMs`), with its output on stdout and stderr in one text. */
+export function runAgent(
+  bin: string,
+  args: string[],
+  cwd: string,
+  env: Env,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    // Its own process group, so a timeout ends the agent and whatever it started, and nothing else.
+    const child = spawn(bin, args, { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    let timedOut = false;
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      output += `\n[agents] timed out after ${timeoutMs / 1000}s`;
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, timedOut });
+    });
+  });
+}
 
 function writeJson(file: string, value: unknown) {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -178,7 +227,11 @@ export function readFilePlan(spec: AgentSpec, tools: DeclaredTool[], file: strin
   const tool = spec.readTools.map((name) => tools.find((t) => t.name === name)).find(Boolean);
   if (!tool) return null;
   if (tool.freeform) return spec.freeformRead ? { name: tool.name, args: spec.freeformRead(file) } : null;
+  // Behind a gateway that converts the request, a freeform tool reaches the vendor as a function
+  // of one string parameter `input` (lib/relay/inbound/responses/tools.ts): its raw text goes there.
   const props: Record<string, any> = tool.schema.properties ?? {};
+  if (spec.freeformRead && Object.keys(props).join() === "input" && String(props.input?.type).toLowerCase() === "string")
+    return { name: tool.name, args: { input: spec.freeformRead(file) } };
   const required: string[] = tool.schema.required ?? [];
   const args: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(props)) {

@@ -8,11 +8,11 @@
 //   QIAO_AGENTS_ONLY=codex,opencode   record only these agents or variants (codex-gpt-5.4)
 //   QIAO_CODEX_MODEL=gpt-5.5          record Codex configured with this model, into
 //                                     tests/fixtures/agents/codex-gpt-5.5/ (default: Codex's own model, codex/)
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AGENT_SPECS, type AgentSpec, NOTES_TEXT, PROMPTS, readFilePlan } from "./agents";
+import { AGENT_SPECS, type AgentSpec, type Env, isolatedEnv, NOTES_TEXT, PROMPTS, readFilePlan, runAgent } from "./agents";
 import {
   type AgentFixture,
   fixturePath,
@@ -76,45 +76,6 @@ function versionOf(spec: AgentSpec, env: Env): string {
   return /\d+\.\d+\.\d+[\w.-]*/.exec(text)?.[0] ?? text.trim();
 }
 
-// Next's types make NODE_ENV a required key of NodeJS.ProcessEnv; the agents must not get one.
-type Env = Record<string, string | undefined>;
-
-/** An environment with nothing of this machine's: HOME and XDG folders in the run's own folder. */
-function isolatedEnv(home: string): Env {
-  return {
-    PATH: process.env.PATH,
-    LANG: "C.UTF-8",
-    TERM: "dumb",
-    CI: "1",
-    NO_COLOR: "1",
-    HOME: home,
-    USER: "user",
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_DATA_HOME: path.join(home, ".local", "share"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_STATE_HOME: path.join(home, ".local", "state"),
-    TMPDIR: path.join(home, "tmp"),
-  };
-}
-
-function run(bin: string, args: string[], cwd: string, env: Env): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    // Its own process group, so a timeout ends the agent and whatever it started, and nothing else.
-    const child = spawn(bin, args, { cwd, env: env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n[recorder] timed out after ${RUN_TIMEOUT_MS / 1000}s`;
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
 async function record({ id, spec, codexModel }: Run, scenario: Scenario): Promise<AgentFixture | null> {
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "qiao-record-")));
   const home = path.join(root, "home");
@@ -130,7 +91,7 @@ async function record({ id, spec, codexModel }: Run, scenario: Scenario): Promis
     const version = versionOf(spec, env);
     const { env: agentEnv, args } = spec.prepare({ home, work, url: recorder.url, key: RECORDING_KEY, codexModel }, PROMPTS[scenario]);
     const started = Date.now();
-    const { code, output } = await run(binPath(spec), args, work, { ...env, ...agentEnv });
+    const { code, output } = await runAgent(binPath(spec), args, work, { ...env, ...agentEnv }, RUN_TIMEOUT_MS);
     const places: Placeholders = [
       [work, "/work/project"],
       [home, "/home/user"],

@@ -146,7 +146,9 @@ function anthropicVendor(script: Script): ScriptedVendor {
     }
     if (path.endsWith("/messages/count_tokens")) return { status: 200, json: { input_tokens: 1234 } };
     if (!path.endsWith("/messages") || !isObj(body)) return notFound("anthropic");
-    const schema = isObj(body.output_format) && body.output_format.type === "json_schema" ? body.output_format.schema : undefined;
+    // Structured output is `output_config.format` since it left beta; the beta's `output_format` still works.
+    const format = isObj(body.output_config?.format) ? body.output_config.format : body.output_format;
+    const schema = isObj(format) && format.type === "json_schema" ? format.schema : undefined;
     const d = decide("anthropic", script, body, schema);
     const toolUse = d.tool && typeof d.tool.args !== "string" ? { name: d.tool.name, input: d.tool.args } : undefined;
     const behaviour = { content: toolUse ? "I'll read the file." : d.text, toolUses: toolUse ? [toolUse] : undefined };
