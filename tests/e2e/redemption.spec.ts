@@ -103,7 +103,8 @@ test("root creates, searches, views, copies, disables, edits and deletes codes; 
   await page.keyboard.press("Escape");
   await rowOf(page, a).getByRole("button", { name: "复制" }).click();
   await expect(toast(page, "已复制到剪贴板！").first()).toBeVisible();
-  expect(await clipboardText(page)).toBe(codeA);
+  // The batch copy's toast above may still be showing: wait for the clipboard itself.
+  await expect.poll(() => clipboardText(page)).toBe(codeA);
 
   // Search by id, then by the whole code.
   // An id also matches names holding its digits (other specs' codes, such as `dt-<timestamp>`);
