@@ -479,5 +479,40 @@ export function vendorRequestProblems(api: VendorApi, body: unknown, upstreamMod
   if (api === "openai-chat" && b.max_tokens != null && takesMaxCompletionTokens(upstreamModel)) {
     problems.push(`max_tokens: ${upstreamModel} refuses it (it takes max_completion_tokens)`);
   }
+  for (const [where, schema] of jsonSchemasOf(api, b)) upperCaseTypes(schema, where, problems);
   return problems;
+}
+
+/** The JSON Schemas a body carries where its vendor validates them as JSON Schema (tools, structured output). */
+function jsonSchemasOf(api: VendorApi, b: Record<string, any>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  const tools: any[] = Array.isArray(b.tools) ? b.tools : [];
+  if (api === "openai-chat") {
+    tools.forEach((t, i) => out.push([`tools.${i}.function.parameters`, t?.function?.parameters]));
+    out.push(["response_format.json_schema.schema", b.response_format?.json_schema?.schema]);
+  } else if (api === "anthropic") {
+    tools.forEach((t, i) => out.push([`tools.${i}.input_schema`, t?.input_schema]));
+    out.push(["output_config.format.schema", b.output_config?.format?.schema]);
+  } else if (api === "gemini") {
+    out.push(["generationConfig.responseJsonSchema", b.generationConfig?.responseJsonSchema]);
+  }
+  return out.filter(([, schema]) => schema !== undefined);
+}
+
+/** JSON Schema's type names are lower case; Google's Schema upper-case ones are no JSON Schema types. */
+function upperCaseTypes(schema: unknown, where: string, problems: string[]): void {
+  if (typeof schema !== "object" || schema === null) return;
+  if (Array.isArray(schema)) {
+    schema.forEach((s, i) => upperCaseTypes(s, `${where}.${i}`, problems));
+    return;
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "type" && (typeof value === "string" || Array.isArray(value))) {
+      const names = (Array.isArray(value) ? value : [value]).filter((t): t is string => typeof t === "string");
+      if (names.some((t) => t !== t.toLowerCase())) problems.push(`${where}.type: ${JSON.stringify(value)} is not a JSON Schema type`);
+    } else if (key === "properties" && typeof value === "object" && value !== null) {
+      // Property names are names: only their schemas are looked into.
+      for (const [name, sub] of Object.entries(value)) upperCaseTypes(sub, `${where}.properties.${name}`, problems);
+    } else if (typeof value === "object") upperCaseTypes(value, `${where}.${key}`, problems);
+  }
 }

@@ -219,7 +219,7 @@ function decodeTools(value: unknown, notes: ConversionNotes): Obj[] {
       if (typeof d.description === "string") fn.description = d.description;
       if (d.parametersJsonSchema !== undefined) {
         if (!isObj(d.parametersJsonSchema)) throw invalid(`${where}.parametersJsonSchema must be an object`);
-        fn.parameters = d.parametersJsonSchema;
+        fn.parameters = lowerCaseTypes(d.parametersJsonSchema);
       } else if (d.parameters !== undefined && d.parameters !== null) {
         if (!isObj(d.parameters)) throw invalid(`${where}.parameters must be a Schema object`);
         fn.parameters = jsonSchema(d.parameters);
@@ -254,6 +254,58 @@ export function jsonSchema(raw: Obj): Obj {
   }
   if (schema.nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
   return out;
+}
+
+/** The members of a JSON Schema that hold one subschema, and those that hold a map or list of them. */
+const SUBSCHEMA = ["items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/**
+ * A JSON Schema (`responseJsonSchema`, `parametersJsonSchema`) with its type names lower-cased.
+ * Google accepts its Schema's upper-case names there too, and Gemini CLI sends them ("OBJECT",
+ * "STRING"); OpenAI and Anthropic validate the schema as JSON Schema, whose names are lower case.
+ * Everything else is kept as it came: these are JSON Schemas, not Gemini's subset.
+ */
+export function lowerCaseTypes(schema: Obj): Obj {
+  let out: Obj | null = null;
+  const set = (key: string, value: unknown) => {
+    out ??= { ...schema };
+    out[key] = value;
+  };
+  const type = schema.type;
+  if (typeof type === "string" && type !== type.toLowerCase()) set("type", type.toLowerCase());
+  else if (Array.isArray(type) && type.some((t) => typeof t === "string" && t !== t.toLowerCase())) {
+    set(
+      "type",
+      type.map((t) => (typeof t === "string" ? t.toLowerCase() : t)),
+    );
+  }
+  for (const key of SUBSCHEMA) {
+    const sub = schema[key];
+    if (isObj(sub)) {
+      const lowered = lowerCaseTypes(sub);
+      if (lowered !== sub) set(key, lowered);
+    }
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (!isObj(map)) continue;
+    let changed = false;
+    const next: Obj = {};
+    for (const [name, sub] of Object.entries(map)) {
+      next[name] = isObj(sub) ? lowerCaseTypes(sub) : sub;
+      if (next[name] !== sub) changed = true;
+    }
+    if (changed) set(key, next);
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key];
+    if (!Array.isArray(list)) continue;
+    const next = list.map((sub) => (isObj(sub) ? lowerCaseTypes(sub) : sub));
+    if (next.some((sub, i) => sub !== list[i])) set(key, next);
+  }
+  return out ?? schema;
 }
 
 /** functionCallingConfig: AUTO → auto, NONE → none, ANY → required (or the one allowed function). */
@@ -364,7 +416,7 @@ function applyGenerationConfig(out: Obj, raw: unknown): void {
   if (schema !== undefined && schema !== null) {
     if (!isObj(schema)) throw invalid("generationConfig.responseSchema must be a Schema object");
     if (mime !== "application/json") throw invalid('generationConfig.responseSchema needs responseMimeType "application/json"');
-    const converted = value.responseJsonSchema !== undefined ? schema : jsonSchema(schema);
+    const converted = value.responseJsonSchema !== undefined ? lowerCaseTypes(schema) : jsonSchema(schema);
     out.response_format = { type: "json_schema", json_schema: { name: "response", schema: converted } };
   } else if (mime === "application/json") {
     out.response_format = { type: "json_object" };

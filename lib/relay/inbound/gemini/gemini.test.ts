@@ -1,5 +1,6 @@
 // The Gemini protocol's pure parts: paths, decoding into the canonical request, encoding whole
 // answers and streams, errors. Fixtures are in Google's and OpenAI's wire shapes.
+import type { Obj } from "@/lib/obj";
 import { CollectedNotes } from "@/lib/relay/inbound/notes";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -290,6 +291,52 @@ describe("decodeGenerateContent", () => {
     });
     expect(notes.refusal).toBeNull();
     expect(notes.dropped).toEqual(["google_search"]);
+  });
+
+  it("lower-cases Google's type names in JSON Schemas (Gemini CLI's router sends OBJECT, STRING), keeping the rest", () => {
+    // As Gemini CLI 0.61.0 sends its router call (tests/fixtures/agents/gemini-cli).
+    const out = decodeGenerateContent(
+      {
+        contents: [{ role: "user", parts: [{ text: "hi" }] }],
+        generationConfig: {
+          responseMimeType: "application/json",
+          responseJsonSchema: {
+            type: "OBJECT",
+            properties: {
+              reasoning: { type: "STRING", description: "why" },
+              score: { type: ["INTEGER", "null"], minimum: 1 },
+              tags: { type: "ARRAY", items: { type: "STRING" } },
+              // A property named "type" is a name, not a type.
+              type: { anyOf: [{ type: "STRING" }, { $ref: "#/$defs/t" }] },
+            },
+            $defs: { t: { type: "NUMBER" } },
+            required: ["reasoning"],
+          },
+        },
+        tools: [
+          { functionDeclarations: [{ name: "f", parametersJsonSchema: { type: "object", properties: { a: { type: "BOOLEAN" } } } }] },
+        ],
+      },
+      { model: "m" },
+    );
+    expect((out.response_format as Obj).json_schema).toEqual({
+      name: "response",
+      schema: {
+        type: "object",
+        properties: {
+          reasoning: { type: "string", description: "why" },
+          score: { type: ["integer", "null"], minimum: 1 },
+          tags: { type: "array", items: { type: "string" } },
+          type: { anyOf: [{ type: "string" }, { $ref: "#/$defs/t" }] },
+        },
+        $defs: { t: { type: "number" } },
+        required: ["reasoning"],
+      },
+    });
+    expect((out.tools as Obj[])[0]).toEqual({
+      type: "function",
+      function: { name: "f", parameters: { type: "object", properties: { a: { type: "boolean" } } } },
+    });
   });
 
   it("maps thinkingConfig to reasoning_effort: budget 0 is none, budgets by size, levels by name, dynamic says nothing", () => {
