@@ -127,6 +127,10 @@ describe("built-in completion ratios (inventory table)", () => {
     expect(builtinCacheRatio("deepseek-chat")).toBe(0.25);
     expect(builtinCacheRatio("claude-3-7-sonnet-20250219")).toBe(0.1);
     expect(builtinCacheRatio("qwen-max")).toBe(1);
+    expect(builtinCacheRatio("gemini-2.0-flash")).toBe(0.25);
+    expect(builtinCacheRatio("gemini-2.5-pro")).toBe(0.1);
+    expect(builtinCacheRatio("gemini-3.1-pro-preview")).toBe(0.1);
+    expect(builtinCacheRatio("gemini-1.5-pro")).toBe(1);
   });
 
   it("lookupRatio ignores invalid entries", () => {

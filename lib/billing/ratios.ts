@@ -149,8 +149,11 @@ export function builtinCompletionRatio(model: string): number {
 
 /**
  * Cache-read ratios (new-api HEAD): 0.5 for gpt-4o, o1, o3-mini, gpt-4.5; 0.25 for DeepSeek;
- * 0.1 for Claude. Added: gpt-4.1, o3, o4-mini 0.25; gpt-5 0.1. Anything else 1 (no discount
- * unless the admin configures one).
+ * 0.1 for Claude. Added: gpt-4.1, o3, o4-mini 0.25; gpt-5 0.1; Gemini 2.5 and later 0.1 (Google
+ * bills implicit and explicit cache hits at a tenth of the input price from 2.5 on:
+ * ai.google.dev/gemini-api/docs/caching), Gemini 2.0 0.25. Anything else 1 (no discount unless the
+ * admin configures one: Qwen, GLM, Kimi and others report cached tokens, at prices that differ by
+ * model and region).
  */
 export function builtinCacheRatio(model: string): number {
   const m = model.toLowerCase();
@@ -159,6 +162,8 @@ export function builtinCacheRatio(model: string): number {
     return 0.5;
   if (m.startsWith("gpt-5")) return 0.1;
   if (m.startsWith("deepseek")) return 0.25;
+  if (m.startsWith("gemini-2.0")) return 0.25;
+  if (/^gemini-([2-9]\.[5-9]|[3-9])/.test(m)) return 0.1;
   if (m.includes("claude")) return 0.1;
   return 1;
 }

@@ -80,10 +80,11 @@ for (const entry of ENTRIES) {
 
       await settleAll();
       const [log] = await consumeLogs();
-      // Thoughts are billed as output: 9 + 21; (11 + 30 × 3) × 1.
-      expect(log).toMatchObject({ model_name: GEMINI, prompt_tokens: 11, completion_tokens: 30, quota: 101n, is_stream: false });
+      // Thoughts are billed as output: 9 + 21. Of the 11 prompt tokens 4 were cache reads, at
+      // Gemini 2.0's built-in cache ratio 0.25: (7 + 4 × 0.25 + 30 × 3) × 1.
+      expect(log).toMatchObject({ model_name: GEMINI, prompt_tokens: 11, completion_tokens: 30, quota: 98n, is_stream: false });
       expect(JSON.parse(log!.other)).toMatchObject({ upstream_usage: true });
-      expect(await user.quota()).toBe(before - 101n);
+      expect(await user.quota()).toBe(before - 98n);
     });
 
     it("generateContentStream: Google's own events, billed from the last event's usageMetadata", async () => {
