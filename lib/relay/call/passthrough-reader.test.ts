@@ -97,8 +97,10 @@ function counting(converter: ResponseConverter): { converter: ResponseConverter;
   };
 }
 
-function newRelay(converter: ResponseConverter, clock: PieceClock): OpenAIStreamRelay {
+/** `readOnly` as a passed-through stream's relay is (its output is never written). */
+function newRelay(converter: ResponseConverter, clock: PieceClock, readOnly = false): OpenAIStreamRelay {
   return new OpenAIStreamRelay({
+    readOnly,
     mode: "chat",
     model: "claude-3-5-sonnet-20241022",
     clientIncludeUsage: false,
@@ -151,7 +153,7 @@ describe("PassthroughReader", () => {
       const clock = new PieceClock();
       const expected = feed(newRelay(converterFor(), clock), clock, bytes, cuts, ending);
       const readerClock = new PieceClock();
-      const book = passthroughBookkeeping(newRelay(converterFor(), readerClock), protocol, readerClock.now);
+      const book = passthroughBookkeeping(newRelay(converterFor(), readerClock, true), protocol, readerClock.now);
       expect(book).toBeInstanceOf(PassthroughReader);
       expect(feed(book, readerClock, bytes, cuts, ending), `cut at ${cuts.join(",")}, ${ending}`).toEqual(expected);
     };
@@ -167,7 +169,7 @@ describe("PassthroughReader", () => {
           const clock = new PieceClock();
           const expected = feed(newRelay(converterFor(), clock), clock, head, [], ending);
           const readerClock = new PieceClock();
-          const book = passthroughBookkeeping(newRelay(converterFor(), readerClock), protocol, readerClock.now);
+          const book = passthroughBookkeeping(newRelay(converterFor(), readerClock, true), protocol, readerClock.now);
           expect(feed(book, readerClock, head, [], ending), `cut off at ${cut}, ${ending}`).toEqual(expected);
         }
       }
@@ -185,7 +187,7 @@ describe("PassthroughReader", () => {
   it("parses only the events up to the first token and those carrying usage (Claude)", () => {
     const { converter, parsed } = counting(anthropicResponseConverter(MODEL, 0));
     const clock = new PieceClock();
-    const book = passthroughBookkeeping(newRelay(converter, clock), "anthropic", clock.now);
+    const book = passthroughBookkeeping(newRelay(converter, clock, true), "anthropic", clock.now);
     book.transform(Buffer.from(claudeFixture("stream-tool-use.sse")));
     book.finish();
     // The thinking delta is the first token; the later blocks are held and never read.
@@ -198,7 +200,7 @@ describe("PassthroughReader", () => {
     const cut = sse.indexOf("event: message_delta");
     const { converter, parsed } = counting(anthropicResponseConverter(MODEL, 0));
     const clock = new PieceClock();
-    const book = passthroughBookkeeping(newRelay(converter, clock), "anthropic", clock.now);
+    const book = passthroughBookkeeping(newRelay(converter, clock, true), "anthropic", clock.now);
     book.transform(Buffer.from(sse.slice(0, cut)));
     book.abort("interrupted");
     expect(parsed.filter((t) => t === "content_block_delta")).toHaveLength(2);

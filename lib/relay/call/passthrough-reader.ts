@@ -6,7 +6,9 @@
 //
 // So this reader splits the bytes into events itself and hands the relay only the events that
 // matter, in the order they came: everything up to the first token (so its time is exact), then
-// the events that carry usage or may end the stream. The content events after the first token
+// the events that carry usage or may end the stream; an event in its vendor's framing goes to the
+// relay as its name and data (OpenAIStreamRelay.event), without a second SSE reader, and the relay
+// serialises nothing for the client (readOnly). The content events after the first token
 // are held as bytes, unparsed, and read only when something needs their text: the local count
 // when the stream ends without the vendor's usage (cut off, or a vendor that sent none), or when
 // the held bytes grow past HELD_LIMIT (read then, to bound the memory a stream keeps). The relay
@@ -102,14 +104,8 @@ export function passthroughBookkeeping(relay: OpenAIStreamRelay, protocol: strin
 }
 
 const EVENT_PREFIX = "event: ";
+const DATA_PREFIX = "data: ";
 const DATA_TYPE_PREFIX = 'data: {"type":"';
-
-/** How one event is read: held (content after the first token), read alone (usage), or read in order. */
-enum Kind {
-  Held,
-  Usage,
-  Other,
-}
 
 export class PassthroughReader implements StreamBookkeeping {
   /** False once the relay reads everything itself (CR line ends, a framed body). */
@@ -146,15 +142,19 @@ export class PassthroughReader implements StreamBookkeeping {
     }
     let start = 0;
     for (let end = text.indexOf("\n\n", start); end !== -1; end = text.indexOf("\n\n", start)) {
-      const kind = this.relay.firstTokenAt === null ? Kind.Other : this.kindOf(text, start, end);
-      const event = buf.subarray(start, end + 2);
-      start = end + 2;
-      if (kind === Kind.Held) {
-        this.hold(event);
-        continue;
+      const type = this.typeOf(text, start, end);
+      if (type === null) {
+        // Not in the vendor's framing: the relay's SSE reader reads it, after what was held.
+        this.readHeld();
+        this.relay.transform(buf.subarray(start, end + 2));
+      } else if (this.relay.firstTokenAt !== null && this.events.content.has(type)) {
+        this.hold(buf.subarray(start, end + 2));
+      } else {
+        if (!this.events.usage.has(type)) this.readHeld();
+        // Its one data line, handed on as the SSE reader would (without reading the framing again).
+        this.relay.event(type, buf.toString("utf8", text.indexOf("\n", start) + 1 + DATA_PREFIX.length, end));
       }
-      if (kind === Kind.Other) this.readHeld();
-      this.relay.transform(event);
+      start = end + 2;
       if (this.relay.done) return null;
     }
     if (start < buf.length) this.tail = buf.subarray(start);
@@ -214,25 +214,20 @@ export class PassthroughReader implements StreamBookkeeping {
     return this.firstByte;
   }
 
-  /** The event `text[start, end)` (its blank line after `end`): held, usage, or other. */
-  private kindOf(text: string, start: number, end: number): Kind {
-    if (!text.startsWith(EVENT_PREFIX, start)) return Kind.Other;
+  /**
+   * The type of the event `text[start, end)` (its blank line after `end`) when it is framed as its
+   * vendor frames it: `event: <type>`, then one data line whose JSON names the same type first
+   * (what the converter reads). Null for anything else.
+   */
+  private typeOf(text: string, start: number, end: number): string | null {
+    if (!text.startsWith(EVENT_PREFIX, start)) return null;
     const nameStart = start + EVENT_PREFIX.length;
     const nameEnd = text.indexOf("\n", nameStart);
-    if (nameEnd >= end) return Kind.Other;
-    const name = text.slice(nameStart, nameEnd);
-    const held = this.events.content.has(name);
-    if (!held && !this.events.usage.has(name)) return Kind.Other;
-    // One data line, whose JSON says the same type first (what the converter reads).
+    if (nameEnd >= end) return null;
+    if (nameEnd === nameStart || !text.startsWith(DATA_TYPE_PREFIX, nameEnd + 1) || text.indexOf("\n", nameEnd + 1) !== end) return null;
+    const type = text.slice(nameStart, nameEnd);
     const typeAt = nameEnd + 1 + DATA_TYPE_PREFIX.length;
-    if (
-      !text.startsWith(DATA_TYPE_PREFIX, nameEnd + 1) ||
-      !text.startsWith(name, typeAt) ||
-      text.charCodeAt(typeAt + name.length) !== 0x22 ||
-      text.indexOf("\n", nameEnd + 1) !== end
-    )
-      return Kind.Other;
-    return held ? Kind.Held : Kind.Usage;
+    return text.startsWith(type, typeAt) && text.charCodeAt(typeAt + type.length) === 0x22 ? type : null;
   }
 
   private hold(event: Buffer): void {

@@ -23,11 +23,11 @@ export function streamResponse(
   upstreamModel: string,
   exchange: Exchange,
 ): RelayResponse {
-  const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream));
   // A passed-through stream (the channel speaks the caller's protocol) is read by the relay for
   // usage and timing, but the caller gets the upstream's own events: only the events that carry
   // usage, errors or the first token are read as they come (passthrough-reader.ts).
   const passthrough = upstream.passthrough === true && ctx.inbound !== null;
+  const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream, passthrough));
   const book = passthrough ? passthroughBookkeeping(relay, ctx.inbound!.protocol.name) : relay;
   const encoder = ctx.inbound && !passthrough ? ctx.inbound.streamWriter() : null;
   const body = new RelayedStream(ctx, channel, upstreamModel, exchange, book, upstream.framing ?? null, encoder, passthrough);
@@ -44,6 +44,8 @@ class StreamOptions implements OpenAIStreamOptions {
     private readonly ctx: CallContext,
     readonly model: string,
     upstream: UpstreamRequest,
+    /** A passed-through stream: the relay's own output is never written. */
+    readonly readOnly: boolean,
   ) {
     this.mode = ctx.mode === "completions" ? "completions" : "chat";
     this.clientIncludeUsage = clientWantsUsage(ctx.body.json);
