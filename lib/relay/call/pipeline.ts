@@ -39,7 +39,7 @@ import { isAnthropicCaller, serveBilling, serveModels } from "@/lib/relay/call/m
 import { anthropicProtocol } from "@/lib/relay/inbound/anthropic";
 import { type InboundCall, type InboundProtocol, type InboundRoute, matchInbound, readInbound } from "@/lib/relay/inbound";
 import { requestModel } from "@/lib/relay/request/request-rules";
-import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/call/parse-request";
+import { checkBody, checkCallerPromptWords, checkPromptWords, parseBody } from "@/lib/relay/call/parse-request";
 import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/call/pricing";
 import { getLedger, readyLedger } from "@/lib/relay/memory/runtime";
 import { relayRefusal } from "@/lib/relay/providers";
@@ -149,10 +149,11 @@ async function relayCall(
 
   // After authentication (the playground parses first, for its group), before any reservation.
   // Another protocol's call: its canonical body is checked when an attempt converts it
-  // (attempts.ts); the prompt check, when on, reads the caller's text as the decoder finds it.
+  // (attempts.ts); the prompt check reads the caller's own text.
   if (!call) checkBody(mode, body);
   checkModelAllowed(caller, body.model);
-  checkPromptWords(sensitiveWords, call && sensitiveWords !== null ? canonicalBody(call, body) : body);
+  if (call) checkCallerPromptWords(sensitiveWords, call.info.request);
+  else checkPromptWords(sensitiveWords, body);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
   // unknown model, and it costs no database write.
@@ -192,9 +193,4 @@ async function relayCall(
     await settleFailure(ctx);
     throw error;
   }
-}
-
-/** Another protocol's call as the canonical body it decodes to (the prompt check reads its text). */
-function canonicalBody(call: InboundCall, body: ParsedBody): ParsedBody {
-  return { ...body, json: call.canonical().json };
 }

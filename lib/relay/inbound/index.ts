@@ -132,7 +132,7 @@ export function readInbound(req: RelayRequest, protocol: InboundProtocol, route:
   // model of its own), as it did before anything else was read.
   if (json === null) json = call.canonical().json;
   if (typeof json.model === "string") info.model = json.model;
-  const reserveTokens = req.body.length <= BYTE_ESTIMATE_LIMIT ? estimateTokensFromBytes(req.body) : estimateCallerText(body, 0);
+  const reserveTokens = req.body.length <= BYTE_ESTIMATE_LIMIT ? estimateTokensFromBytes(req.body) : estimateCallerText(body);
   return { call, json, reserveTokens };
 }
 
@@ -185,12 +185,12 @@ const NOT_TEXT: ReadonlySet<string> = new Set(["model", "data", "file_data", "si
  * estimateTextTokens over every string of a caller's body but inline files and data URLs (an
  * image is a few hundred tokens, not its base64), for the reservation of a large body.
  */
-function estimateCallerText(value: unknown, depth: number): number {
+function estimateCallerText(value: unknown): number {
   if (typeof value === "string") return value.startsWith("data:") ? 0 : estimateTextTokens(value);
-  if (depth > 64) return 0;
+  // The depth is bounded where the body was read (json-depth.ts): the walk may recurse.
   let n = 0;
-  if (Array.isArray(value)) for (const v of value) n += estimateCallerText(v, depth + 1);
-  else if (isObj(value)) for (const key in value) if (!NOT_TEXT.has(key)) n += estimateCallerText(value[key], depth + 1);
+  if (Array.isArray(value)) for (const v of value) n += estimateCallerText(v);
+  else if (isObj(value)) for (const key in value) if (!NOT_TEXT.has(key)) n += estimateCallerText(value[key]);
   return n;
 }
 
