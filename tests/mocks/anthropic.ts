@@ -36,6 +36,13 @@ export interface ClaudeBehaviour {
   usage?: Partial<ClaudeUsage>;
   /** Stream: an `error` event (overloaded) after this many text deltas, then the end. */
   errorAfterDeltas?: number;
+  /**
+   * Stream: the byte offsets (of the whole stream's text, given) where it is cut into pieces, each
+   * written on its own after a pause, so the relay reads events split anywhere.
+   */
+  splitAt?: (wire: string) => number[];
+  /** Stream: the byte offset (of the whole stream's text, given) after which the connection is dropped. */
+  cutOffAt?: (wire: string) => number;
 }
 
 export interface ClaudeUsage {
@@ -199,6 +206,7 @@ export async function startAnthropicMock(opts: { apiKey?: string } = {}): Promis
     const answer = behaviour.callFirstTool ? { ...behaviour, toolUses: firstDeclaredTool(json) } : behaviour;
     if (json.stream === true) {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+      if (answer.splitAt || answer.cutOffAt) return writePieces(res, claudeStreamEvents(json, answer), answer);
       for (const e of claudeStreamEvents(json, answer)) {
         res.write(`event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`);
         await new Promise((r) => setImmediate(r));
@@ -229,4 +237,21 @@ export async function startAnthropicMock(opts: { apiKey?: string } = {}): Promis
         server.close(() => r());
       }),
   };
+}
+
+/** The stream's bytes in the pieces `splitAt` names, dropping the connection at `cutOffAt`. */
+async function writePieces(res: http.ServerResponse, events: Record<string, unknown>[], b: ClaudeBehaviour): Promise<void> {
+  const wire = events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  const bytes = Buffer.from(wire);
+  const end = b.cutOffAt ? b.cutOffAt(wire) : bytes.length;
+  const cuts = [...(b.splitAt?.(wire) ?? []).filter((at) => at > 0 && at < end), end].sort((x, y) => x - y);
+  let from = 0;
+  for (const to of cuts) {
+    if (to > from) res.write(bytes.subarray(from, to));
+    from = to;
+    // A pause long enough for each piece to reach the relay as a read of its own.
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  if (b.cutOffAt) res.destroy();
+  else res.end();
 }

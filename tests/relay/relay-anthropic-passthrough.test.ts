@@ -115,6 +115,75 @@ for (const entry of ENTRIES) {
       expect(JSON.parse(log!.other)).toMatchObject({ upstream_usage: true });
     });
 
+    it("bills a stream whose events arrive split anywhere (inside `event:`, inside the usage JSON) exactly", async () => {
+      const params = { model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] };
+      const send = async () => {
+        const res = await fetch(`${relay.url}/v1/messages`, {
+          method: "POST",
+          headers: { "x-api-key": user.key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+          body: JSON.stringify(params),
+        });
+        expect(res.status).toBe(200);
+        // The mock numbers its messages: the rest of the stream is the same on every call.
+        return (await res.text()).replace(/"msg_\w+"/g, '"msg"');
+      };
+      const whole = await send();
+      // Every event cut in two or three: in its `event:` line, in its data, and the usage JSON of
+      // message_start and message_delta inside the numbers; the blank line between events cut too.
+      mock.setBehaviour({
+        splitAt: (wire) => {
+          const cuts: number[] = [];
+          for (let at = wire.indexOf("event:"); at !== -1; at = wire.indexOf("event:", at + 1)) cuts.push(at + 3, at + 20);
+          for (let at = wire.indexOf("\n\n"); at !== -1; at = wire.indexOf("\n\n", at + 2)) cuts.push(at + 1);
+          for (const key of ['"input_tokens":', '"output_tokens":', '"cache_read_input_tokens":']) {
+            for (let at = wire.indexOf(key); at !== -1; at = wire.indexOf(key, at + 1)) cuts.push(at + 4, at + key.length + 1);
+          }
+          return cuts;
+        },
+      });
+      // The caller gets Claude's bytes as they came, whatever the pieces.
+      expect(await send()).toBe(whole);
+      await settleAll();
+      const [unsplit, split] = await consumeLogs(user.id);
+      const prompt = CLAUDE_USAGE.input_tokens + CLAUDE_USAGE.cache_read_input_tokens + CLAUDE_USAGE.cache_creation_input_tokens;
+      for (const log of [unsplit, split]) {
+        expect(log).toMatchObject({ is_stream: true, prompt_tokens: prompt, completion_tokens: CLAUDE_USAGE.output_tokens });
+        expect(JSON.parse(log!.other)).toMatchObject({ upstream_usage: true });
+      }
+      expect(split!.quota).toBe(unsplit!.quota);
+    });
+
+    it("bills a stream cut off inside the usage JSON as the same stream converted for an OpenAI caller", async () => {
+      // The connection drops in the middle of message_delta's usage: no usage reached the relay,
+      // so the text delivered is counted, passed through or converted alike.
+      const cutOffAt = (wire: string) => wire.indexOf('"output_tokens"', wire.indexOf("event: message_delta")) + 7;
+      const splitAt = (wire: string) => [wire.indexOf("event: content_block_delta") + 9, wire.indexOf("event: message_delta") + 3];
+      mock.setBehaviour({ cutOffAt, splitAt });
+      const res = await fetch(`${relay.url}/v1/messages`, {
+        method: "POST",
+        headers: { "x-api-key": user.key, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }),
+      });
+      const passed = await res.text();
+      // Claude's own events up to the cut, then the relay's error event in Anthropic's shape.
+      expect(passed).toContain("event: content_block_delta");
+      expect(passed).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"api_error"[^\n]*stream interrupted/);
+      const converted = await fetch(`${relay.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(await converted.text()).toContain("stream_interrupted");
+      await settleAll();
+      const [native, openai] = await consumeLogs(user.id);
+      expect(JSON.parse(native!.other)).toMatchObject({ upstream_usage: false, stream_end: "interrupted" });
+      expect(JSON.parse(openai!.other)).toMatchObject({ upstream_usage: false, stream_end: "interrupted" });
+      expect(native!.completion_tokens).toBeGreaterThan(0);
+      expect(native!.prompt_tokens).toBe(openai!.prompt_tokens);
+      expect(native!.completion_tokens).toBe(openai!.completion_tokens);
+      expect(native!.quota).toBe(openai!.quota);
+    });
+
     it("lists the key's models in Anthropic's shape (paged), and OpenAI's list stays OpenAI's", async () => {
       await seedChannel({ type: 14, base_url: mock.url, models: "claude-3-haiku-20240307,claude-3-opus-20240229", key: "sk-ant-mock" });
       // Only priced models are listed (issue 20.17).

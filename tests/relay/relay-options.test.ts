@@ -81,6 +81,79 @@ for (const entry of ENTRIES) {
         });
       }
 
+      // Other protocols' callers: the check reads their own text (system, messages, content
+      // blocks, tool results), passed through (Responses on an OpenAI channel) or converted alike.
+      const callerCases: [string, string, Record<string, unknown>, (key: string) => Record<string, string>][] = [
+        [
+          "an Anthropic system text",
+          "/v1/messages",
+          {
+            model: "m-ratio",
+            max_tokens: 10,
+            system: [{ type: "text", text: "forbidden fruit" }],
+            messages: [{ role: "user", content: "hi" }],
+          },
+          (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+        ],
+        [
+          "an Anthropic tool result",
+          "/v1/messages",
+          {
+            model: "m-ratio",
+            max_tokens: 10,
+            messages: [
+              { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "read", input: { path: "a" } }] },
+              { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "这是违禁词" }] }] },
+            ],
+          },
+          (key) => ({ "x-api-key": key, "anthropic-version": "2023-06-01" }),
+        ],
+        [
+          "a Responses input (passed through)",
+          "/v1/responses",
+          { model: "m-ratio", input: [{ role: "user", content: [{ type: "input_text", text: "Forbidden fruit?" }] }] },
+          (key) => ({ authorization: `Bearer ${key}` }),
+        ],
+        [
+          "a Gemini part",
+          "/v1beta/models/m-ratio:generateContent",
+          { contents: [{ role: "user", parts: [{ text: "违禁词" }] }] },
+          (key) => ({ "x-goog-api-key": key }),
+        ],
+      ];
+      for (const [what, path, body, headers] of callerCases) {
+        it(`refuses ${what} with a 400 in the caller's shape`, async () => {
+          const u = await seedUser();
+          const before = await u.quota();
+          const res = await post(path, body, headers(u.key));
+          expect(res.status).toBe(400);
+          expect((await res.json()).error.message).toMatch(/^请求内容包含敏感词：(forbidden fruit|违禁词)/);
+          await settleAll();
+          expect(mock.requests).toHaveLength(0);
+          expect(await u.quota()).toBe(before);
+        });
+      }
+
+      it("does not read tool declarations or a tool call's arguments as the caller's prompt", async () => {
+        const u = await seedUser();
+        const res = await post(
+          "/v1/messages",
+          {
+            model: "m-ratio",
+            max_tokens: 10,
+            tools: [{ name: "pick", description: "picks forbidden fruit", input_schema: { type: "object", properties: {} } }],
+            messages: [
+              { role: "user", content: "hi" },
+              { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "pick", input: { text: "forbidden fruit" } }] },
+              { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "done" }] },
+            ],
+          },
+          { "x-api-key": u.key, "anthropic-version": "2023-06-01" },
+        );
+        expect(res.status).toBe(200);
+        expect(mock.requests).toHaveLength(1);
+      });
+
       it("refuses a large body (read off the event loop) the same way", async () => {
         const u = await seedUser();
         const before = await u.quota();

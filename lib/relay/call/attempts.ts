@@ -26,6 +26,7 @@ import { settleFailure } from "@/lib/relay/call/settle";
 import { streamResponse } from "@/lib/relay/call/stream-response";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
 import { wholeResponse } from "@/lib/relay/call/whole-response";
+import { checkRequestBody } from "@/lib/relay/request/request-rules";
 
 /** An error answer is read up to this size (its message is all we keep). */
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -125,14 +126,19 @@ function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise
       })
     : null;
   const passedThrough = upstream !== null;
-  if (upstream === null) {
-    // Converted: what the decoder could not convert is refused now. Another channel of the model
-    // may speak the caller's protocol, so the refusal lets the next channel try (the last one
-    // tried answers it).
-    const refusal = inbound?.conversionRefusal;
+  if (upstream === null && inbound) {
+    // Converted: the caller's body is decoded now (once per call), and what the decoder could not
+    // convert is refused. Another channel of the model may speak the caller's protocol, so the
+    // refusal lets the next channel try (the last one tried answers it).
+    const canonical = inbound.canonical();
+    const refusal = canonical.refusal;
     if (refusal) {
       throw new RelayError(refusal.status, refusal.message, { type: refusal.type, code: refusal.code, param: refusal.param, local: false });
     }
+    // The endpoint's rules, on the body the adapter gets (a passed-through body is the vendor's to judge).
+    checkRequestBody(ctx.mode, canonical.json);
+    upstream = adapter.buildRequest({ ...input, body: canonical.bytes, json: canonical.json });
+  } else if (upstream === null) {
     upstream = adapter.buildRequest(input);
   }
   // Only adapters that fetch a token first answer with a promise; the rest stay synchronous.

@@ -22,6 +22,8 @@ export type ParsedBody = {
   contentType: string;
   /** transcriptions/translations: the form's `response_format`. */
   responseFormat?: string;
+  /** The reservation's prompt estimate, when it was made where the body was read (another protocol's call). */
+  reserveTokens?: number;
   /** A large body (LARGE_BODY_BYTES or more), read in one go (summariseJsonBody): what was found. */
   large?: { rulesError: RelayErrorData | null; reserveTokens: number; prompt: PromptPlan; sensitiveWord: string | null };
 };
@@ -66,7 +68,10 @@ export class CallContext {
     return headers;
   }
   get promptTokens(): number {
-    return (this.counted ??= countPrompt(this.mode, this.body));
+    // Another protocol's call is counted as the canonical body it decodes to, as it always was.
+    return (this.counted ??= this.inbound
+      ? countJsonPromptTokens(this.mode, this.inbound.canonical().json, this.body.model)
+      : countPrompt(this.mode, this.body));
   }
   /** The prompt bound's cheap part (usage-bounds.ts): the bytes sent, no counting. */
   get promptQuickBound(): number {
@@ -74,7 +79,8 @@ export class CallContext {
   }
   /** The prompt bound, counting the prompt: read only when the vendor's count is over the quick bound. */
   get promptBound(): number {
-    if (this.body.json && hasUnsizedParts(this.body.json)) return Number.POSITIVE_INFINITY;
+    const json = this.inbound ? this.inbound.canonical().json : this.body.json;
+    if (json && hasUnsizedParts(json)) return Number.POSITIVE_INFINITY;
     return promptBound(this.req.body.length, this.promptTokens);
   }
 }

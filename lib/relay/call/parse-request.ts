@@ -7,7 +7,7 @@ import type { RelayRequest } from "@/lib/relay/http";
 import { readMultipartForm } from "@/lib/relay/request/multipart";
 import { bodyFromMembers, LARGE_BODY_BYTES, parseJsonRequest, relayErrorOf, summariseJsonBody } from "@/lib/relay/request/request-body";
 import { checkRequestBody, invalidRequest, requestModel } from "@/lib/relay/request/request-rules";
-import { findSensitiveWord, matcherFor, sensitiveWordError } from "@/lib/relay/request/sensitive";
+import { findSensitiveWord, findSensitiveWordInCaller, matcherFor, sensitiveWordError } from "@/lib/relay/request/sensitive";
 import type { RelayMode } from "@/lib/relay/types";
 
 /** `sensitiveWords`: the SensitiveWords option when prompts are checked (a large body is looked at where it is read). */
@@ -86,5 +86,15 @@ export function checkBody(mode: RelayMode, body: ParsedBody): void {
 export function checkPromptWords(sensitiveWords: string | null, body: ParsedBody): void {
   if (sensitiveWords === null) return;
   const word = body.large ? body.large.sensitiveWord : body.json ? findSensitiveWord(body.json, matcherFor(sensitiveWords)) : null;
+  if (word !== null) throw sensitiveWordError(word);
+}
+
+/**
+ * The sensitive-word filter on a call in another protocol: the caller's own text, read from its
+ * body as it came (findSensitiveWordInCaller), so a call that passes through is never decoded for it.
+ */
+export function checkCallerPromptWords(sensitiveWords: string | null, body: Record<string, unknown>): void {
+  if (sensitiveWords === null) return;
+  const word = findSensitiveWordInCaller(body, matcherFor(sensitiveWords));
   if (word !== null) throw sensitiveWordError(word);
 }

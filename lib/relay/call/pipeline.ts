@@ -37,8 +37,9 @@ import {
 } from "@/lib/relay/http";
 import { isAnthropicCaller, serveBilling, serveModels } from "@/lib/relay/call/models-and-billing";
 import { anthropicProtocol } from "@/lib/relay/inbound/anthropic";
-import { canonicalRequest, type InboundCall, type InboundProtocol, type InboundRoute, matchInbound } from "@/lib/relay/inbound";
-import { checkBody, checkPromptWords, parseBody } from "@/lib/relay/call/parse-request";
+import { type InboundCall, type InboundProtocol, type InboundRoute, matchInbound, readInbound } from "@/lib/relay/inbound";
+import { requestModel } from "@/lib/relay/request/request-rules";
+import { checkBody, checkCallerPromptWords, checkPromptWords, parseBody } from "@/lib/relay/call/parse-request";
 import { priceFor, reserveFor, reserveTokens } from "@/lib/relay/call/pricing";
 import { getLedger, readyLedger } from "@/lib/relay/memory/runtime";
 import { relayRefusal } from "@/lib/relay/providers";
@@ -124,19 +125,35 @@ async function relayCall(
     // memory: each is taken without an await, which would cost a turn of the microtask queue.
     const authenticated = keyCaller(req);
     caller = authenticated instanceof Promise ? await authenticated : authenticated;
-    // Another caller protocol: from here on the request is the canonical chat completions one.
-    if (inbound) ({ req, call } = canonicalRequest(req, inbound.protocol, inbound.route, requestId));
-    const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
-    body = parsed instanceof Promise ? await parsed : parsed;
+    if (inbound) {
+      // Another caller protocol: read for what routing, pricing and the hold need; its body is
+      // decoded into the canonical chat completions one only if an attempt converts it.
+      const read = readInbound(req, inbound.protocol, inbound.route, requestId);
+      call = read.call;
+      const json = read.json;
+      body = {
+        json,
+        model: requestModel(json, defaultModel),
+        stream: json.stream === true,
+        contentType: "application/json",
+        reserveTokens: read.reserveTokens,
+      };
+    } else {
+      const parsed = parseBody(req, mode, defaultModel, sensitiveWords);
+      body = parsed instanceof Promise ? await parsed : parsed;
+    }
   }
   // Per-user request limits (lib/relay/call/rate-limit.ts), once the user is known and before any
   // check, so failures count too. Off by default: then one boolean read.
   const countOutcome = options.ModelRequestRateLimitEnabled && !playground ? await admitRequest(options, caller) : null;
 
   // After authentication (the playground parses first, for its group), before any reservation.
-  checkBody(mode, body);
+  // Another protocol's call: its canonical body is checked when an attempt converts it
+  // (attempts.ts); the prompt check reads the caller's own text.
+  if (!call) checkBody(mode, body);
   checkModelAllowed(caller, body.model);
-  checkPromptWords(sensitiveWords, body);
+  if (call) checkCallerPromptWords(sensitiveWords, call.info.request);
+  else checkPromptWords(sensitiveWords, body);
 
   // Find a channel before pricing and reserving: "no channel" is the clearest answer for an
   // unknown model, and it costs no database write.

@@ -50,6 +50,7 @@ function pricingOptions(o: OptionValues) {
 export function reserveTokens(mode: RelayMode, body: ParsedBody, req: RelayRequest): number {
   if (mode === "images" || mode === "transcriptions" || mode === "translations") return 0;
   if (!body.json) return mode === "speech" ? 0 : Math.ceil(req.body.length / 4);
+  if (body.reserveTokens !== undefined) return body.reserveTokens;
   if (body.large) return body.large.reserveTokens;
   return reservePromptTokens(mode, body.json, req.body, body.model);
 }

@@ -7,6 +7,7 @@ import { quotaForTokens } from "@/lib/billing/price";
 import type { CallContext } from "@/lib/relay/call/call-context";
 import type { RelayResponse, RelaySink, RelayStreamBody } from "@/lib/relay/http";
 import { OpenAIStreamRelay, type OpenAIStreamOptions } from "@/lib/relay/openai/stream-relay";
+import { passthroughBookkeeping, type StreamBookkeeping } from "@/lib/relay/call/passthrough-reader";
 import type { InboundStreamWriter } from "@/lib/relay/inbound";
 import type { StreamFraming, UpstreamRequest } from "@/lib/relay/providers";
 import { onRelayShutdown } from "@/lib/relay/memory/runtime";
@@ -22,12 +23,14 @@ export function streamResponse(
   upstreamModel: string,
   exchange: Exchange,
 ): RelayResponse {
-  const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream));
   // A passed-through stream (the channel speaks the caller's protocol) is read by the relay for
-  // usage and timing, but the caller gets the upstream's own events.
+  // usage and timing, but the caller gets the upstream's own events: only the events that carry
+  // usage, errors or the first token are read as they come (passthrough-reader.ts).
   const passthrough = upstream.passthrough === true && ctx.inbound !== null;
+  const relay = new OpenAIStreamRelay(new StreamOptions(ctx, upstreamModel, upstream, passthrough));
+  const book = passthrough ? passthroughBookkeeping(relay, ctx.inbound!.protocol.name) : relay;
   const encoder = ctx.inbound && !passthrough ? ctx.inbound.streamWriter() : null;
-  const body = new RelayedStream(ctx, channel, upstreamModel, exchange, relay, upstream.framing ?? null, encoder, passthrough);
+  const body = new RelayedStream(ctx, channel, upstreamModel, exchange, book, upstream.framing ?? null, encoder, passthrough);
   return { status: 200, headers: ctx.droppedHeader({ ...SSE_HEADERS, "x-oneapi-request-id": ctx.requestId }), body };
 }
 
@@ -41,6 +44,8 @@ class StreamOptions implements OpenAIStreamOptions {
     private readonly ctx: CallContext,
     readonly model: string,
     upstream: UpstreamRequest,
+    /** A passed-through stream: the relay's own output is never written. */
+    readonly readOnly: boolean,
   ) {
     this.mode = ctx.mode === "completions" ? "completions" : "chat";
     this.clientIncludeUsage = clientWantsUsage(ctx.body.json);
@@ -121,7 +126,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
     private readonly channel: RouteChannel,
     private readonly upstreamModel: string,
     private readonly exchange: Exchange,
-    private readonly relay: OpenAIStreamRelay,
+    private readonly relay: StreamBookkeeping,
     /** Turns a body that is not SSE into SSE first (providers/types.ts, StreamFraming). */
     private readonly framing: StreamFraming | null,
     /** Re-encodes the relay's OpenAI events for a caller of another protocol (inbound/). */

@@ -1,9 +1,10 @@
-// The inbound seam's plumbing, with a small protocol of the test's own: decoding into the
-// canonical request, and re-encoding the relay's OpenAI stream.
+// The inbound seam's plumbing, with a small protocol of the test's own: reading a call before
+// routing, decoding it into the canonical request when asked, and re-encoding the relay's OpenAI
+// stream.
 import { describe, expect, it } from "vitest";
 import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
-import { canonicalRequest, InboundCall } from "./index";
+import { InboundCall, readInbound } from "./index";
 import type { InboundProtocol } from "./types";
 
 const echo: InboundProtocol = {
@@ -44,31 +45,67 @@ function request(body: string): RelayRequest & { goneCallbacks: (() => void)[] }
   };
 }
 
-describe("canonicalRequest", () => {
-  it("decodes the caller's body and keeps the rest of the request", () => {
-    const req = request('{"say":"hi"}');
-    const { req: out, call } = canonicalRequest(req, echo, { model: "x", stream: true }, "rid");
-    expect(JSON.parse(Buffer.from(out.body).toString())).toEqual({
-      model: "x",
+describe("readInbound", () => {
+  it("reads what routing and the hold need without the decoder, and decodes once, on demand", () => {
+    let decoded = 0;
+    const counting: InboundProtocol = {
+      ...echo,
+      toCanonical(body, route, notes) {
+        decoded++;
+        return echo.toCanonical(body, route, notes);
+      },
+    };
+    const req = request('{"model":"m1","say":"hi","max_tokens":64}');
+    const { call, json, reserveTokens } = readInbound(req, counting, { stream: true }, "rid");
+    // a streamed call always asks for the usage chunk
+    expect(json).toEqual({ model: "m1", stream: true, stream_options: { include_usage: true }, max_tokens: 64 });
+    expect(reserveTokens).toBeGreaterThan(0);
+    expect(call.info).toMatchObject({ requestId: "rid", model: "m1", request: { model: "m1", say: "hi", max_tokens: 64 } });
+    expect(Buffer.from(call.rawBody).toString()).toBe('{"model":"m1","say":"hi","max_tokens":64}');
+    expect(decoded).toBe(0);
+    const canonical = call.canonical();
+    expect(canonical.json).toEqual({
+      model: "m",
       stream: true,
       messages: [{ role: "user", content: "hi" }],
-      // a streamed call always asks for the usage chunk
       stream_options: { include_usage: true },
     });
-    expect(out.path).toBe("/echo");
-    expect(out.clientIp).toBe("127.0.0.1");
-    expect(call.info).toMatchObject({ requestId: "rid", model: "x", request: { say: "hi" } });
-    // onGone still watches the caller's connection
-    const seen: string[] = [];
-    out.onGone(() => seen.push("gone"));
-    for (const cb of req.goneCallbacks) cb();
-    expect(seen).toEqual(["gone"]);
+    expect(JSON.parse(canonical.bytes.toString())).toEqual(canonical.json);
+    expect(call.conversionRefusal).toBeNull();
+    expect(call.dropped).toEqual([]);
+    expect(decoded).toBe(1);
   });
 
-  it("refuses what is not a JSON object, and what the protocol refuses", () => {
-    expect(() => canonicalRequest(request("nope"), echo, {}, "r")).toThrow(/JSON/);
-    expect(() => canonicalRequest(request("[1]"), echo, {}, "r")).toThrow(/JSON 对象/);
-    expect(() => canonicalRequest(request('{"say":1}'), echo, {}, "r")).toThrow(/say must be a string/);
+  it("refuses what is not a JSON object at once", () => {
+    expect(() => readInbound(request("nope"), echo, {}, "r")).toThrow(/JSON/);
+    expect(() => readInbound(request("[1]"), echo, {}, "r")).toThrow(/JSON 对象/);
+  });
+
+  it("asks the decoder when nothing names a model, so its refusal is the answer", () => {
+    expect(() => readInbound(request('{"say":1}'), echo, {}, "r")).toThrow(/say must be a string/);
+    // The decoder's own model (here its default) when the body and the path name none.
+    expect(readInbound(request('{"say":"hi"}'), echo, {}, "r").json.model).toBe("m");
+  });
+
+  it("keeps the decoder's refusal for a converting attempt, with a minimal canonical body", () => {
+    const { call } = readInbound(request('{"model":"m1","say":1,"text":"words"}'), echo, {}, "r");
+    const canonical = call.canonical();
+    expect(canonical.refusal?.message).toBe("say must be a string");
+    expect(canonical.json).toEqual({ model: "m1", messages: [{ role: "user", content: "words" }] });
+  });
+
+  it("estimates a large body's prompt from its text, not from inline files", () => {
+    const text = "word ".repeat(8000);
+    const image = `data:image/png;base64,${"A".repeat(400_000)}`;
+    const plain = readInbound(request(JSON.stringify({ model: "m1", say: text })), echo, {}, "r").reserveTokens;
+    const withImage = readInbound(
+      request(JSON.stringify({ model: "m1", say: text, image, source: { type: "base64", data: "B".repeat(400_000) } })),
+      echo,
+      {},
+      "r",
+    ).reserveTokens;
+    expect(plain).toBe(Math.ceil(text.length / 4));
+    expect(withImage).toBe(plain + Math.ceil("base64".length / 4));
   });
 });
 

@@ -10,6 +10,8 @@ import { gemini } from "./gemini";
 import { responsesProtocol } from "./responses";
 import type { InboundInfo, InboundMatch, InboundProtocol, InboundRoute, InboundStreamEncoder } from "./types";
 import { isObj } from "@/lib/obj";
+import { BYTE_ESTIMATE_LIMIT } from "@/lib/relay/request/request-body";
+import { estimateTextTokens, estimateTokensFromBytes } from "@/lib/relay/openai/token-count";
 import { CollectedNotes } from "./notes";
 
 /** Every caller protocol the relay speaks besides OpenAI's chat completions. */
@@ -34,21 +36,49 @@ export function protocolFor(method: string, path: string, query = new URLSearchP
   return matchInbound(method, trimmed, query)?.protocol;
 }
 
+/** The caller's request decoded into the canonical chat completions body (InboundCall.canonical). */
+export interface CanonicalBody {
+  json: Record<string, unknown>;
+  /** `json` serialised: the body a converting adapter is handed. */
+  bytes: Buffer;
+  /**
+   * Why the request cannot be converted (types.ts, toCanonical's `refuse`): answered when the
+   * attempt's channel converts, never when it passes the request through.
+   */
+  refusal: RelayError | null;
+  /** What a converted request leaves out (ConversionNotes.drop): named in `x-qiao-dropped`. */
+  dropped: readonly string[];
+}
+
 /** One call in another protocol: the protocol, and the call as its encoders see it. */
 export class InboundCall {
+  private decoded: CanonicalBody | null = null;
+
   constructor(
     readonly protocol: InboundProtocol,
     readonly info: InboundInfo,
     /** The caller's body as it came (a channel that speaks the protocol gets it as is). */
     readonly rawBody: Uint8Array = new Uint8Array(0),
-    /**
-     * Why the request cannot be converted (types.ts, toCanonical's `refuse`): answered when the
-     * attempt's channel converts, never when it passes the request through.
-     */
-    readonly conversionRefusal: RelayError | null = null,
-    /** What a converted request leaves out (ConversionNotes.drop): named in `x-qiao-dropped`. */
-    readonly dropped: readonly string[] = [],
   ) {}
+
+  /**
+   * The canonical request, decoded on first use: by an attempt that converts, by the prompt check
+   * when it is on, or by the local count when the vendor reports no usage. A call that only
+   * passes through never decodes its body.
+   */
+  canonical(): CanonicalBody {
+    return (this.decoded ??= decodeCanonical(this.protocol, this.info.request, this.info.route ?? {}));
+  }
+
+  /** See CanonicalBody.refusal. */
+  get conversionRefusal(): RelayError | null {
+    return this.canonical().refusal;
+  }
+
+  /** See CanonicalBody.dropped. */
+  get dropped(): readonly string[] {
+    return this.canonical().dropped;
+  }
 
   /** An error event in the caller's protocol, for a passed-through stream that broke. */
   streamError(error: { message: string; type: string; code: string | number | null }): Uint8Array {
@@ -69,17 +99,24 @@ export class InboundCall {
 const decoder = new TextDecoder();
 
 /**
- * Decodes a call in another protocol into the canonical request: the caller's JSON is read, the
- * protocol turns it into an OpenAI chat completions body, and the request the pipeline goes on
- * with carries that body (its path, headers and connection stay the caller's). A streamed call
- * always asks for the usage chunk: every protocol reports usage at its stream's end.
+ * A call in another protocol as the pipeline reads it before routing: what every model call has,
+ * in the canonical body's names (`json`: the model, the streaming, the output cap and the
+ * choices), and the reservation's estimate of its prompt. Nothing of it needs the protocol's
+ * decoder: the full decode waits for an attempt that converts (InboundCall.canonical).
  */
-export function canonicalRequest(
-  req: RelayRequest,
-  protocol: InboundProtocol,
-  route: InboundRoute,
-  requestId: string,
-): { req: RelayRequest; call: InboundCall } {
+export interface InboundRead {
+  call: InboundCall;
+  json: Record<string, unknown>;
+  /** Prompt tokens for the reservation (reservePromptTokens' rule on the caller's own text). */
+  reserveTokens: number;
+}
+
+/**
+ * Reads a call in another protocol: its body must be a JSON object (a 400 at once otherwise), and
+ * the model, the streaming and the output cap are read from it by each protocol's names. A streamed
+ * call always asks for the usage chunk: every protocol reports usage at its stream's end.
+ */
+export function readInbound(req: RelayRequest, protocol: InboundProtocol, route: InboundRoute, requestId: string): InboundRead {
   if (nestsTooDeep(req.body)) throw tooDeep();
   let body: unknown;
   try {
@@ -88,53 +125,86 @@ export function canonicalRequest(
     throw new RelayError(400, "请求体不是合法的 JSON", { type: "invalid_request_error", code: "invalid_json" });
   }
   if (!isObj(body)) throw new RelayError(400, "请求体必须是 JSON 对象", { type: "invalid_request_error", code: "invalid_json" });
-  const notes = new CollectedNotes();
-  let canonical: Record<string, unknown>;
-  try {
-    canonical = protocol.toCanonical(body, route, notes);
-  } catch (error) {
-    // The decoder cannot read this body, but a channel that speaks the protocol may still serve
-    // it (a new field or role of the vendor's): the error waits as the refusal for a converting
-    // attempt, and the call goes on with what every request has (the minimal body below).
-    const minimal = error instanceof RelayError && error.status === 400 ? minimalCanonical(body, route) : null;
-    if (!minimal) throw error;
-    notes.refusal = error as RelayError;
-    canonical = minimal;
-  }
-  if (canonical.stream === true) canonical.stream_options = { include_usage: true };
-  const info: InboundInfo = {
-    requestId,
-    model: typeof canonical.model === "string" ? canonical.model : "",
-    created: Math.floor(Date.now() / 1000),
-    request: body,
-    route,
-  };
-  // The same request in every other respect. summariseJsonBody reads `this.body`, so a large
-  // canonical body is still summarised off the event loop; onGone stays bound to the original,
-  // whose connection it watches.
-  const derived: RelayRequest = Object.create(req, {
-    body: { value: Buffer.from(JSON.stringify(canonical)), enumerable: true },
-    onGone: { value: req.onGone.bind(req) },
-  });
-  return { req: derived, call: new InboundCall(protocol, info, req.body, notes.refusal, notes.dropped) };
+  const info: InboundInfo = { requestId, model: "", created: Math.floor(Date.now() / 1000), request: body, route };
+  const call = new InboundCall(protocol, info, req.body);
+  let json = essentials(body, route);
+  // No model in the body or the path: the decoder says what is wrong with the request (or names a
+  // model of its own), as it did before anything else was read.
+  if (json === null) json = call.canonical().json;
+  if (typeof json.model === "string") info.model = json.model;
+  const reserveTokens = req.body.length <= BYTE_ESTIMATE_LIMIT ? estimateTokensFromBytes(req.body) : estimateCallerText(body);
+  return { call, json, reserveTokens };
 }
 
 /**
- * What every model call has, read without the protocol's decoder: the model (the path's, else the
- * body's), the streaming, the output cap (each protocol's name for it) and, for counting and the
- * prompt checks, all the body's text as one user message. Null without a model: nothing could
+ * Decodes the caller's body into the canonical request: the protocol turns it into an OpenAI chat
+ * completions body. A body the decoder cannot read may still be served by a channel that speaks
+ * the protocol (a new field or role of the vendor's): the error waits as the refusal for a
+ * converting attempt, and the canonical body is the minimal one below.
+ */
+function decodeCanonical(protocol: InboundProtocol, body: Record<string, unknown>, route: InboundRoute): CanonicalBody {
+  const notes = new CollectedNotes();
+  let json: Record<string, unknown>;
+  try {
+    json = protocol.toCanonical(body, route, notes);
+  } catch (error) {
+    const minimal = error instanceof RelayError && error.status === 400 ? minimalCanonical(body, route) : null;
+    if (!minimal) throw error;
+    notes.refusal = error as RelayError;
+    json = minimal;
+  }
+  if (json.stream === true) json.stream_options = { include_usage: true };
+  return { json, bytes: Buffer.from(JSON.stringify(json)), refusal: notes.refusal, dropped: notes.dropped };
+}
+
+/**
+ * What every model call has, in the canonical body's names, read without the protocol's decoder:
+ * the model (the path's, else the body's), the streaming, the output cap and the number of
+ * choices (each protocol's name for them). Null without a model.
+ */
+function essentials(body: Record<string, unknown>, route: InboundRoute): Record<string, unknown> | null {
+  const model = route.model ?? body.model;
+  if (typeof model !== "string" || model === "") return null;
+  const out: Record<string, unknown> = { model };
+  if (route.stream ?? body.stream === true) {
+    out.stream = true;
+    out.stream_options = { include_usage: true };
+  }
+  const config = isObj(body.generationConfig) ? body.generationConfig : isObj(body.generation_config) ? body.generation_config : null;
+  const max = body.max_tokens ?? body.max_output_tokens ?? config?.maxOutputTokens ?? config?.max_output_tokens;
+  if (Number.isSafeInteger(max) && (max as number) > 0) out.max_tokens = max;
+  const n = config?.candidateCount ?? config?.candidate_count;
+  if (Number.isSafeInteger(n) && (n as number) > 1) out.n = n;
+  return out;
+}
+
+/** Keys whose strings are inline files (base64 images, documents, audio) or opaque state, not text. */
+const NOT_TEXT: ReadonlySet<string> = new Set(["model", "data", "file_data", "signature", "encrypted_content"]);
+
+/**
+ * estimateTextTokens over every string of a caller's body but inline files and data URLs (an
+ * image is a few hundred tokens, not its base64), for the reservation of a large body.
+ */
+function estimateCallerText(value: unknown): number {
+  if (typeof value === "string") return value.startsWith("data:") ? 0 : estimateTextTokens(value);
+  // The depth is bounded where the body was read (json-depth.ts): the walk may recurse.
+  let n = 0;
+  if (Array.isArray(value)) for (const v of value) n += estimateCallerText(v);
+  else if (isObj(value)) for (const key in value) if (!NOT_TEXT.has(key)) n += estimateCallerText(value[key]);
+  return n;
+}
+
+/**
+ * The canonical body of a request the decoder cannot read: the essentials and, for counting and
+ * the prompt checks, all the body's text as one user message. Null without a model: nothing could
  * route the call.
  */
 function minimalCanonical(body: Record<string, unknown>, route: InboundRoute): Record<string, unknown> | null {
-  const model = route.model ?? body.model;
-  if (typeof model !== "string" || model === "") return null;
+  const out = essentials(body, route);
+  if (!out) return null;
   const texts: string[] = [];
   collectText(body, texts, 0);
-  const out: Record<string, unknown> = { model, messages: [{ role: "user", content: texts.join("\n") }] };
-  if (route.stream ?? body.stream === true) out.stream = true;
-  const config = isObj(body.generationConfig) ? body.generationConfig : null;
-  const max = body.max_tokens ?? body.max_output_tokens ?? config?.maxOutputTokens;
-  if (Number.isSafeInteger(max) && (max as number) > 0) out.max_tokens = max;
+  out.messages = [{ role: "user", content: texts.join("\n") }];
   return out;
 }
 

@@ -56,6 +56,25 @@ describe("OpenAIStreamRelay", () => {
     expect(relay.endReason).toBe("done");
   });
 
+  it("read-only, reads events handed over one by one as the SSE reader would, and writes nothing", () => {
+    const sse = fixture("openai-chat-tools.chunks.txt");
+    const reference = run(sse, { mapEvent: (d) => d as Record<string, unknown> }).relay;
+    const relay = new OpenAIStreamRelay({
+      mode: "chat",
+      model: "gpt-4o",
+      clientIncludeUsage: true,
+      promptTokens: 11,
+      readOnly: true,
+      mapEvent: (d) => d as Record<string, unknown>,
+    });
+    for (const data of payloads(sse)) expect(relay.event(undefined, data)).toBeNull();
+    expect(relay.finish()).toBeNull();
+    expect(relay.usage).toEqual(reference.usage);
+    expect(relay.toolCallCount).toBe(reference.toolCallCount);
+    expect(relay.deliveredText).toBe(reference.deliveredText);
+    expect(relay.endReason).toBe(reference.endReason);
+  });
+
   it("forwards the upstream usage chunk when the client asked for include_usage", () => {
     const src = fixture("openai-chat.chunks.txt");
     const { events } = run(src, { clientIncludeUsage: true });

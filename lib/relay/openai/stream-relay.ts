@@ -74,6 +74,11 @@ export interface OpenAIStreamOptions {
    * OpenAI chunk object, or null to drop it. The result is serialised with JSON.stringify.
    */
   mapEvent?: (data: unknown) => Record<string, unknown> | null;
+  /**
+   * Nobody reads the relay's output (a passed-through stream: the caller gets the upstream's own
+   * bytes): events are read for the bookkeeping only, and nothing is serialised for the client.
+   */
+  readOnly?: boolean;
 }
 
 /** Unparsed chunks are read once the buffers they sit in reach this size. */
@@ -141,6 +146,18 @@ export class OpenAIStreamRelay {
       onEvent: (e) => this.onEvent(e),
       onOverflow: () => this.fail("overflow", null),
     }));
+  }
+
+  /**
+   * One event whose framing the caller has read already (its `event:` name, and its data as one
+   * line), at an event boundary of the bytes fed so far: read as the SSE reader would hand it on.
+   * Returns the bytes to write to the client now, or null.
+   */
+  event(name: string | undefined, data: string): Uint8Array | null {
+    if (this.finished) return null;
+    if (this.firstByte === null) this.firstByte = this.now();
+    this.onEvent({ event: name, data, id: undefined });
+    return this.flush();
   }
 
   /** Feed upstream bytes; returns the bytes to write to the client now, or null. */
@@ -284,6 +301,11 @@ export class OpenAIStreamRelay {
   }
 
   private flush(): Uint8Array | null {
+    if (this.opts.readOnly) {
+      this.out = "";
+      if (this.pieces.length > 0) this.pieces = [];
+      return null;
+    }
     const pieces = this.pieces;
     if (this.out !== "") {
       pieces.push(this.out);
@@ -437,7 +459,7 @@ export class OpenAIStreamRelay {
       const mapped = this.opts.mapEvent(parsed);
       if (!mapped) return null;
       parsed = mapped;
-      text = JSON.stringify(mapped);
+      if (!this.opts.readOnly) text = JSON.stringify(mapped);
     }
     if (!isObj(parsed)) {
       this.malformed++;

@@ -58,7 +58,7 @@ const NAMED_KEYS: ReadonlySet<string> = new Set([
 
 /** Bodies up to this size are estimated from their raw bytes; larger ones (images inlined as
  * base64, long documents) text by text, where the raw bytes would overstate them. */
-const BYTE_ESTIMATE_LIMIT = 16 * 1024;
+export const BYTE_ESTIMATE_LIMIT = 16 * 1024;
 
 const decoder = new TextDecoder();
 

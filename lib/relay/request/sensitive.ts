@@ -228,6 +228,69 @@ export function findSensitiveWord(json: Record<string, unknown>, matcher: WordMa
   return findIn(json.prompt, matcher) ?? findIn(json.input, matcher);
 }
 
+/** The keys under which the caller protocols (and OpenAI's) put prompt text. */
+const TEXT_KEYS: ReadonlySet<string> = new Set([
+  "text",
+  "content",
+  "system",
+  "instructions",
+  "input",
+  "prompt",
+  "systemInstruction",
+  "contents",
+  "parts",
+]);
+/** Declarations and settings, not text the model is prompted with: never looked into. */
+const NOT_PROMPT: ReadonlySet<string> = new Set([
+  "tools",
+  "tool_choice",
+  "metadata",
+  "args",
+  "arguments",
+  "response_format",
+  "generationConfig",
+  "generation_config",
+]);
+
+/**
+ * The first listed word in the text of a call in another protocol (Anthropic Messages, Gemini,
+ * Responses), read from the caller's own body without decoding it: every string under a key those
+ * protocols put prompt text under (TEXT_KEYS), at any depth (system text, messages, content
+ * blocks, tool results), but not tool declarations, a tool call's own arguments (an `input`
+ * object, `args`) or settings, which the check on the decoded body never read either. The depth
+ * is bounded where the body is read (json-depth.ts), so the walk may recurse.
+ */
+export function findSensitiveWordInCaller(body: Record<string, unknown>, matcher: WordMatcher): string | null {
+  return findInMembers(body, matcher);
+}
+
+function findInMembers(value: Record<string, unknown>, matcher: WordMatcher): string | null {
+  for (const key in value) {
+    if (NOT_PROMPT.has(key)) continue;
+    const member = value[key];
+    let word: string | null = null;
+    if (typeof member === "string") {
+      if (TEXT_KEYS.has(key)) word = matcher.find(member);
+    } else if (Array.isArray(member)) word = findInItems(member, matcher);
+    // A tool call's `input` object holds its arguments; Responses' `input` is a string or a list.
+    else if (member !== null && typeof member === "object" && key !== "input")
+      word = findInMembers(member as Record<string, unknown>, matcher);
+    if (word !== null) return word;
+  }
+  return null;
+}
+
+function findInItems(items: unknown[], matcher: WordMatcher): string | null {
+  for (const item of items) {
+    let word: string | null = null;
+    if (typeof item === "string") word = matcher.find(item);
+    else if (Array.isArray(item)) word = findInItems(item, matcher);
+    else if (item !== null && typeof item === "object") word = findInMembers(item as Record<string, unknown>, matcher);
+    if (word !== null) return word;
+  }
+  return null;
+}
+
 /** Whether prompts are checked: the two switches of the operation tab. */
 export function promptCheckEnabled(o: { CheckSensitiveEnabled: unknown; CheckSensitiveOnPromptEnabled: unknown }): boolean {
   return o.CheckSensitiveEnabled === true && o.CheckSensitiveOnPromptEnabled === true;
