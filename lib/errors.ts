@@ -17,6 +17,8 @@ export class ApiError extends Error {
     message: string,
     /** HTTP status of the envelope response. */
     readonly status: number = 400,
+    /** Sent as the envelope's `data`, for a caller that acts on the refusal (e.g. `{ step_up: true }`). */
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = "ApiError";

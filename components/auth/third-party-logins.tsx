@@ -4,7 +4,8 @@
 // and Telegram flows arrive with their own issue.
 import { Button, Divider, Group } from "@mantine/core";
 import { api } from "@/lib/client/api";
-import { showInfo } from "@/lib/client/notify";
+import { TelegramLoginButton } from "@/components/auth/telegram-login";
+import { WeChatLoginButton } from "@/components/auth/wechat-login";
 import { readAff } from "@/lib/client/storage";
 import type { SiteStatus } from "@/lib/ui/site-status";
 
@@ -19,7 +20,6 @@ export function hasThirdPartyLogin(status: SiteStatus | null): boolean {
 
 export function ThirdPartyLogins({ status }: { status: SiteStatus | null }) {
   if (!status || !hasThirdPartyLogin(status)) return null;
-  const soon = () => showInfo("该登录方式暂未开放，请使用其他方式登录");
   return (
     <>
       <Divider my="md" label="第三方登录" labelPosition="center" />
@@ -50,16 +50,8 @@ export function ThirdPartyLogins({ status }: { status: SiteStatus | null }) {
             LinuxDO
           </Button>
         )}
-        {status.wechat_login && (
-          <Button variant="default" color="green" onClick={soon}>
-            微信
-          </Button>
-        )}
-        {status.telegram_oauth && (
-          <Button variant="default" onClick={soon}>
-            Telegram
-          </Button>
-        )}
+        {status.wechat_login && <WeChatLoginButton status={status} />}
+        {status.telegram_oauth && <TelegramLoginButton status={status} />}
       </Group>
     </>
   );

@@ -17,8 +17,9 @@ export function envelopeWith<T>(data: T, beside: Record<string, unknown>): Respo
   return new Response(JSON.stringify({ ...beside, success: true, message: "", data }), { headers: JSON_HEADERS });
 }
 
-export function failure(message: string, status = 400): Response {
-  return new Response(JSON.stringify({ success: false, message }), { status, headers: JSON_HEADERS });
+export function failure(message: string, status = 400, data?: unknown): Response {
+  const body = data === undefined ? { success: false, message } : { success: false, message, data };
+  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }
 
 const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);

@@ -121,7 +121,7 @@ export function route<
 }
 
 export function errorResponse(error: unknown): Response {
-  if (isApiError(error)) return failure(error.message, error.status);
+  if (isApiError(error)) return failure(error.message, error.status, error.data);
   console.error("[api] unhandled error:", error);
   return failure("服务器内部错误，请联系管理员", 500);
 }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { unauthorized, forbidden } from "@/lib/errors";
 import { getDb } from "@/lib/db";
-import { checkSessionCookie, SESSION_MSG } from "@/lib/auth/session-check";
+import { checkSessionCookie, SESSION_MSG, type StandingSession } from "@/lib/auth/session-check";
 import { hasTier, isActiveUser, VALID_ROLES, type RoleTier } from "@/lib/auth/roles";
 
 export type Caller = {
@@ -16,6 +16,8 @@ export type Caller = {
   group: string;
   /** How the caller proved itself; the playground refuses access tokens. */
   via: "session" | "access_token";
+  /** The caller's session when `via` is "session" (its id, and when it last proved itself again). */
+  session?: StandingSession;
 };
 
 const CALLER_SELECT = { id: true, username: true, display_name: true, role: true, status: true, group: true } as const;
@@ -27,7 +29,7 @@ export const hashAccessToken = (token: string) => createHash("sha256").update(to
 /** The caller of an `optional` route: an active session's user, or null (no header check). */
 export async function optionalCaller(headers: Headers): Promise<Caller | null> {
   const check = await checkSessionCookie(headers.get("cookie"));
-  return check.state === "active" ? { ...check.user, via: "session" } : null;
+  return check.state === "active" ? { ...check.user, via: "session", session: check.session } : null;
 }
 
 export async function authenticate(headers: Headers, tier: RoleTier): Promise<Caller> {
@@ -37,7 +39,7 @@ export async function authenticate(headers: Headers, tier: RoleTier): Promise<Ca
     const claimed = headers.get("new-api-user");
     if (!claimed) throw unauthorized(SESSION_MSG.headerMissing);
     if (!/^\d+$/.test(claimed) || Number(claimed) !== session.user.id) throw unauthorized(SESSION_MSG.headerMismatch);
-    caller = { ...session.user, via: "session" };
+    caller = { ...session.user, via: "session", session: session.session };
   } else {
     const raw = (headers.get("authorization") ?? "").replace(/^Bearer\s+/i, "").trim();
     if (!raw) throw unauthorized();

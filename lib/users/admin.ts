@@ -3,6 +3,7 @@
 // promotes or changes roles; root is never disabled, deleted or demoted. Rows are read through
 // USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer.
 import { ApiError, forbidden, notFound } from "@/lib/errors";
+import { endOtherSessions } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/db";
 import { type Page, pagedFind } from "@/lib/db/paging";
 import { textFilter } from "@/lib/db/text-search";
@@ -162,6 +163,8 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
       throw error;
     });
   publishInvalidation({ kind: "user", id: user.id });
+  // A new password set by an admin ends the user's sessions (their cookies already fail on auth_version).
+  if (input.password) await endOtherSessions(user.id, null);
   return toUserView(await visibleQuota(user));
 }
 
@@ -200,6 +203,8 @@ export async function manageUser(actor: Actor, input: UserManageInput): Promise<
     const { count } = await db.user.updateMany({ where: { id: target.id, deleted_at: null, ...guard }, data });
     if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
     publishInvalidation({ kind: "user", id: target.id });
+    // A ban ends the user's sessions (their cookies already fail on auth_version).
+    if (input.action === "disable") await endOtherSessions(target.id, null);
   }
   const after = await db.user.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, status: true } });
   return { role: after.role, status: after.status };

@@ -2,6 +2,7 @@
 // and binding), the password-reset mail and its confirmation, and binding an address to an account.
 // Mails go through lib/mail/mailer.ts; codes and tokens through lib/auth/verification.ts (shared by
 // every instance, taken once).
+import { endOtherSessions } from "@/lib/auth/sessions";
 import { randomBytes } from "node:crypto";
 import { ApiError } from "@/lib/errors";
 import { env } from "@/lib/env";
@@ -141,6 +142,7 @@ export async function confirmPasswordReset(email: string, token: string): Promis
   const password = newPassword();
   await db.user.update({ where: { id: user.id }, data: { password: await hashPassword(password), auth_version: { increment: 1 } } });
   await clearPasswordFailures(user.id);
+  await endOtherSessions(user.id, null);
   return password;
 }
 

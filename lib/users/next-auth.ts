@@ -8,6 +8,8 @@ import { revokeSession } from "@/lib/auth/session-check";
 import { env, sessionSecret } from "@/lib/env";
 import { requestIp } from "@/lib/net/client-ip";
 import { loginWithPassword } from "@/lib/users/auth";
+import { createSessionRow } from "@/lib/auth/sessions";
+import { hasTwoFactor } from "@/lib/auth/sign-in";
 import { loginSchema } from "@/lib/users/schemas";
 
 type RawHeaders = Record<string, string | string[] | undefined> | undefined;
@@ -39,8 +41,12 @@ export function authOptions(): AuthOptions {
           const query = req.query as Record<string, unknown> | undefined;
           const turnstile = credentials?.turnstile || (typeof query?.turnstile === "string" ? query.turnstile : null);
           try {
-            const user = await loginWithPassword(input.data, requestIp(toHeaders(req.headers as RawHeaders)), turnstile);
-            return { id: String(user.id), name: user.username, role: user.role, ver: user.auth_version } as never;
+            const headers = toHeaders(req.headers as RawHeaders);
+            const user = await loginWithPassword(input.data, requestIp(headers), turnstile);
+            // An account with two-factor signs in through /api/user/login, which asks for the code.
+            if (await hasTwoFactor(user.id)) return null;
+            const jti = await createSessionRow(headers, user.id, "password", { verified: true });
+            return { id: String(user.id), name: user.username, role: user.role, ver: user.auth_version, jti } as never;
           } catch {
             return null;
           }
@@ -50,8 +56,9 @@ export function authOptions(): AuthOptions {
     callbacks: {
       async jwt({ token, user }) {
         if (user) {
-          const u = user as unknown as { id: string; name: string; role: number; ver: number };
+          const u = user as unknown as { id: string; name: string; role: number; ver: number; jti: string };
           token.sub = u.id;
+          token.jti = u.jti;
           token.username = u.name;
           token.role = u.role;
           token.ver = u.ver;
@@ -62,13 +69,14 @@ export function authOptions(): AuthOptions {
     events: {
       // next-auth's sign-out ends the session on the server too, as /api/user/logout does.
       async signOut({ token }) {
-        if (typeof token?.jti !== "string" || typeof token.exp !== "number") return;
-        await revokeSession({ id: Number(token.sub), jti: token.jti, exp: token.exp });
+        if (typeof token?.jti !== "string") return;
+        await revokeSession({ id: Number(token.sub), jti: token.jti });
       },
     },
     jwt: {
       async encode({ token, maxAge }) {
-        if (!token?.sub) return "";
+        // Only a session with a row (created in authorize) becomes a cookie.
+        if (!token?.sub || typeof token.jti !== "string") return "";
         return encodeSession(
           {
             id: Number(token.sub),
@@ -76,7 +84,7 @@ export function authOptions(): AuthOptions {
             role: Number(token.role ?? 0),
             ver: Number(token.ver ?? 0),
             // A re-issued cookie stays the same session, so logout ends every copy of it.
-            jti: typeof token.jti === "string" ? token.jti : undefined,
+            jti: token.jti,
           },
           maxAge,
         );

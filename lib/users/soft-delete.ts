@@ -2,6 +2,7 @@
 // page): in one transaction the user row is marked deleted (access token cleared, sessions ended
 // through auth_version) and its keys with it; then the keys and the user leave the caches of every
 // process of this instance. Other instances load deleted keys as gone.
+import { endOtherSessions } from "@/lib/auth/sessions";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
@@ -24,6 +25,7 @@ export async function softDeleteUser(id: number, guard: Prisma.UserWhereInput = 
     return rows;
   });
   if (!keys) return false;
+  await endOtherSessions(id, null);
   for (const key of keys) publishInvalidation({ kind: "token", keyHash: key.key_hash, id: key.id });
   publishInvalidation({ kind: "user", id });
   return true;

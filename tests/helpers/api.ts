@@ -2,6 +2,7 @@
 import bcrypt from "bcryptjs";
 import { getDb } from "@/lib/db";
 import { encodeSession } from "@/lib/auth/session";
+import { createSessionRow } from "@/lib/auth/sessions";
 import { clientIpHeaders } from "@/lib/net/client-ip";
 import { usernameColumns } from "@/lib/users/username";
 
@@ -72,7 +73,8 @@ export async function createUser(fields: {
 export async function sessionCookieFor(id: number) {
   const db = await getDb();
   const u = await db.user.findUniqueOrThrow({ where: { id } });
-  return `qiao_session=${await encodeSession({ id: u.id, username: u.username, role: u.role, ver: u.auth_version })}`;
+  const jti = await createSessionRow(new Headers({ "user-agent": "qiao-tests" }), u.id, "password");
+  return `qiao_session=${await encodeSession({ id: u.id, username: u.username, role: u.role, ver: u.auth_version, jti })}`;
 }
 
 export function cookieFrom(setCookie: string | null): string {

@@ -30,11 +30,12 @@ const FLOORS: Record<string, string[]> = {
     "lib/cache",
   ],
   // Who is asking and what the site is set to; the console API's route wrapper and envelope.
-  base: ["lib/auth", "lib/options", "lib/api"],
+  base: ["lib/auth", "lib/options", "lib/api", "lib/audit"],
   // The domains, and the browser-side helpers and view rules built on them.
   domains: [
     "lib/billing",
     "lib/users",
+    "lib/accounts",
     "lib/tokens",
     "lib/channels",
     "lib/redemptions",

@@ -28,15 +28,11 @@ const EXCEPTIONS: Record<string, string> = {
   CustomCallbackAddress: `payment callback address: ${NOT_YET}`,
   // Third-party login: the OAuth, WeChat and Telegram flows come with the accounts issue. Their
   // switches are disabled, /api/status reports them off, the login page shows no button.
-  GitHubOAuthEnabled: `GitHub login: ${NOT_YET}`,
   GitHubClientSecret: `GitHub login: ${NOT_YET}`,
-  LinuxDOOAuthEnabled: `LinuxDO login: ${NOT_YET}`,
   LinuxDOClientSecret: `LinuxDO login: ${NOT_YET}`,
-  WeChatAuthEnabled: `WeChat login: ${NOT_YET}`,
   WeChatServerAddress: `WeChat login: ${NOT_YET}`,
   WeChatServerToken: `WeChat login: ${NOT_YET}`,
   WeChatAccountQRCodeImageURL: `WeChat login: ${NOT_YET}`,
-  TelegramOAuthEnabled: `Telegram login: ${NOT_YET}`,
   TelegramBotToken: `Telegram login: ${NOT_YET}`,
   TelegramBotName: `Telegram login: ${NOT_YET}`,
   // Midjourney is not relayed (channel types 2 and 5 are refused); the drawing card itself and

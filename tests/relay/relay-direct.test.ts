@@ -8,6 +8,7 @@ import type { Db, DbKind } from "@/lib/db";
 import { seal } from "@/lib/crypto/secret-box";
 import { revokeSession } from "@/lib/auth/session-check";
 import { decodeSession, encodeSession } from "@/lib/auth/session";
+import { createSessionRow } from "@/lib/auth/sessions";
 import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
 import { abilityRowsFor } from "@/lib/channels/abilities";
 import { OptionsCache } from "@/lib/options";
@@ -86,8 +87,10 @@ describe("a relay process without Prisma", () => {
         const expired = await seedKey(db, user.id, { unlimited_quota: true, expired_time: Math.floor(Date.now() / 1000) - 60 });
         await seedChannel(db, good.url, "m-flat");
         const deadChannel = await seedChannel(db, dead.url, "m-dead");
-        const session = await encodeSession({ id: user.id, username: user.username, role: user.role, ver: user.auth_version });
-        const revoked = await encodeSession({ id: user.id, username: user.username, role: user.role, ver: user.auth_version });
+        const claims = { id: user.id, username: user.username, role: user.role, ver: user.auth_version };
+        const rowOf = () => createSessionRow(new Headers(), user.id, "password", { db: t.direct });
+        const session = await encodeSession({ ...claims, jti: await rowOf() });
+        const revoked = await encodeSession({ ...claims, jti: await rowOf() });
         await revokeSession((await decodeSession(revoked))!, t.direct);
 
         const relay = await startRelayProcess({ ...databaseEnv(t), NODE_OPTIONS: PROBE });
@@ -148,13 +151,19 @@ describe("a relay process without Prisma", () => {
         expect((await new OptionsCache(async () => t.direct).current()).values.QuotaForNewUser).toBe(8);
         expect(await t.db.option.findUniqueOrThrow({ where: { key: "QuotaForNewUser" } })).toMatchObject({ value: "8" });
         const user = await t.db.user.create({ data: { username: `s${Date.now().toString(36)}`, password: "x" } });
-        const cookie = await encodeSession({ id: user.id, username: user.username, role: user.role, ver: user.auth_version });
+        const jti = await createSessionRow(new Headers({ "user-agent": "probe" }), user.id, "password", { db: t.direct });
+        // An expired row is pruned when the next session starts.
+        await t.db.userSession.create({ data: { id: "old", user_id: user.id, created_at: 1, last_seen: 1, expires_at: 1 } });
+        const other = await createSessionRow(new Headers(), user.id, "github", { db: t.direct });
+        expect((await t.db.userSession.findMany({ where: { user_id: user.id }, select: { id: true } })).map((r) => r.id).sort()).toEqual(
+          [jti, other].sort(),
+        );
+        const cookie = await encodeSession({ id: user.id, username: user.username, role: user.role, ver: user.auth_version, jti });
         const decoded = (await decodeSession(cookie))!;
-        // An expired row is pruned on the way; revoking twice is harmless.
-        await t.db.revokedSession.create({ data: { id: "old", user_id: user.id, expires_at: 1 } });
+        // Revoking twice is harmless; only that session's row goes.
         await revokeSession(decoded, t.direct);
         await revokeSession(decoded, t.direct);
-        expect(await t.db.revokedSession.findMany({ where: { user_id: user.id }, select: { id: true } })).toEqual([{ id: decoded.jti }]);
+        expect(await t.db.userSession.findMany({ where: { user_id: user.id }, select: { id: true } })).toEqual([{ id: other }]);
       });
     });
   }

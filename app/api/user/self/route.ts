@@ -1,6 +1,7 @@
 import { envelope } from "@/lib/api/envelope";
 import { route } from "@/lib/api/route";
-import { clearSessionCookie, sessionSetCookie } from "@/lib/auth/cookie";
+import { clearSessionCookie } from "@/lib/auth/cookie";
+import { endOtherSessions, reissueSession } from "@/lib/auth/sessions";
 import { requestIp } from "@/lib/net/client-ip";
 import { deleteSelf, getSelf, updateSelf } from "@/lib/users/self";
 import { updateSelfSchema } from "@/lib/users/schemas";
@@ -12,9 +13,11 @@ export const PUT = route({
   body: updateSelfSchema,
   handler: async ({ caller, body, req }) => {
     const { user, authVersion } = await updateSelf(caller.id, body, requestIp(req.headers));
-    if (authVersion === null || caller.via !== "session") return envelope(user, "");
-    // The password changed: other sessions end, this one continues with a fresh cookie.
-    const cookie = await sessionSetCookie(req, { id: user.id, username: user.username, role: user.role, ver: authVersion });
+    if (authVersion === null) return envelope(user, "");
+    // The password changed: every other session ends, this one continues with a fresh cookie.
+    await endOtherSessions(user.id, caller.session?.jti ?? null);
+    if (!caller.session) return envelope(user, "");
+    const cookie = await reissueSession(req, caller.session, { ...user, auth_version: authVersion });
     return envelope(user, "", { headers: { "set-cookie": cookie } });
   },
 });
