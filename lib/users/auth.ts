@@ -3,20 +3,18 @@ import { ApiError, forbidden } from "@/lib/errors";
 import { env } from "@/lib/env";
 import { getDb } from "@/lib/db";
 import { getDirectDb } from "@/lib/db/direct";
-import { int, nowSeconds } from "@/lib/db/num";
+import { int } from "@/lib/db/num";
 import { enforceRateLimit, rateLimitStore } from "@/lib/auth/rate-limit";
 import { hashPassword, verifyPassword } from "@/lib/auth/password";
 import { isActiveUser } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
-import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { checkVerificationCode } from "@/lib/auth/verification";
 import { requireTurnstile } from "@/lib/auth/turnstile";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota } from "@/lib/billing/visible";
-import { quotaText } from "@/lib/billing/quota-text";
-import { newAffCode } from "@/lib/users/aff";
+import { createUserWithRewards } from "@/lib/users/create";
 import type { LoginInput, RegisterInput } from "@/lib/users/schemas";
-import { USERNAME_MSG, usernameColumns, usernameKey } from "@/lib/users/username";
+import { usernameKey } from "@/lib/users/username";
 import { assertUsernameFree } from "@/lib/users/username-keys";
 import { assertEmailFree } from "@/lib/users/email-owner";
 
@@ -141,83 +139,6 @@ export async function registerUser(input: RegisterInput, ip: string, turnstile: 
   await assertUsernameFree(db, input.username);
   await assertEmailFree(email);
 
-  const inviter = input.aff_code
-    ? await db.user.findFirst({ where: { aff_code: input.aff_code, deleted_at: null }, select: { id: true, username: true } })
-    : null;
   const password = await hashPassword(input.password);
-  const startQuota = BigInt(options.QuotaForNewUser) + (inviter ? BigInt(options.QuotaForInvitee) : 0n);
-
-  const user = await createWithUniqueAffCode(db, {
-    ...usernameColumns(input.username),
-    display_name: input.username,
-    password,
-    email,
-    quota: startQuota,
-    inviter_id: inviter?.id ?? 0,
-    created_time: nowSeconds(),
-  });
-
-  if (options.QuotaForNewUser > 0) {
-    await writeLog(db, {
-      user_id: user.id,
-      username: user.username,
-      type: LOG_TYPE.system,
-      content: `新用户注册赠送 ${quotaText(options.QuotaForNewUser, options)}`,
-    });
-  }
-  if (inviter) {
-    if (options.QuotaForInvitee > 0) {
-      await writeLog(db, {
-        user_id: user.id,
-        username: user.username,
-        type: LOG_TYPE.system,
-        content: `使用邀请码赠送 ${quotaText(options.QuotaForInvitee, options)}`,
-      });
-    }
-    // The inviter's reward waits in aff_quota (moved to the balance by lib/users/aff.ts). One
-    // UPDATE of increments, so concurrent registrations with one code all count; an inviter
-    // deleted meanwhile is skipped.
-    const reward = BigInt(options.QuotaForInviter);
-    const { count } = await db.user.updateMany({
-      where: { id: inviter.id, deleted_at: null },
-      data: { aff_count: { increment: 1 }, aff_quota: { increment: reward }, aff_history_quota: { increment: reward } },
-    });
-    if (count === 1 && reward > 0n) {
-      await writeLog(db, {
-        user_id: inviter.id,
-        username: inviter.username,
-        type: LOG_TYPE.system,
-        content: `邀请用户赠送 ${quotaText(reward, options)}`,
-      });
-    }
-  }
-  return { id: user.id };
-}
-
-async function createWithUniqueAffCode(
-  db: Awaited<ReturnType<typeof getDb>>,
-  data: {
-    username: string;
-    username_key: string;
-    display_name: string;
-    password: string;
-    email: string;
-    quota: bigint;
-    inviter_id: number;
-    created_time: number;
-  },
-) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db.user.create({ data: { ...data, aff_code: newAffCode() }, select: { id: true, username: true } });
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== "P2002" || attempt >= 5) {
-        if (code === "P2002") throw new ApiError(USERNAME_MSG.taken, 400);
-        throw error;
-      }
-      // P2002 on username or username_key means a concurrent registration took the name.
-      await assertUsernameFree(db, data.username);
-    }
-  }
+  return createUserWithRewards({ username: input.username, display_name: input.username, password, email, aff_code: input.aff_code });
 }
