@@ -144,7 +144,7 @@ export function BindingsCard({ self }: { self: UserView }) {
             <DataList.Item key={key}>
               <DataList.ItemLabel>{label}</DataList.ItemLabel>
               <DataList.ItemValue style={{ overflowWrap: "anywhere" }}>
-                <Group gap="xs" justify="space-between" wrap="nowrap">
+                <Group gap="xs" justify="space-between">
                   {value ? (
                     <span>{value}</span>
                   ) : (

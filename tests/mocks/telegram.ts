@@ -2,9 +2,10 @@
 // Telegram does (hex HMAC-SHA256 keyed with SHA-256 of the bot token, over the sorted `key=value`
 // lines), written here apart from the product's check so a test's hash is Telegram's, not ours.
 // `startMockTelegramWidget` serves a stand-in for telegram-widget.js on 127.0.0.1 (the real one
-// cannot load offline): like the real script it reads its own element's data-telegram-login and
-// data-auth-url and puts its button just before that element; a click sends the browser to the
-// auth URL with the fields of the account the test chose, signed when the script was served.
+// cannot load offline): like the real script it reads its own element's data-telegram-login,
+// data-size and data-auth-url and puts its button, the size of the real widget's frame, just before
+// that element; a click sends the browser to the auth URL with the fields of the account the test
+// chose, signed when the script was served.
 import { createHash, createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -43,10 +44,14 @@ function widgetScript(fields: Record<string, string> | null): string {
   var bot = el.getAttribute("data-telegram-login");
   var authUrl = el.getAttribute("data-auth-url");
   var user = ${JSON.stringify(fields)};
+  // The real widget's frame sizes.
+  var size = { small: [148, 20, 11], medium: [186, 28, 13], large: [238, 40, 15] }[el.getAttribute("data-size")] || [186, 28, 13];
   var button = document.createElement("button");
   button.type = "button";
-  button.textContent = "Log in with Telegram @" + bot;
-  button.style.cssText = "background:#54a9eb;color:#fff;border:0;border-radius:20px;padding:0 18px;height:40px;font:500 14px sans-serif;cursor:pointer";
+  button.textContent = "Log in with Telegram";
+  button.title = "@" + bot;
+  button.style.cssText = "background:#54a9eb;color:#fff;border:0;cursor:pointer;white-space:nowrap;overflow:hidden;padding:0;" +
+    "width:" + size[0] + "px;height:" + size[1] + "px;border-radius:" + size[1] / 2 + "px;font:500 " + size[2] + "px sans-serif";
   button.onclick = function () {
     if (!user) return;
     var a = document.createElement("a");
