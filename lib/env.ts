@@ -65,6 +65,8 @@ const schema = z.object({
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
   /** Where Turnstile tokens are verified (Cloudflare's siteverify, or a compatible endpoint). */
   TURNSTILE_VERIFY_URL: str("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+  /** The Telegram Login Widget's script, which the login page and personal settings load (a mirror, or a mock in tests). */
+  TELEGRAM_WIDGET_URL: str("https://telegram.org/js/telegram-widget.js?22"),
   SECURE_COOKIES: bool(false),
   /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
   RELAY_WORKERS: int(0),

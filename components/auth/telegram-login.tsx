@@ -1,14 +1,12 @@
 "use client";
-// The Telegram login widget. Placeholder until the Telegram flow lands: it says the login is not
-// open, as before.
-import { Button } from "@mantine/core";
-import { showInfo } from "@/lib/client/notify";
+// The login page's Telegram widget: after the user confirms in Telegram, the browser comes to
+// /oauth/telegram with the signed fields, which signs in the account they were bound to.
+import { TelegramWidget } from "@/components/auth/telegram-widget";
 import type { SiteStatus } from "@/lib/ui/site-status";
 
-export function TelegramLoginButton(_props: { status: SiteStatus }) {
-  return (
-    <Button variant="default" onClick={() => showInfo("该登录方式暂未开放，请使用其他方式登录")}>
-      Telegram
-    </Button>
-  );
+/** Where the widget sends the browser to sign in (app/oauth/telegram/page.tsx). */
+export const TELEGRAM_LOGIN_PAGE = "/oauth/telegram";
+
+export function TelegramLoginButton({ status }: { status: SiteStatus }) {
+  return <TelegramWidget botName={status.telegram_bot_name ?? ""} scriptUrl={status.telegram_widget_url} authUrl={TELEGRAM_LOGIN_PAGE} />;
 }

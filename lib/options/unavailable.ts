@@ -6,9 +6,4 @@
 export const NOT_YET_OPEN = "尚未开放";
 
 /** The login switches whose flows do not exist yet. */
-export const UNAVAILABLE_LOGINS: ReadonlySet<string> = new Set([
-  "GitHubOAuthEnabled",
-  "LinuxDOOAuthEnabled",
-  "WeChatAuthEnabled",
-  "TelegramOAuthEnabled",
-]);
+export const UNAVAILABLE_LOGINS: ReadonlySet<string> = new Set(["GitHubOAuthEnabled", "LinuxDOOAuthEnabled"]);

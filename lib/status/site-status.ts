@@ -39,6 +39,8 @@ export type SystemStatus = {
   wechat_qrcode: string;
   telegram_oauth: boolean;
   telegram_bot_name: string;
+  /** Where the browser loads the Telegram Login Widget from (TELEGRAM_WIDGET_URL). */
+  telegram_widget_url: string;
   email_verification: boolean;
   register_enabled: boolean;
   password_login_enabled: boolean;
@@ -84,10 +86,11 @@ export async function getStatus(): Promise<SystemStatus> {
     github_client_id: o.GitHubClientId,
     linuxdo_oauth: false,
     linuxdo_client_id: o.LinuxDOClientId,
-    wechat_login: false,
+    wechat_login: o.WeChatAuthEnabled,
     wechat_qrcode: o.WeChatAccountQRCodeImageURL,
-    telegram_oauth: false,
+    telegram_oauth: o.TelegramOAuthEnabled,
     telegram_bot_name: o.TelegramBotName,
+    telegram_widget_url: env.TELEGRAM_WIDGET_URL,
     email_verification: o.EmailVerificationEnabled,
     register_enabled: o.RegisterEnabled,
     password_login_enabled: o.PasswordLoginEnabled,

@@ -28,6 +28,7 @@ export type SiteStatus = {
   wechat_qrcode?: string;
   telegram_oauth?: boolean;
   telegram_bot_name?: string;
+  telegram_widget_url?: string;
   email_verification?: boolean;
   server_address?: string;
   top_up_link?: string;

@@ -124,6 +124,7 @@ describe("login and registration switches", () => {
         ["GitHubClientSecret", "gh-sys-secret"],
       ],
       "GitHub",
+      false,
     ],
     [
       "LinuxDOOAuthEnabled",
@@ -133,6 +134,7 @@ describe("login and registration switches", () => {
         ["LinuxDOClientSecret", "ld-sys-secret"],
       ],
       "LinuxDO",
+      false,
     ],
     [
       "WeChatAuthEnabled",
@@ -142,6 +144,7 @@ describe("login and registration switches", () => {
         ["WeChatServerToken", "wx-token"],
       ],
       "微信",
+      true,
     ],
     [
       "TelegramOAuthEnabled",
@@ -151,10 +154,11 @@ describe("login and registration switches", () => {
         ["TelegramBotName", "qiao_bot"],
       ],
       "Telegram",
+      true,
     ],
   ] as const)(
-    "%s: refused until its settings are saved; saved, it still shows no login button (%s) until its flow exists",
-    async (key, flag, needs, name) => {
+    "%s: refused until its settings are saved; saved, it shows the login button (%s) once its flow exists",
+    async (key, flag, needs, name, built) => {
       const refused = await put(key, "true");
       expect(refused.success).toBe(false);
       expect(refused.message).toContain(name);
@@ -163,8 +167,8 @@ describe("login and registration switches", () => {
       try {
         await set(key, "true");
         const shown = await siteStatus();
-        // The login flow comes with a later issue: a button now would answer 404.
-        expect(shown[flag]).toBe(false);
+        // A login whose flow is not built yet stays off: its button would answer 404.
+        expect(shown[flag]).toBe(built);
         // Secrets stay on the server; the status carries only the public parts.
         expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|Token)$/.test(k))![1]);
       } finally {

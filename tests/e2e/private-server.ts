@@ -37,7 +37,8 @@ async function waitUntilUp(baseURL: string, child: ChildProcess, output: () => s
   throw new Error(`the private server did not start within ${START_TIMEOUT_MS} ms:\n${output()}`);
 }
 
-export async function startPrivateServer(): Promise<PrivateServer> {
+/** `env` adds to (or overrides) the server's environment, e.g. a provider's address pointed at a mock. */
+export async function startPrivateServer(env: Record<string, string> = {}): Promise<PrivateServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "qiao-e2e-private-"));
   const port = Number(process.env.QIAO_E2E_PRIVATE_PORT) || (await freePort());
   const baseURL = `http://127.0.0.1:${port}`;
@@ -59,6 +60,7 @@ export async function startPrivateServer(): Promise<PrivateServer> {
       CRITICAL_RATE_LIMIT: "1000",
       LOGIN_FAILURE_LIMIT: "1000",
       NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
     },
   });
   let log = "";

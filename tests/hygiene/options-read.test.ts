@@ -30,11 +30,6 @@ const EXCEPTIONS: Record<string, string> = {
   // switches are disabled, /api/status reports them off, the login page shows no button.
   GitHubClientSecret: `GitHub login: ${NOT_YET}`,
   LinuxDOClientSecret: `LinuxDO login: ${NOT_YET}`,
-  WeChatServerAddress: `WeChat login: ${NOT_YET}`,
-  WeChatServerToken: `WeChat login: ${NOT_YET}`,
-  WeChatAccountQRCodeImageURL: `WeChat login: ${NOT_YET}`,
-  TelegramBotToken: `Telegram login: ${NOT_YET}`,
-  TelegramBotName: `Telegram login: ${NOT_YET}`,
   // Midjourney is not relayed (channel types 2 and 5 are refused); the drawing card itself and
   // DrawingEnabled belong to issue 20 item 16 and the task issue.
   MjAccountFilterEnabled: `Midjourney: ${NOT_YET}`,

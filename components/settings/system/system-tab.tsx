@@ -97,18 +97,26 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
       />
       <OptionForm
         title="配置 WeChat Server"
-        description="用以支持通过微信进行登录、注册（需要部署 WeChat Server）"
+        description={
+          <>
+            用以支持通过微信进行登录、注册（需要部署{" "}
+            <ExternalLink href="https://github.com/songquanpeng/wechat-server">WeChat Server</ExternalLink>
+            ），访问凭证即 WeChat Server 的令牌
+          </>
+        }
         section="wechat"
         saveLabel="保存 WeChat Server 设置"
-        unavailable={LOGIN_NOT_YET}
         {...form}
       />
       <OptionForm
         title="配置 Telegram 登录"
-        description="用以支持通过 Telegram 进行登录，Bot 名称不带 @"
+        description={
+          <>
+            用以支持通过 Telegram 进行登录，Bot 名称不带 @；需先向 @BotFather 发送 /setdomain，把 <code>{address}</code> 的域名绑定到该 Bot
+          </>
+        }
         section="telegram"
         saveLabel="保存 Telegram 登录设置"
-        unavailable={LOGIN_NOT_YET}
         {...form}
       />
       <OptionForm

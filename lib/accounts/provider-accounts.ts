@@ -1,0 +1,78 @@
+// Accounts held by a third party and kept in a column of users (wechat_id, telegram_id): finding the
+// account one of them signs in to, binding one to the signed-in account, and the sign-in answer
+// every such login gives (the one POST /api/user/login gives: the user, or `require_2fa`).
+import { envelope } from "@/lib/api/envelope";
+import { BANNED_MESSAGE } from "@/lib/auth/authenticate";
+import { isActiveUser } from "@/lib/auth/roles";
+import type { SignInMethod } from "@/lib/auth/sessions";
+import { completeSignIn, SIGN_IN_MSG } from "@/lib/auth/sign-in";
+import { visibleQuota } from "@/lib/billing/visible";
+import { getDb } from "@/lib/db";
+import { getDirectDb } from "@/lib/db/direct";
+import { int } from "@/lib/db/num";
+import { ApiError, forbidden } from "@/lib/errors";
+import type { BindingColumn } from "@/lib/users/create";
+import { toUserView, USER_PUBLIC_SELECT, type UserView } from "@/lib/users/view";
+
+export const PROVIDER_ACCOUNT_MSG = {
+  /** new-api's word for an account that was deleted (it keeps its bindings). */
+  deleted: "用户已注销",
+} as const;
+
+/** An account about to sign in: what the console stores, and the auth_version its session is issued under. */
+export type SignInAccount = UserView & { auth_version: number };
+
+/**
+ * The account `value` is bound to in `column`, or null when none is. A disabled account is refused
+ * (as a password sign-in refuses it), and so is a deleted one, which still holds the id: the third
+ * party's account stays with it, as in new-api, rather than silently starting a new account.
+ */
+export async function boundAccount(column: BindingColumn, value: string): Promise<SignInAccount | null> {
+  if (!value) return null;
+  const db = await getDb();
+  const rows = await db.user.findMany({
+    where: { [column]: value },
+    select: { ...USER_PUBLIC_SELECT, auth_version: true },
+    orderBy: { id: "asc" },
+  });
+  const live = rows.find((row) => row.deleted_at === null);
+  if (!live) {
+    if (rows.length > 0) throw forbidden(PROVIDER_ACCOUNT_MSG.deleted);
+    return null;
+  }
+  if (!isActiveUser(live)) throw forbidden(BANNED_MESSAGE);
+  const { auth_version, ...row } = live;
+  return { ...toUserView(await visibleQuota(row)), auth_version };
+}
+
+/**
+ * Binds `value` (in `column`) to user `userId`, replacing what the user had there. Refused with
+ * `taken` when another account, deleted ones included, holds it. The columns carry no unique
+ * index (unbound is ""), so two accounts binding one id at the same moment are caught after the
+ * write: each sees the other and gives the id up, and both are refused.
+ */
+export async function bindAccount(userId: number, column: BindingColumn, value: string, taken: string): Promise<void> {
+  const db = await getDirectDb();
+  const holders = async () =>
+    (await db.query(`SELECT id FROM users WHERE ${column} = ? AND id <> ? LIMIT 1`, [value, userId])).map((r) => int(r.id));
+  if ((await holders()).length > 0) throw new ApiError(taken, 400);
+  const written = await db.execute(`UPDATE users SET ${column} = ? WHERE id = ? AND deleted_at IS NULL`, [value, userId]);
+  if (written !== 1) throw forbidden(PROVIDER_ACCOUNT_MSG.deleted);
+  if ((await holders()).length > 0) {
+    await db.execute(`UPDATE users SET ${column} = '' WHERE id = ? AND ${column} = ?`, [userId, value]);
+    throw new ApiError(taken, 400);
+  }
+}
+
+/**
+ * The answer of a third-party sign-in (GET /api/oauth/wechat, /api/oauth/telegram/login), shaped as
+ * POST /api/user/login's: the user and the session cookie, or, when the account has two-factor on,
+ * `{require_2fa: true}` and the pending cookie (the login page's code step comes next).
+ */
+export async function signInAnswer(req: Request, account: SignInAccount, method: SignInMethod): Promise<Response> {
+  const { auth_version, ...user } = account;
+  const result = await completeSignIn(req, { id: user.id, username: user.username, role: user.role, auth_version }, method);
+  const headers = { "set-cookie": result.setCookie };
+  if (result.state === "require_2fa") return envelope({ require_2fa: true }, SIGN_IN_MSG.needCode, { headers });
+  return envelope(user, "", { headers });
+}
