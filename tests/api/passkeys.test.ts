@@ -16,7 +16,9 @@ import * as self from "@/app/api/user/self/route";
 import { PASSKEY_MSG } from "@/lib/accounts/passkeys";
 import { SIGN_IN_WAY_MSG } from "@/lib/accounts/sign-in-methods";
 import { WEBAUTHN_MSG } from "@/lib/accounts/webauthn";
+import { hashAccessToken } from "@/lib/auth/authenticate";
 import { FLOW_COOKIE } from "@/lib/auth/flows";
+import { STEP_UP_MSG } from "@/lib/auth/step-up";
 import { getDb } from "@/lib/db";
 import { getDirectDb } from "@/lib/db/direct";
 import { nowSeconds } from "@/lib/db/num";
@@ -428,6 +430,18 @@ describe("step-up with a passkey", () => {
     const answer = authenticator.assert(await beginLogin(browser));
     const res = await call(verifyFinish.POST, "POST", "/api/user/passkey/verify/finish", as(user, browser, { body: answer }));
     expect(res.json).toEqual({ success: false, message: PASSKEY_MSG.flowGone });
+  });
+
+  it("is for console sessions: an access token cannot step up", async () => {
+    const user = await newUser("pk-token");
+    await registerPasskey(user);
+    await (await getDb()).user.update({ where: { id: user.id }, data: { access_token_hash: hashAccessToken("pk-token-secret") } });
+    const res = await call(verifyBegin.POST, "POST", "/api/user/passkey/verify/begin", {
+      headers: { authorization: "Bearer pk-token-secret" },
+      cookie: newBrowser(),
+    });
+    expect(res.status).toBe(403);
+    expect(res.json).toEqual({ success: false, message: STEP_UP_MSG.sessionOnly });
   });
 
   it("tells an account without passkeys so", async () => {
