@@ -31,12 +31,12 @@ function PasskeyRow({ passkey, onRemove }: { passkey: PasskeyView; onRemove: (p:
           )}
         </Group>
         {/* Two pieces that wrap whole on a phone rather than mid-date. */}
-        <Group gap={4} wrap="wrap">
+        <Group gap="sm" wrap="wrap" style={{ rowGap: 0 }}>
           <Text size="xs" c="dimmed" style={{ whiteSpace: "nowrap" }}>
             添加于 <TimeText seconds={passkey.created_at} />
           </Text>
           <Text size="xs" c="dimmed" style={{ whiteSpace: "nowrap" }}>
-            · 最近使用 <TimeText seconds={passkey.last_used_at} empty="从未使用" />
+            最近使用 <TimeText seconds={passkey.last_used_at} empty="从未使用" />
           </Text>
         </Group>
       </Stack>

@@ -16,7 +16,7 @@ import {
 } from "@simplewebauthn/server";
 import { isoBase64URL } from "@simplewebauthn/server/helpers";
 import { ApiError, badRequest, forbidden, notFound } from "@/lib/errors";
-import type { Caller } from "@/lib/auth/authenticate";
+import { BANNED_MESSAGE, type Caller } from "@/lib/auth/authenticate";
 import { browserBinding, browserOf, startFlow, takeFlow } from "@/lib/auth/flows";
 import { isActiveUser } from "@/lib/auth/roles";
 import { enforceRateLimit } from "@/lib/auth/rate-limit";
@@ -52,7 +52,7 @@ export const PASSKEY_MSG = {
   notYours: "该通行密钥不属于当前账户",
   handleMismatch: "通行密钥的用户标识与凭据不匹配",
   userGone: "该通行密钥对应的账户不存在或已注销",
-  userDisabled: "用户已被封禁",
+  userDisabled: BANNED_MESSAGE,
   duplicate: "该通行密钥已注册",
   tooMany: (max: number) => `每个账户最多注册 ${max} 个通行密钥`,
   none: "您尚未注册通行密钥",

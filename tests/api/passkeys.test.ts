@@ -82,6 +82,14 @@ async function signIn(authenticator: SoftAuthenticator, bend: Parameters<SoftAut
   return finishLogin(browser, authenticator.assert(options, bend));
 }
 
+/** A user with one passkey, and its answer to a sign-in challenge begun in `browser`. */
+async function answeredSignIn(prefix: string) {
+  const user = await newUser(prefix);
+  const { authenticator } = await registerPasskey(user);
+  const browser = newBrowser();
+  return { authenticator, browser, answer: authenticator.assert(await beginLogin(browser)) };
+}
+
 const passkeyRow = async (id: number) => (await getDb()).passkey.findUniqueOrThrow({ where: { id } });
 
 const sessionRow = async (cookie: string) => {
@@ -240,28 +248,19 @@ describe("sign-in with a passkey", () => {
   });
 
   it("uses a challenge once", async () => {
-    const user = await newUser("pk-replay");
-    const { authenticator } = await registerPasskey(user);
-    const browser = newBrowser();
-    const answer = authenticator.assert(await beginLogin(browser));
+    const { browser, answer } = await answeredSignIn("pk-replay");
     expect((await finishLogin(browser, answer)).json.success).toBe(true);
     expect((await finishLogin(browser, answer)).json).toEqual({ success: false, message: PASSKEY_MSG.flowGone });
   });
 
   it("refuses an expired challenge", async () => {
-    const user = await newUser("pk-expired");
-    const { authenticator } = await registerPasskey(user);
-    const browser = newBrowser();
-    const answer = authenticator.assert(await beginLogin(browser));
+    const { browser, answer } = await answeredSignIn("pk-expired");
     await (await getDirectDb()).execute("UPDATE auth_flows SET expires_at = ? WHERE kind = ?", [nowSeconds() - 1, "webauthn:login"]);
     expect((await finishLogin(browser, answer)).json).toEqual({ success: false, message: PASSKEY_MSG.flowGone });
   });
 
   it("refuses a challenge finished from another browser, or from none, and burns it", async () => {
-    const user = await newUser("pk-browser");
-    const { authenticator } = await registerPasskey(user);
-    const browser = newBrowser();
-    const answer = authenticator.assert(await beginLogin(browser));
+    const { authenticator, browser, answer } = await answeredSignIn("pk-browser");
     expect((await finishLogin(newBrowser(), answer)).json).toEqual({ success: false, message: PASSKEY_MSG.flowGone });
     expect((await finishLogin(browser, answer)).json).toEqual({ success: false, message: PASSKEY_MSG.flowGone });
     const other = newBrowser();
@@ -326,10 +325,7 @@ describe("sign-in with a passkey", () => {
   });
 
   it("refuses a forged signature", async () => {
-    const user = await newUser("pk-forged");
-    const { authenticator } = await registerPasskey(user);
-    const browser = newBrowser();
-    const answer = authenticator.assert(await beginLogin(browser));
+    const { browser, answer } = await answeredSignIn("pk-forged");
     const signature = Buffer.from(answer.response.signature, "base64url");
     signature[signature.length - 1]! ^= 1;
     answer.response.signature = signature.toString("base64url");
