@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { AuthCard } from "@/components/auth/auth-card";
+import { PasskeyLogin } from "@/components/auth/passkey-login";
 import { ThirdPartyLogins } from "@/components/auth/third-party-logins";
 import { TurnstileWidget } from "@/components/auth/turnstile-widget";
 import { useTurnstile } from "@/components/auth/use-turnstile";
@@ -107,6 +108,7 @@ export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signed
           </Stack>
         </form>
       )}
+      <PasskeyLogin />
       <Group justify="space-between" mt="md" gap="xs">
         {status?.register_enabled !== false && (
           <Text size="sm">

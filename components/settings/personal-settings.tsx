@@ -8,6 +8,7 @@ import { AccessTokenCard } from "@/components/settings/access-token-card";
 import { BindingsCard, ModelsCard, ProfileCard } from "@/components/settings/profile-cards";
 import { DeleteAccountCard } from "@/components/settings/delete-account-card";
 import { InviteCard } from "@/components/settings/invite-card";
+import { PasskeysCard } from "@/components/settings/passkeys-card";
 import { PasswordCard } from "@/components/settings/password-card";
 import type { UserView } from "@/lib/users/view";
 
@@ -50,6 +51,7 @@ export function PersonalSettings({ self, models, affCode, serverAddress }: Perso
       <Grid.Col span={HALF}>
         <Stack gap="md">
           <PasswordCard />
+          <PasskeysCard />
           <DeleteAccountCard username={self.username} />
         </Stack>
       </Grid.Col>
