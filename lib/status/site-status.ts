@@ -40,6 +40,11 @@ export type SystemStatus = {
   telegram_oauth: boolean;
   telegram_bot_name: string;
   email_verification: boolean;
+  oidc_enabled: boolean;
+  oidc_client_id: string;
+  oidc_authorization_endpoint: string;
+  /** The OIDC login button's label ("OIDC" unless the admin named it). */
+  oidc_display_name: string;
   register_enabled: boolean;
   password_login_enabled: boolean;
   password_register_enabled: boolean;
@@ -78,17 +83,22 @@ export async function getStatus(): Promise<SystemStatus> {
     chat_link2: o.ChatLink2,
     turnstile_check: o.TurnstileCheckEnabled,
     turnstile_site_key: o.TurnstileSiteKey,
+    github_oauth: o.GitHubOAuthEnabled,
+    github_client_id: o.GitHubClientId,
+    linuxdo_oauth: o.LinuxDOOAuthEnabled,
+    linuxdo_client_id: o.LinuxDOClientId,
     // Off whatever is stored until their flows exist (lib/options/unavailable.ts): a login
     // button must not lead to a 404.
-    github_oauth: false,
-    github_client_id: o.GitHubClientId,
-    linuxdo_oauth: false,
-    linuxdo_client_id: o.LinuxDOClientId,
     wechat_login: false,
     wechat_qrcode: o.WeChatAccountQRCodeImageURL,
     telegram_oauth: false,
     telegram_bot_name: o.TelegramBotName,
     email_verification: o.EmailVerificationEnabled,
+    // new-api's OIDC fields; the console's button goes through /api/oauth/oidc/authorize instead.
+    oidc_enabled: o["oidc.enabled"],
+    oidc_client_id: o["oidc.client_id"],
+    oidc_authorization_endpoint: o["oidc.authorization_endpoint"],
+    oidc_display_name: o["oidc.display_name"] || "OIDC",
     register_enabled: o.RegisterEnabled,
     password_login_enabled: o.PasswordLoginEnabled,
     password_register_enabled: o.PasswordRegisterEnabled,
