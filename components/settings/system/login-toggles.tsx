@@ -1,8 +1,8 @@
 "use client";
 // 配置登录注册: each switch saves at once. Turning password login off asks first (spec §5 Options);
 // a switch whose settings are missing (an OAuth client, the Turnstile keys, SMTP) is refused by the
-// server with the message of lib/options/registry.ts and stays off. The third-party logins are
-// shown disabled until their flows exist (lib/options/unavailable.ts).
+// server with the message of lib/options/registry.ts and stays off. A third-party login whose flow
+// does not exist yet is shown disabled (lib/options/unavailable.ts).
 import { SimpleGrid, Switch } from "@mantine/core";
 import { useState } from "react";
 import { confirmAction } from "@/components/data/confirm";
@@ -34,7 +34,7 @@ export function LoginToggles({ saved, reload }: Props) {
   };
 
   return (
-    <SettingCard title="配置登录注册" description="开关立即生效。第三方登录尚未开放。">
+    <SettingCard title="配置登录注册" description="开关立即生效。第三方登录需先在下方填好对应的配置。">
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm" verticalSpacing="sm">
         {LOGIN_TOGGLES.map(({ key, label }) => {
           // A login whose flow is not built stays off, whatever is stored (/api/status says off too).
