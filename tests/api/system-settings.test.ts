@@ -135,6 +135,35 @@ describe("login and registration switches", () => {
       "LinuxDO",
     ],
     [
+      "oidc.enabled",
+      "oidc_enabled",
+      [
+        ["oidc.client_id", "qiao-sys"],
+        ["oidc.client_secret", "oidc-sys-secret"],
+        ["oidc.well_known", "https://idp.example.com/.well-known/openid-configuration"],
+      ],
+      "OIDC",
+    ],
+  ] as const)("%s: refused until its settings are saved; saved, the login button shows (%s)", async (key, flag, needs, name) => {
+    const refused = await put(key, "true");
+    expect(refused.success).toBe(false);
+    expect(refused.message).toContain(name);
+    expect((await siteStatus())[flag]).toBe(false);
+    for (const [k, v] of needs) await set(k, v);
+    try {
+      await set(key, "true");
+      const shown = await siteStatus();
+      expect(shown[flag]).toBe(true);
+      // Secrets stay on the server; the status carries only the public parts.
+      expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|secret)$/.test(k))![1]);
+    } finally {
+      await set(key, "false");
+      for (const [k] of needs) await set(k, "");
+    }
+  });
+
+  it.each([
+    [
       "WeChatAuthEnabled",
       "wechat_login",
       [

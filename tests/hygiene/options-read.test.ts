@@ -26,10 +26,8 @@ const NOT_OFFERED =
 const EXCEPTIONS: Record<string, string> = {
   // Online payment (EPay): the gateway (POST /api/user/pay and its callback) comes with the payments issue.
   CustomCallbackAddress: `payment callback address: ${NOT_YET}`,
-  // Third-party login: the OAuth, WeChat and Telegram flows come with the accounts issue. Their
+  // Third-party login: the WeChat and Telegram flows come with the accounts issue. Their
   // switches are disabled, /api/status reports them off, the login page shows no button.
-  GitHubClientSecret: `GitHub login: ${NOT_YET}`,
-  LinuxDOClientSecret: `LinuxDO login: ${NOT_YET}`,
   WeChatServerAddress: `WeChat login: ${NOT_YET}`,
   WeChatServerToken: `WeChat login: ${NOT_YET}`,
   WeChatAccountQRCodeImageURL: `WeChat login: ${NOT_YET}`,

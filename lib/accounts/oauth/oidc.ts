@@ -72,6 +72,10 @@ async function oidcConfig(o: OptionValues): Promise<client.Configuration> {
   checkSecure(name, metadata.authorization_endpoint, metadata.token_endpoint, metadata.userinfo_endpoint, metadata.jwks_uri);
   const config = new client.Configuration(metadata, o["oidc.client_id"], o["oidc.client_secret"]);
   config.timeout = PROVIDER_TIMEOUT_MS / 1000;
+  // openid-client trusts an id_token from the token endpoint on the strength of TLS alone unless
+  // told otherwise; its signature is checked against the JWKS too, as the token endpoint may be an
+  // operator's override (or a proxy) rather than the issuer itself.
+  client.enableNonRepudiationChecks(config);
   if (new URL(o["oidc.well_known"]).protocol === "http:") client.allowInsecureRequests(config);
   configs.clear(); // one provider at a time: an older configuration is never asked for again
   configs.set(key, { at: Date.now(), config });
