@@ -85,7 +85,7 @@ export function BindingsCard({ self }: { self: UserView }) {
           <DataList.Item key={row.binding}>
             <DataList.ItemLabel>{row.label}</DataList.ItemLabel>
             <DataList.ItemValue style={{ overflowWrap: "anywhere" }}>
-              <Group gap="xs" justify="space-between" wrap="nowrap" data-testid={`binding-${row.binding}`}>
+              <Group gap="xs" justify="space-between" wrap="nowrap" w="100%" mih={26} data-testid={`binding-${row.binding}`}>
                 {row.value ? (
                   <span>{row.value}</span>
                 ) : (

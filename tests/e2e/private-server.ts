@@ -1,6 +1,7 @@
 // A second, short-lived `npm start` server on its own fresh SQLite database, for a spec that must
-// change state every other spec relies on (root's password). It reuses the build the main e2e
-// server made. QIAO_E2E_PRIVATE_PORT fixes its port; otherwise the system picks a free one.
+// change state every other spec relies on (root's password), or that needs an environment of its
+// own (`env`: provider base URLs pointing at mocks). It reuses the build the main e2e server made.
+// QIAO_E2E_PRIVATE_PORT fixes its port; otherwise the system picks a free one.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -37,7 +38,7 @@ async function waitUntilUp(baseURL: string, child: ChildProcess, output: () => s
   throw new Error(`the private server did not start within ${START_TIMEOUT_MS} ms:\n${output()}`);
 }
 
-export async function startPrivateServer(): Promise<PrivateServer> {
+export async function startPrivateServer(env: Record<string, string> = {}): Promise<PrivateServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "qiao-e2e-private-"));
   const port = Number(process.env.QIAO_E2E_PRIVATE_PORT) || (await freePort());
   const baseURL = `http://127.0.0.1:${port}`;
@@ -59,6 +60,7 @@ export async function startPrivateServer(): Promise<PrivateServer> {
       CRITICAL_RATE_LIMIT: "1000",
       LOGIN_FAILURE_LIMIT: "1000",
       NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
     },
   });
   let log = "";

@@ -9,6 +9,7 @@ import { useCallback, useState } from "react";
 import { LoginToggles } from "@/components/settings/system/login-toggles";
 import { ExternalLink, OptionForm, type OptionValues, type SavedOptions } from "@/components/settings/system/option-form";
 import type { OidcEndpoints } from "@/lib/accounts/oauth/oidc";
+import { formError } from "@/lib/options/registry";
 import { api } from "@/lib/client/api";
 import type { ListedOption } from "@/lib/options";
 import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
@@ -33,7 +34,8 @@ const OIDC_ENDPOINTS = ["oidc.authorization_endpoint", "oidc.token_endpoint", "o
 async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Promise<Record<string, string> | null> {
   const wellKnown = (values["oidc.well_known"] ?? "").trim();
   const unchanged = wellKnown === (saved["oidc.well_known"] ?? "") && OIDC_ENDPOINTS.every((k) => (values[k] ?? "").trim() !== "");
-  if (!wellKnown || unchanged) return {};
+  // A malformed address is left to the save, which says so beside the field.
+  if (!wellKnown || unchanged || formError("oidc.well_known", wellKnown)) return {};
   const res = await api<OidcEndpoints>("GET", `/api/oauth/oidc/discovery?well_known=${encodeURIComponent(wellKnown)}`);
   if (!res.success) return null;
   return {
