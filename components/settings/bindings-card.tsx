@@ -84,8 +84,8 @@ export function BindingsCard({ self }: { self: UserView }) {
         {rows(self, status).map((row) => (
           <DataList.Item key={row.binding}>
             <DataList.ItemLabel>{row.label}</DataList.ItemLabel>
-            <DataList.ItemValue style={{ overflowWrap: "anywhere" }}>
-              <Group gap="xs" justify="space-between" wrap="nowrap" w="100%" mih={26} data-testid={`binding-${row.binding}`}>
+            <DataList.ItemValue style={{ flex: 1, minWidth: 0, overflowWrap: "anywhere" }}>
+              <Group gap="xs" justify="space-between" wrap="nowrap" mih={26} data-testid={`binding-${row.binding}`}>
                 {row.value ? (
                   <span>{row.value}</span>
                 ) : (

@@ -53,7 +53,6 @@ const limitCalls = (req: Request) =>
   enforceRateLimit(`oauth:ip:${requestIp(req.headers)}`, env.CRITICAL_RATE_LIMIT, env.CRITICAL_RATE_LIMIT_DURATION);
 
 async function startState(req: Request, caller: Caller | null, data: OAuthFlowData): Promise<StartedState> {
-  await limitCalls(req);
   const binding = browserBinding(req);
   const state = await startFlow(OAUTH_FLOW, {
     ttlSeconds: OAUTH_STATE_SECONDS,
@@ -65,7 +64,10 @@ async function startState(req: Request, caller: Caller | null, data: OAuthFlowDa
 }
 
 /** `GET /api/oauth/state?aff`: a state for GitHub or LinuxDO, the authorize URL built by the caller. */
-export const issueState = (req: Request, caller: Caller | null, aff: string) => startState(req, caller, { aff });
+export async function issueState(req: Request, caller: Caller | null, aff: string): Promise<StartedState> {
+  await limitCalls(req);
+  return startState(req, caller, { aff });
+}
 
 /**
  * `GET /api/oauth/{provider}/authorize?aff`: where to send the browser. The provider's authorize
@@ -78,11 +80,12 @@ export async function startAuthorize(
   provider: OAuthProvider,
   aff: string,
 ): Promise<{ location: string; setCookie: string | null }> {
+  await limitCalls(req);
   const o = await getOptions();
   const back = redirectUri(o, req, provider);
   // Off: the callback page's call says so (it checks the switch first).
   if (!PROVIDER_INFO[provider].enabled(o)) return { location: back, setCookie: null };
-  const secrets = provider === "oidc" ? newOidcSecrets() : null;
+  const secrets = newOidcSecrets(); // kept by OIDC's flows only
   let build: (state: string) => URL;
   try {
     build = await authorizer(o, provider, back, secrets);
@@ -90,24 +93,19 @@ export async function startAuthorize(
     // OIDC's discovery document could not be read; no state is spent on it.
     return { location: `${back}?error=temporarily_unavailable`, setCookie: null };
   }
-  const { state, setCookie } = await startState(req, caller, { aff, provider, ...secrets });
+  const { state, setCookie } = await startState(req, caller, provider === "oidc" ? { aff, provider, ...secrets } : { aff, provider });
   return { location: build(state).toString(), setCookie };
 }
 
 /** Builds the provider's authorize URL for a state (OIDC's metadata is read first, before a state exists). */
-async function authorizer(
-  o: OptionValues,
-  provider: OAuthProvider,
-  back: string,
-  secrets: OidcSecrets | null,
-): Promise<(state: string) => URL> {
+async function authorizer(o: OptionValues, provider: OAuthProvider, back: string, secrets: OidcSecrets): Promise<(state: string) => URL> {
   switch (provider) {
     case "github":
       return (state) => githubAuthorizeUrl(o, state, back);
     case "linuxdo":
       return (state) => linuxdoAuthorizeUrl(o, state, back);
     case "oidc":
-      return oidcAuthorizer(o, back, secrets ?? newOidcSecrets());
+      return oidcAuthorizer(o, back, secrets);
   }
 }
 

@@ -28,10 +28,21 @@ describe("the callback address", () => {
 
 describe("a provider address", () => {
   it("must be https, or plain http on this machine only", () => {
-    for (const ok of ["https://idp.example.com/x", "http://127.0.0.1:8080/.well-known/openid-configuration", "http://localhost/x", "http://[::1]:9/x"]) {
+    for (const ok of [
+      "https://idp.example.com/x",
+      "http://127.0.0.1:8080/.well-known/openid-configuration",
+      "http://localhost/x",
+      "http://[::1]:9/x",
+    ]) {
       expect(isSecureUrl(ok), ok).toBe(true);
     }
-    for (const bad of ["http://idp.example.com/x", "http://10.0.0.1/x", "http://127.0.0.1.nip.io/x", "ftp://idp.example.com", "not a url"]) {
+    for (const bad of [
+      "http://idp.example.com/x",
+      "http://10.0.0.1/x",
+      "http://127.0.0.1.nip.io/x",
+      "ftp://idp.example.com",
+      "not a url",
+    ]) {
       expect(isSecureUrl(bad), bad).toBe(false);
     }
   });
