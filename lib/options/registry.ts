@@ -6,9 +6,9 @@
 // show them, which is also the order a section saves them in (a toggle after what it needs).
 //
 // Secrets: a key ending in Token, Secret or Key (or `secret`, as new-api's dotted keys such as
-// `oidc.client_secret` end) holds a credential and is never returned by any API (new-api's rule). The one exception is TurnstileSiteKey: a Turnstile site key is public by
-// design (the login page embeds it, and the status object carries it), so it is listed and
-// returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
+// `oidc.client_secret` end) holds a credential and is never returned by any API (new-api's rule).
+// The one exception is TurnstileSiteKey: a Turnstile site key is public by design (the login page
+// embeds it, and the status object carries it), so it is listed and returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
 //
 // Client-safe: the settings tabs import it to check a value with the parser the server uses, so
 // it imports nothing that needs the server (no database, no lib/env, no node:*).
