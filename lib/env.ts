@@ -30,6 +30,12 @@ const str = (fallback = "") =>
     .optional()
     .transform((v) => (v ?? "").trim() || fallback);
 
+/** An http(s) address without its trailing slashes. */
+const baseUrl = (fallback: string) =>
+  str(fallback)
+    .transform((v) => v.replace(/\/+$/, ""))
+    .refine((v) => /^https?:\/\/[^\s/]+/i.test(v), { message: "must be an http:// or https:// address" });
+
 /** A shorter HMAC key is guessable offline from any one session cookie. */
 export const SESSION_SECRET_MIN = 32;
 
@@ -65,6 +71,13 @@ const schema = z.object({
   QIAO_REPOSITORY_URL: str("https://github.com/qiao-gateway/qiao"),
   /** Where Turnstile tokens are verified (Cloudflare's siteverify, or a compatible endpoint). */
   TURNSTILE_VERIFY_URL: str("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+  /**
+   * Where GitHub and LinuxDO sign-in talk to (lib/accounts/oauth/): a proxy in front of them, or a
+   * mock provider on loopback in tests. Trailing slashes are dropped.
+   */
+  GITHUB_OAUTH_BASE_URL: baseUrl("https://github.com"),
+  GITHUB_API_BASE_URL: baseUrl("https://api.github.com"),
+  LINUXDO_BASE_URL: baseUrl("https://connect.linux.do"),
   /** The Telegram Login Widget's script, which the login page and personal settings load (a mirror, or a mock in tests). */
   TELEGRAM_WIDGET_URL: str("https://telegram.org/js/telegram-widget.js?22"),
   SECURE_COOKIES: bool(false),

@@ -5,7 +5,7 @@ import { isRoot } from "@/lib/auth/roles";
 import { getOptions, listOptions } from "@/lib/options";
 import { operationValues } from "@/lib/options/operation";
 import { getAffCode } from "@/lib/users/aff";
-import { getSelf, listUserModels } from "@/lib/users/self";
+import { getSelf, listUserModels, selfHasPassword } from "@/lib/users/self";
 import { param, type SearchParams } from "@/lib/ui/list-params";
 
 /** Root's tabs, which read the options as GET /api/option/ lists them (secrets only as set or not). */
@@ -17,12 +17,13 @@ const OPTION_TABS = new Set(["operation", "system", "other"]);
 export default async function SettingPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const user = await pageUser();
   const tab = param(await searchParams, "tab");
-  const [self, models, affCode, options, listed] = await Promise.all([
+  const [self, models, affCode, options, listed, hasPassword] = await Promise.all([
     getSelf(user.id),
     listUserModels(user.group),
     getAffCode(user.id),
     getOptions(),
     isRoot(user) && OPTION_TABS.has(tab) ? listOptions() : null,
+    selfHasPassword(user.id),
   ]);
   return (
     <SettingsTabs
@@ -31,6 +32,7 @@ export default async function SettingPage({ searchParams }: { searchParams: Prom
       models={models}
       affCode={affCode}
       serverAddress={options.ServerAddress}
+      hasPassword={hasPassword}
       operation={tab === "operation" && listed ? operationValues(listed) : null}
       systemOptions={tab === "system" ? listed : null}
       other={tab === "other" && listed ? otherTabValues(listed) : undefined}

@@ -1,53 +1,46 @@
 "use client";
-// Buttons for the third-party logins the server enables (GitHub, LinuxDO, WeChat, Telegram).
-// GitHub and LinuxDO open their authorize page in a new window, as the original does; the WeChat
-// and Telegram flows arrive with their own issue.
+// Buttons for the third-party logins the server enables (GitHub, LinuxDO, OIDC, WeChat, Telegram).
+// GitHub, LinuxDO and OIDC open the provider in a new window through the server's authorize step
+// (lib/client/oauth.ts); when that window has signed in, this one follows it to /token.
 import { Button, Divider, Group } from "@mantine/core";
-import { api } from "@/lib/client/api";
+import { useRouter } from "next/navigation";
+import { useCallback } from "react";
 import { TelegramLoginButton } from "@/components/auth/telegram-login";
 import { WeChatLoginButton } from "@/components/auth/wechat-login";
-import { readAff } from "@/lib/client/storage";
+import { type OAuthEvent, openAuthorize, useOAuthEvents } from "@/lib/client/oauth";
 import type { SiteStatus } from "@/lib/ui/site-status";
 
-async function openAuthorize(url: (state: string) => string) {
-  const res = await api<string>("GET", `/api/oauth/state?aff=${encodeURIComponent(readAff())}`, undefined, { redirectOn401: false });
-  if (res.success) window.open(url(res.data));
-}
-
 export function hasThirdPartyLogin(status: SiteStatus | null): boolean {
-  return !!(status?.github_oauth || status?.linuxdo_oauth || status?.wechat_login || status?.telegram_oauth);
+  return !!(status?.github_oauth || status?.linuxdo_oauth || status?.oidc_enabled || status?.wechat_login || status?.telegram_oauth);
 }
 
 export function ThirdPartyLogins({ status }: { status: SiteStatus | null }) {
+  const router = useRouter();
+  const follow = useCallback(
+    (event: OAuthEvent) => {
+      if (event.kind === "signed_in") router.push("/token");
+    },
+    [router],
+  );
+  useOAuthEvents(follow);
   if (!status || !hasThirdPartyLogin(status)) return null;
   return (
     <>
       <Divider my="md" label="第三方登录" labelPosition="center" />
       <Group justify="center" gap="sm">
         {status.github_oauth && (
-          <Button
-            variant="default"
-            onClick={() =>
-              openAuthorize(
-                (state) =>
-                  `https://github.com/login/oauth/authorize?client_id=${encodeURIComponent(status.github_client_id ?? "")}&state=${encodeURIComponent(state)}&scope=user:email`,
-              )
-            }
-          >
+          <Button variant="default" onClick={() => openAuthorize("github")}>
             GitHub
           </Button>
         )}
         {status.linuxdo_oauth && (
-          <Button
-            variant="default"
-            onClick={() =>
-              openAuthorize(
-                (state) =>
-                  `https://connect.linux.do/oauth2/authorize?response_type=code&client_id=${encodeURIComponent(status.linuxdo_client_id ?? "")}&state=${encodeURIComponent(state)}`,
-              )
-            }
-          >
+          <Button variant="default" onClick={() => openAuthorize("linuxdo")}>
             LinuxDO
+          </Button>
+        )}
+        {status.oidc_enabled && (
+          <Button variant="default" onClick={() => openAuthorize("oidc")}>
+            {status.oidc_display_name || "OIDC"}
           </Button>
         )}
         {status.wechat_login && <WeChatLoginButton status={status} />}

@@ -1,22 +1,31 @@
 "use client";
 // Change password (spec §5 Users): the current password, a new one of 8–20 characters typed
 // twice. PUT /api/user/self ends every other session and renews this one; the status is read
-// again so root's default-password banner goes away at once.
+// again so root's default-password banner goes away at once. An account without a password (signed
+// up through GitHub, LinuxDO, OIDC…) sets its first one here, without a current one.
 import { Button, Group, PasswordInput } from "@mantine/core";
 import { schemaResolver, useForm } from "@mantine/form";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
 import { api } from "@/lib/client/api";
 import { showSuccess } from "@/lib/client/notify";
 import { refreshStatus } from "@/lib/client/session";
-import { type ChangePasswordValues, changePasswordBody, changePasswordSchema, SETTINGS_MSG } from "@/lib/users/self-form";
+import {
+  type ChangePasswordValues,
+  changePasswordBody,
+  changePasswordSchema,
+  SETTINGS_MSG,
+  setPasswordSchema,
+} from "@/lib/users/self-form";
 
-export function PasswordCard() {
+export function PasswordCard({ hasPassword }: { hasPassword: boolean }) {
+  const router = useRouter();
   const [submitting, setSubmitting] = useState(false);
   const form = useForm<ChangePasswordValues>({
     mode: "controlled",
     initialValues: { original_password: "", password: "", password2: "" },
-    validate: schemaResolver(changePasswordSchema, { sync: true }),
+    validate: schemaResolver(hasPassword ? changePasswordSchema : setPasswordSchema, { sync: true }),
   });
 
   const submit = async (values: ChangePasswordValues) => {
@@ -25,21 +34,32 @@ export function PasswordCard() {
     setSubmitting(false);
     if (!res.success) return;
     form.reset();
-    showSuccess(SETTINGS_MSG.passwordChanged);
+    showSuccess(hasPassword ? SETTINGS_MSG.passwordChanged : SETTINGS_MSG.passwordSet);
     await refreshStatus();
+    if (!hasPassword) router.refresh();
   };
 
+  const action = hasPassword ? "修改密码" : "设置密码";
   return (
-    <SettingCard title="修改密码" description="修改后，其他设备上的登录会失效，当前页面保持登录。">
+    <SettingCard
+      title={action}
+      description={
+        hasPassword
+          ? "修改后，其他设备上的登录会失效，当前页面保持登录。"
+          : "该账户还没有密码（通过第三方账户注册）。设置后也可以用用户名和密码登录。"
+      }
+    >
       <form noValidate onSubmit={form.onSubmit(submit)}>
         <input type="text" name="username" autoComplete="username" hidden readOnly />
-        <PasswordInput
-          label="当前密码"
-          autoComplete="current-password"
-          mb="sm"
-          key={form.key("original_password")}
-          {...form.getInputProps("original_password")}
-        />
+        {hasPassword && (
+          <PasswordInput
+            label="当前密码"
+            autoComplete="current-password"
+            mb="sm"
+            key={form.key("original_password")}
+            {...form.getInputProps("original_password")}
+          />
+        )}
         <PasswordInput
           label="新密码"
           placeholder="最短 8 位，最长 20 位"
@@ -57,7 +77,7 @@ export function PasswordCard() {
         />
         <Group>
           <Button type="submit" loading={submitting}>
-            修改密码
+            {action}
           </Button>
         </Group>
       </form>

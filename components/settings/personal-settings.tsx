@@ -5,7 +5,8 @@
 import { Grid, Stack } from "@mantine/core";
 import { useState } from "react";
 import { AccessTokenCard } from "@/components/settings/access-token-card";
-import { BindingsCard, ModelsCard, ProfileCard } from "@/components/settings/profile-cards";
+import { BindingsCard } from "@/components/settings/bindings-card";
+import { ModelsCard, ProfileCard } from "@/components/settings/profile-cards";
 import { DeleteAccountCard } from "@/components/settings/delete-account-card";
 import { InviteCard } from "@/components/settings/invite-card";
 import { PasskeysCard } from "@/components/settings/passkeys-card";
@@ -17,11 +18,13 @@ export type PersonalSettingsProps = {
   models: string[];
   affCode: string;
   serverAddress: string;
+  /** Whether the account has a password (one signed up through a third party sets its first one without the old). */
+  hasPassword: boolean;
 };
 
 const HALF = { base: 12, md: 6 } as const;
 
-export function PersonalSettings({ self, models, affCode, serverAddress }: PersonalSettingsProps) {
+export function PersonalSettings({ self, models, affCode, serverAddress, hasPassword }: PersonalSettingsProps) {
   const [balances, setBalances] = useState({ quota: self.quota, aff_quota: self.aff_quota });
   return (
     <Grid gap="md">
@@ -50,7 +53,7 @@ export function PersonalSettings({ self, models, affCode, serverAddress }: Perso
       </Grid.Col>
       <Grid.Col span={HALF}>
         <Stack gap="md">
-          <PasswordCard />
+          <PasswordCard key={String(hasPassword)} hasPassword={hasPassword} />
           <PasskeysCard />
           <DeleteAccountCard username={self.username} />
         </Stack>

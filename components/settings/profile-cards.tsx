@@ -1,14 +1,9 @@
 "use client";
-// The cards of the personal tab: profile, available models and current bindings (e-mail bindable).
+// The cards of the personal tab: profile and available models (bindings: bindings-card.tsx).
 import { Avatar, Badge, Button, DataList, Group, SimpleGrid, Stack, Text, Tooltip } from "@mantine/core";
-import { useRouter } from "next/navigation";
-import { EmailBindButton } from "@/components/auth/email-bind-button";
 import { copyText } from "@/components/data/copy";
 import { QuotaText } from "@/components/data/display";
 import { SettingCard } from "@/components/settings/setting-card";
-import { TelegramBindButton } from "@/components/settings/telegram-bind";
-import { WeChatBindButton } from "@/components/settings/wechat-bind";
-import { useSiteStatus } from "@/lib/client/hooks";
 import { formatCompact } from "@/lib/ui/format";
 import { roleLabel } from "@/lib/users/self-form";
 import type { UserView } from "@/lib/users/view";
@@ -120,47 +115,6 @@ export function ModelsCard({ models }: { models: string[] }) {
           ))}
         </Group>
       )}
-    </SettingCard>
-  );
-}
-
-const BINDINGS: { key: keyof Pick<UserView, "email" | "wechat_id" | "github_id" | "telegram_id" | "linux_do_id">; label: string }[] = [
-  { key: "email", label: "邮箱" },
-  { key: "wechat_id", label: "微信" },
-  { key: "github_id", label: "GitHub" },
-  { key: "telegram_id", label: "Telegram" },
-  { key: "linux_do_id", label: "LinuxDO" },
-];
-
-export function BindingsCard({ self }: { self: UserView }) {
-  const router = useRouter();
-  const status = useSiteStatus();
-  return (
-    <SettingCard title="账户绑定" description="邮箱、微信和 Telegram 可在这里绑定；其他账户的绑定与解绑暂未开放。">
-      <DataList size="sm" labelWidth="6em" withDivider aria-label="绑定情况">
-        {BINDINGS.map(({ key, label }) => {
-          const value = self[key];
-          return (
-            <DataList.Item key={key}>
-              <DataList.ItemLabel>{label}</DataList.ItemLabel>
-              <DataList.ItemValue style={{ overflowWrap: "anywhere" }}>
-                <Group gap="xs" justify="space-between">
-                  {value ? (
-                    <span>{value}</span>
-                  ) : (
-                    <Text span size="sm" c="dimmed">
-                      未绑定
-                    </Text>
-                  )}
-                  {key === "email" && <EmailBindButton bound={!!value} />}
-                  {key === "wechat_id" && status?.wechat_login && <WeChatBindButton status={status} onBound={router.refresh} />}
-                  {key === "telegram_id" && status?.telegram_oauth && <TelegramBindButton status={status} onBound={router.refresh} />}
-                </Group>
-              </DataList.ItemValue>
-            </DataList.Item>
-          );
-        })}
-      </DataList>
     </SettingCard>
   );
 }

@@ -25,7 +25,7 @@ export async function signInWays(userId: number): Promise<SignInWay[]> {
   if (str(user.password) && o.PasswordLoginEnabled) ways.push("password");
   if (str(user.github_id) && o.GitHubOAuthEnabled) ways.push("github");
   if (str(user.linux_do_id) && o.LinuxDOOAuthEnabled) ways.push("linuxdo");
-  if (str(user.oidc_id) && oidcEnabled(o)) ways.push("oidc");
+  if (str(user.oidc_id) && o["oidc.enabled"]) ways.push("oidc");
   if (str(user.wechat_id) && o.WeChatAuthEnabled) ways.push("wechat");
   if (str(user.telegram_id) && o.TelegramOAuthEnabled) ways.push("telegram");
   for (let i = 0; i < int(user.passkeys); i++) ways.push("passkey");
@@ -38,9 +38,4 @@ export async function canGiveUp(userId: number, way: SignInWay): Promise<boolean
   const at = ways.indexOf(way);
   if (at < 0) return ways.length > 0;
   return ways.length - 1 > 0;
-}
-
-// OIDC's switch arrives with its option keys (lib/options/registry.ts `oidc.enabled`); until then no account has it on.
-function oidcEnabled(o: Record<string, unknown>): boolean {
-  return o["oidc.enabled"] === true;
 }

@@ -86,13 +86,18 @@ export function useOptionsForm<K extends string>(config: OptionsFormConfig<K>) {
     setErrors((e) => ({ ...e, [key]: null }));
   };
 
-  const sentValue = (key: K) => (config.sent ? config.sent(key, values) : values[key]);
-
-  const save = async () => {
+  /**
+   * Sends what changed. `patch` sets fields first (values a form fills in itself, e.g. endpoints
+   * read from a discovery document), as if typed.
+   */
+  const saveWith = async (patch: Partial<FormValues<K>>) => {
     const refusal = config.refuse?.();
     if (refusal) return showError(refusal);
+    const current = { ...values, ...patch } as FormValues<K>;
+    if (Object.keys(patch).length > 0) setValues(current);
+    const sentValue = (key: K) => (config.sent ? config.sent(key, current) : current[key]);
     const changed: Partial<Record<K, string>> = {};
-    for (const key of Object.keys(values) as K[]) {
+    for (const key of Object.keys(current) as K[]) {
       const value = sentValue(key);
       if (blank(key) ? value.trim() !== "" : value !== saved[key]) changed[key] = value;
     }
@@ -113,5 +118,7 @@ export function useOptionsForm<K extends string>(config: OptionsFormConfig<K>) {
     if (ok) showSuccess(config.success ?? OPTION_MSG.saved);
   };
 
-  return { values, saved, errors, saving, set, setValues, setSaved, setErrors, save };
+  const save = () => saveWith({});
+
+  return { values, saved, errors, saving, set, setValues, setSaved, setErrors, save, saveWith };
 }

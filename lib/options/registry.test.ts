@@ -132,7 +132,7 @@ describe("option keys", () => {
     expect(refusal("__proto__", "1")).toBe("未知的配置项：__proto__");
   });
 
-  it("marks as secret exactly the keys ending in Token, Secret or Key, except the public TurnstileSiteKey", () => {
+  it("marks as secret exactly the keys ending in Token, Secret or Key (or new-api's dotted `secret`), except the public TurnstileSiteKey", () => {
     const secrets = OPTION_KEYS.filter(isSecretOption).sort();
     expect(secrets).toEqual(
       [
@@ -144,11 +144,12 @@ describe("option keys", () => {
         "TurnstileSecretKey",
         "WeChatServerToken",
         "WorkerValidKey",
+        "oidc.client_secret",
       ].sort(),
     );
     for (const key of OPTION_KEYS) {
       if (key === "TurnstileSiteKey") continue;
-      expect(isSecretOption(key), key).toBe(/(Token|Secret|Key)$/.test(key));
+      expect(isSecretOption(key), key).toBe(/(Token|Secret|Key|secret)$/.test(key));
     }
     expect(isSecretOption("TurnstileSiteKey")).toBe(false);
   });

@@ -5,10 +5,10 @@
 // cache and the database live in lib/options/index.ts. Entries are listed in the order the tabs
 // show them, which is also the order a section saves them in (a toggle after what it needs).
 //
-// Secrets: a key ending in Token, Secret or Key holds a credential and is never returned by any
-// API (new-api's rule). The one exception is TurnstileSiteKey: a Turnstile site key is public by
-// design (the login page embeds it, and the status object carries it), so it is listed and
-// returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
+// Secrets: a key ending in Token, Secret or Key (or `secret`, as new-api's dotted keys such as
+// `oidc.client_secret` end) holds a credential and is never returned by any API (new-api's rule).
+// The one exception is TurnstileSiteKey: a Turnstile site key is public by design (the login page
+// embeds it, and the status object carries it), so it is listed and returned like any other value. A unit test keeps the `secret` flags and this naming rule in step.
 //
 // Client-safe: the settings tabs import it to check a value with the parser the server uses, so
 // it imports nothing that needs the server (no database, no lib/env, no node:*).
@@ -68,6 +68,7 @@ export const OPTION_SECTIONS = {
   linuxdo: "system",
   wechat: "system",
   telegram: "system",
+  oidc: "system",
   turnstile: "system",
   other: "other",
 } as const;
@@ -167,6 +168,8 @@ type TextOptions = {
   verbatim?: boolean;
   /** An http(s) address; trailing slashes are removed (a trailing slash breaks payment callbacks). */
   url?: boolean;
+  /** With `url`: https only, except http on this machine (127.0.0.1, ::1, localhost), for a test provider. */
+  secureUrl?: boolean;
   /** Rewrites the value to its canonical form after trimming. */
   normalize?: (v: string) => string;
 };
@@ -182,6 +185,7 @@ function text(fallback: string, opts: TextOptions = {}): OptionEntry<string> {
       if (opts.url && v) {
         v = v.replace(/\/+$/, "");
         if (!/^https?:\/\/[^\s/]+/i.test(v)) return fail(`${key} 必须是以 http:// 或 https:// 开头的地址`);
+        if (opts.secureUrl && !isSecureUrl(v)) return fail(`${key} 必须是 https:// 地址（仅本机地址可以使用 http://）`);
       }
       if (opts.normalize) v = opts.normalize(v);
       if (opts.choices && !opts.choices.includes(v)) return fail(`${key} 的值必须是 ${opts.choices.join("、")} 之一`);
@@ -192,6 +196,25 @@ function text(fallback: string, opts: TextOptions = {}): OptionEntry<string> {
 }
 
 const secretText = () => text("", { secret: true });
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Whether a sign-in provider's address may be trusted with credentials: https, or plain http to
+ * this machine (a provider a test runs on loopback). Client-safe, so the settings tab checks it too.
+ */
+export function isSecureUrl(address: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return false;
+  }
+  return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname));
+}
+
+/** An OpenID Connect address (well-known document or endpoint): empty, or https (http on loopback). */
+const oidcUrl = () => text("", { url: true, secureUrl: true });
 
 function json<T>(schema: z.ZodType<T>, fallback: T): OptionEntry<T> {
   return {
@@ -528,6 +551,8 @@ export const OPTION_REGISTRY = {
   LinuxDOOAuthEnabled: shown(bool(false), { section: "login", label: "允许通过 LinuxDO 账户登录 & 注册" }),
   WeChatAuthEnabled: shown(bool(false), { section: "login", label: "允许通过微信登录 & 注册" }),
   TelegramOAuthEnabled: shown(bool(false), { section: "login", label: "允许通过 Telegram 进行登录" }),
+  /** new-api's dotted OIDC keys (its `oidc` settings group), so an options table moved from it keeps them. */
+  "oidc.enabled": shown(bool(false), { section: "login", label: "允许通过 OIDC 登录 & 注册" }),
   TurnstileCheckEnabled: shown(bool(false), { section: "login", label: "启用 Turnstile 用户校验" }),
 
   // E-mail domains
@@ -569,6 +594,20 @@ export const OPTION_REGISTRY = {
   WeChatAccountQRCodeImageURL: shown(text(""), { section: "wechat", label: "微信公众号二维码图片链接", placeholder: "输入一个图片链接" }),
   TelegramBotToken: shown(secretText(), { section: "telegram", label: "Telegram Bot Token" }),
   TelegramBotName: shown(text(""), { section: "telegram", label: "Telegram Bot 名称" }),
+  "oidc.display_name": shown(text(""), { section: "oidc", label: "登录按钮名称", placeholder: "留空则显示 OIDC" }),
+  "oidc.client_id": shown(text(""), { section: "oidc", label: "Client ID" }),
+  "oidc.client_secret": shown(secretText(), { section: "oidc", label: "Client Secret" }),
+  "oidc.well_known": shown(oidcUrl(), {
+    section: "oidc",
+    label: "Well-Known URL",
+    placeholder: "例如：https://idp.example.com/.well-known/openid-configuration",
+    description: "保存时从中读取下面三个端点；签名密钥与签发者也从这里读取",
+    wide: true,
+  }),
+  /** Derived from the well-known document when saved (as new-api's settings page does); editable to override. */
+  "oidc.authorization_endpoint": shown(oidcUrl(), { section: "oidc", label: "Authorization Endpoint" }),
+  "oidc.token_endpoint": shown(oidcUrl(), { section: "oidc", label: "Token Endpoint" }),
+  "oidc.user_info_endpoint": shown(oidcUrl(), { section: "oidc", label: "User Info Endpoint" }),
   TurnstileSiteKey: shown(text(""), { section: "turnstile", label: "Turnstile Site Key" }),
   TurnstileSecretKey: shown(secretText(), { section: "turnstile", label: "Turnstile Secret Key" }),
 
@@ -746,6 +785,10 @@ const ENABLE_REQUIRES: Partial<Record<OptionKey, Requirement>> = {
   TelegramOAuthEnabled: {
     needs: ["TelegramBotToken", "TelegramBotName"],
     message: "无法启用 Telegram OAuth，请先填入 Telegram Bot Token 以及 Telegram Bot 名称！",
+  },
+  "oidc.enabled": {
+    needs: ["oidc.client_id", "oidc.client_secret", "oidc.well_known"],
+    message: "无法启用 OIDC 登录，请先填入 OIDC Client Id、Client Secret 以及 Well-Known URL！",
   },
   TurnstileCheckEnabled: {
     needs: ["TurnstileSiteKey", "TurnstileSecretKey"],

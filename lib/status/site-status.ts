@@ -42,6 +42,11 @@ export type SystemStatus = {
   /** Where the browser loads the Telegram Login Widget from (TELEGRAM_WIDGET_URL). */
   telegram_widget_url: string;
   email_verification: boolean;
+  oidc_enabled: boolean;
+  oidc_client_id: string;
+  oidc_authorization_endpoint: string;
+  /** The OIDC login button's label ("OIDC" unless the admin named it). */
+  oidc_display_name: string;
   register_enabled: boolean;
   password_login_enabled: boolean;
   password_register_enabled: boolean;
@@ -80,11 +85,9 @@ export async function getStatus(): Promise<SystemStatus> {
     chat_link2: o.ChatLink2,
     turnstile_check: o.TurnstileCheckEnabled,
     turnstile_site_key: o.TurnstileSiteKey,
-    // Off whatever is stored until their flows exist (lib/options/unavailable.ts): a login
-    // button must not lead to a 404.
-    github_oauth: false,
+    github_oauth: o.GitHubOAuthEnabled,
     github_client_id: o.GitHubClientId,
-    linuxdo_oauth: false,
+    linuxdo_oauth: o.LinuxDOOAuthEnabled,
     linuxdo_client_id: o.LinuxDOClientId,
     wechat_login: o.WeChatAuthEnabled,
     wechat_qrcode: o.WeChatAccountQRCodeImageURL,
@@ -92,6 +95,11 @@ export async function getStatus(): Promise<SystemStatus> {
     telegram_bot_name: o.TelegramBotName,
     telegram_widget_url: env.TELEGRAM_WIDGET_URL,
     email_verification: o.EmailVerificationEnabled,
+    // new-api's OIDC fields; the console's button goes through /api/oauth/oidc/authorize instead.
+    oidc_enabled: o["oidc.enabled"],
+    oidc_client_id: o["oidc.client_id"],
+    oidc_authorization_endpoint: o["oidc.authorization_endpoint"],
+    oidc_display_name: o["oidc.display_name"] || "OIDC",
     register_enabled: o.RegisterEnabled,
     password_login_enabled: o.PasswordLoginEnabled,
     password_register_enabled: o.PasswordRegisterEnabled,

@@ -30,6 +30,10 @@ export type SiteStatus = {
   telegram_bot_name?: string;
   telegram_widget_url?: string;
   email_verification?: boolean;
+  oidc_enabled?: boolean;
+  oidc_client_id?: string;
+  oidc_authorization_endpoint?: string;
+  oidc_display_name?: string;
   server_address?: string;
   top_up_link?: string;
   min_topup?: number;

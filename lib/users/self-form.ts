@@ -21,6 +21,7 @@ export const SETTINGS_MSG = {
   passwordTooLong: PASSWORD_TOO_LONG,
   passwordsDiffer: "两次输入的密码不一致！",
   passwordChanged: "密码修改成功！",
+  passwordSet: "密码设置成功！",
   deleteMismatch: "请输入你的账户名以确认删除！",
   deleted: "账户已删除！",
   tokenCreated: "系统访问令牌已生成",
@@ -77,6 +78,11 @@ export const changePasswordSchema = z
   .refine((v) => v.password === v.password2, { message: SETTINGS_MSG.passwordsDiffer, path: ["password2"] });
 
 export type ChangePasswordValues = z.input<typeof changePasswordSchema>;
+
+/** An account without a password (signed up through a third party) sets its first one: no current password. */
+export const setPasswordSchema = z
+  .object({ original_password: z.string(), password: newPasswordField, password2: z.string() })
+  .refine((v) => v.password === v.password2, { message: SETTINGS_MSG.passwordsDiffer, path: ["password2"] });
 
 /** The body of PUT /api/user/self for a password change (the confirmation stays in the browser). */
 export const changePasswordBody = (v: ChangePasswordValues) => ({ original_password: v.original_password, password: v.password });

@@ -27,6 +27,7 @@ export async function getSelf(id: number): Promise<UserView> {
 /**
  * Updates the caller's username, display name or password. A password change needs the current
  * password and ends every other session (auth_version is bumped; the caller gets a new cookie).
+ * An account without a password (signed up through a third party) sets its first one without.
  */
 export async function updateSelf(id: number, input: UpdateSelfInput, ip: string): Promise<{ user: UserView; authVersion: number | null }> {
   const db = await getDb();
@@ -44,13 +45,15 @@ export async function updateSelf(id: number, input: UpdateSelfInput, ip: string)
   }
   if (input.display_name !== undefined) data.display_name = input.display_name;
   if (input.password) {
-    // The same per-account limit as sign-in: a stolen session cannot guess the password faster.
-    await refuseIfLocked({ accountId: id, ip });
-    if (!(await verifyPassword(input.original_password ?? "", current.password))) {
-      await notePasswordFailure({ accountId: id, ip });
-      throw new ApiError("原密码错误", 400);
+    if (current.password) {
+      // The same per-account limit as sign-in: a stolen session cannot guess the password faster.
+      await refuseIfLocked({ accountId: id, ip });
+      if (!(await verifyPassword(input.original_password ?? "", current.password))) {
+        await notePasswordFailure({ accountId: id, ip });
+        throw new ApiError("原密码错误", 400);
+      }
+      await clearPasswordFailures(id);
     }
-    await clearPasswordFailures(id);
     data.password = await hashPassword(input.password);
     data.auth_version = { increment: 1 };
   }
@@ -64,6 +67,13 @@ export async function updateSelf(id: number, input: UpdateSelfInput, ip: string)
     });
   if (data.password) invalidateRootDefaultPassword();
   return { user: toUserView(await visibleQuota(updated)), authVersion: data.auth_version ? updated.auth_version : null };
+}
+
+/** Whether the account has a password (one signed up through a third party has none until it sets one). */
+export async function selfHasPassword(id: number): Promise<boolean> {
+  const db = await getDb();
+  const user = await db.user.findFirst({ where: { id, deleted_at: null }, select: { password: true } });
+  return !!user?.password;
 }
 
 /** Soft-deletes the caller's account with its keys (lib/users/soft-delete.ts). Root cannot. */

@@ -71,7 +71,7 @@ describe("GET and PUT /api/option/", () => {
     }
     const after = await secretRows();
     for (const secret of ["smtp-pass-123", "gh-secret-456", "epay-key-789", "ts-secret-000"]) expect(after.text).not.toContain(secret);
-    // Exactly the keys ending in Token, Secret or Key are secrets, except the public Turnstile site key.
+    // Exactly the keys ending in Token, Secret or Key (or new-api's dotted `secret`) are secrets, except the public Turnstile site key.
     expect([...after.rows.keys()].sort()).toEqual(
       [
         "EpayKey",
@@ -82,6 +82,7 @@ describe("GET and PUT /api/option/", () => {
         "TurnstileSecretKey",
         "WeChatServerToken",
         "WorkerValidKey",
+        "oidc.client_secret",
       ].sort(),
     );
     for (const [key, row] of after.rows) {

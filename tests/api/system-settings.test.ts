@@ -124,7 +124,6 @@ describe("login and registration switches", () => {
         ["GitHubClientSecret", "gh-sys-secret"],
       ],
       "GitHub",
-      false,
     ],
     [
       "LinuxDOOAuthEnabled",
@@ -134,7 +133,16 @@ describe("login and registration switches", () => {
         ["LinuxDOClientSecret", "ld-sys-secret"],
       ],
       "LinuxDO",
-      false,
+    ],
+    [
+      "oidc.enabled",
+      "oidc_enabled",
+      [
+        ["oidc.client_id", "qiao-sys"],
+        ["oidc.client_secret", "oidc-sys-secret"],
+        ["oidc.well_known", "https://idp.example.com/.well-known/openid-configuration"],
+      ],
+      "OIDC",
     ],
     [
       "WeChatAuthEnabled",
@@ -144,7 +152,6 @@ describe("login and registration switches", () => {
         ["WeChatServerToken", "wx-token"],
       ],
       "微信",
-      true,
     ],
     [
       "TelegramOAuthEnabled",
@@ -154,27 +161,22 @@ describe("login and registration switches", () => {
         ["TelegramBotName", "qiao_bot"],
       ],
       "Telegram",
-      true,
     ],
-  ] as const)(
-    "%s: refused until its settings are saved; saved, it shows the login button (%s) once its flow exists",
-    async (key, flag, needs, name, built) => {
-      const refused = await put(key, "true");
-      expect(refused.success).toBe(false);
-      expect(refused.message).toContain(name);
-      expect((await siteStatus())[flag]).toBe(false);
-      for (const [k, v] of needs) await set(k, v);
-      try {
-        await set(key, "true");
-        const shown = await siteStatus();
-        // A login whose flow is not built yet stays off: its button would answer 404.
-        expect(shown[flag]).toBe(built);
-        // Secrets stay on the server; the status carries only the public parts.
-        expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|Token)$/.test(k))![1]);
-      } finally {
-        await set(key, "false");
-        for (const [k] of needs) await set(k, "");
-      }
-    },
-  );
+  ] as const)("%s: refused until its settings are saved; saved, the login button shows (%s)", async (key, flag, needs, name) => {
+    const refused = await put(key, "true");
+    expect(refused.success).toBe(false);
+    expect(refused.message).toContain(name);
+    expect((await siteStatus())[flag]).toBe(false);
+    for (const [k, v] of needs) await set(k, v);
+    try {
+      await set(key, "true");
+      const shown = await siteStatus();
+      expect(shown[flag]).toBe(true);
+      // Secrets stay on the server; the status carries only the public parts.
+      expect(JSON.stringify(shown)).not.toContain(needs.find(([k]) => /(Secret|secret|Token)$/.test(k))![1]);
+    } finally {
+      await set(key, "false");
+      for (const [k] of needs) await set(k, "");
+    }
+  });
 });

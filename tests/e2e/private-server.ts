@@ -1,6 +1,7 @@
 // A second, short-lived `npm start` server on its own fresh SQLite database, for a spec that must
-// change state every other spec relies on (root's password). It reuses the build the main e2e
-// server made. QIAO_E2E_PRIVATE_PORT fixes its port; otherwise the system picks a free one.
+// change state every other spec relies on (root's password), or that needs an environment of its
+// own (`env`: provider base URLs pointing at mocks). It reuses the build the main e2e server made.
+// QIAO_E2E_PRIVATE_PORT fixes its port; otherwise the system picks a free one.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";

@@ -1,7 +1,7 @@
 // Root's system tab (spec §2 Settings → system, §5 Options) through the real console: values saved,
 // reloaded and kept; secrets write-only (shown as set, never in the HTML, the RSC payload or
-// GET /api/option/, and kept when saved empty); online payment and the third-party logins not built
-// yet shown disabled with 尚未开放 (and no login button for them; WeChat and Telegram are open:
+// GET /api/option/, and kept when saved empty); online payment not built yet shown disabled with
+// 尚未开放; every third-party login open (their flows: tests/e2e/oauth.spec.ts,
 // tests/e2e/wechat-telegram.spec.ts); turning
 // password login off asks first and then refuses password logins. Screenshots in light, dark and
 // at 390 px.
@@ -211,46 +211,60 @@ test("turning password login off asks first, then password logins are refused", 
   }
 });
 
-test("third-party logins are not open yet: switches off and disabled, and no login button even when one is stored on", async ({
+test("every third-party login is open: its switch and settings work, and a login stored on shows its button", async ({
   page,
   playwright,
   browser,
 }) => {
   const root = await rootApi(playwright);
   try {
-    // Stored on through the API (as before this version, or by a script): still no button.
+    // Stored on through the API (as before this version, or by a script).
     await root.set("GitHubClientId", "Iv1.e2e-client");
     await root.set("GitHubClientSecret", "gh-e2e-client-secret");
     await root.set("GitHubOAuthEnabled", "true");
+    await root.set("TelegramBotToken", "123:e2e-token");
+    await root.set("TelegramBotName", "qiao_e2e_bot");
+    await root.set("TelegramOAuthEnabled", "true");
     await openTab(page);
     const toggles = card(page, "配置登录注册");
-    for (const name of ["允许通过 GitHub 账户登录 & 注册", "允许通过 LinuxDO 账户登录 & 注册"]) {
-      const toggle = toggles.getByRole("switch", { name });
-      await expect(toggle).toBeDisabled();
-      await expect(toggle).not.toBeChecked();
+    for (const name of ["允许通过 GitHub 账户登录 & 注册", "允许通过 Telegram 进行登录"]) {
+      await expect(toggles.getByRole("switch", { name })).toBeChecked();
     }
-    // The switches that work stay enabled.
-    await expect(toggles.getByRole("switch", { name: "启用 Turnstile 用户校验" })).toBeEnabled();
+    for (const name of [
+      "允许通过 GitHub 账户登录 & 注册",
+      "允许通过 LinuxDO 账户登录 & 注册",
+      "允许通过微信登录 & 注册",
+      "允许通过 Telegram 进行登录",
+      "允许通过 OIDC 登录 & 注册",
+      "启用 Turnstile 用户校验",
+    ]) {
+      await expect(toggles.getByRole("switch", { name })).toBeEnabled();
+    }
     for (const [title, label] of [
       ["配置 GitHub OAuth App", "GitHub Client ID"],
       ["配置 LinuxDO OAuth", "LinuxDO Client ID"],
+      ["配置 WeChat Server", "WeChat Server 服务器地址"],
+      ["配置 Telegram 登录", "Telegram Bot 名称"],
+      ["配置 OIDC", "Well-Known URL"],
     ] as const) {
-      await expect(card(page, title).getByText("尚未开放", { exact: true })).toBeVisible();
-      await expect(card(page, title).getByLabel(label)).toBeDisabled();
-      await expect(card(page, title).getByRole("button")).toHaveCount(0);
+      await expect(card(page, title).getByText("尚未开放", { exact: true })).toHaveCount(0);
+      await expect(card(page, title).getByLabel(label)).toBeEnabled();
+      await expect(card(page, title).getByRole("button", { name: /^保存/ })).toBeVisible();
     }
 
     const visitor = await browser.newContext({ baseURL: E2E_BASE_URL });
     const login = await visitor.newPage();
     await login.goto("/login");
-    await expect(login.getByRole("button", { name: "登录", exact: true })).toBeVisible();
-    await expect(login.getByRole("button", { name: "GitHub" })).toHaveCount(0);
-    await expect(login.getByText("第三方登录")).toHaveCount(0);
+    await expect(login.getByRole("button", { name: "GitHub", exact: true })).toBeVisible();
+    await expect(login.getByRole("button", { name: "LinuxDO" })).toHaveCount(0);
     await visitor.close();
   } finally {
     await root.set("GitHubOAuthEnabled", "false");
     await root.set("GitHubClientId", "");
     await root.set("GitHubClientSecret", "");
+    await root.set("TelegramOAuthEnabled", "false");
+    await root.set("TelegramBotToken", "");
+    await root.set("TelegramBotName", "");
     await root.dispose();
   }
 });

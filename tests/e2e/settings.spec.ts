@@ -106,7 +106,8 @@ test("an ordinary user reads the profile, copies models and the invite link, and
     await modelCard.getByRole("button", { name: "复制全部" }).click();
     await expect.poll(async () => (await clipboardText(page)).split(",")).toEqual(expect.arrayContaining(models));
 
-    // Bindings: nothing bound; only the e-mail can be bound here (tests/e2e/mail.spec.ts binds one).
+    // Bindings: nothing bound; with no provider switched on only the e-mail can be bound (tests/e2e/mail.spec.ts
+    // binds one; tests/e2e/oauth.spec.ts binds GitHub, LinuxDO and OIDC).
     const bindings = card(page, "账户绑定");
     await expect(bindings.getByText("未绑定")).toHaveCount(5);
     await expect(bindings.getByRole("button")).toHaveCount(1);

@@ -26,10 +26,8 @@ const NOT_OFFERED =
 const EXCEPTIONS: Record<string, string> = {
   // Online payment (EPay): the gateway (POST /api/user/pay and its callback) comes with the payments issue.
   CustomCallbackAddress: `payment callback address: ${NOT_YET}`,
-  // Third-party login: the OAuth, WeChat and Telegram flows come with the accounts issue. Their
+  // Third-party login: the WeChat and Telegram flows come with the accounts issue. Their
   // switches are disabled, /api/status reports them off, the login page shows no button.
-  GitHubClientSecret: `GitHub login: ${NOT_YET}`,
-  LinuxDOClientSecret: `LinuxDO login: ${NOT_YET}`,
   // Midjourney is not relayed (channel types 2 and 5 are refused); the drawing card itself and
   // DrawingEnabled belong to issue 20 item 16 and the task issue.
   MjAccountFilterEnabled: `Midjourney: ${NOT_YET}`,

@@ -1,8 +1,7 @@
 "use client";
 // 配置登录注册: each switch saves at once. Turning password login off asks first (spec §5 Options);
 // a switch whose settings are missing (an OAuth client, the Turnstile keys, SMTP) is refused by the
-// server with the message of lib/options/registry.ts and stays off. A third-party login whose flow
-// is not built yet is shown disabled (lib/options/unavailable.ts).
+// server with the message of lib/options/registry.ts and stays off.
 import { SimpleGrid, Switch } from "@mantine/core";
 import { useState } from "react";
 import { confirmAction } from "@/components/data/confirm";
@@ -10,7 +9,6 @@ import { SettingCard } from "@/components/settings/setting-card";
 import type { SavedOptions } from "@/components/settings/system/option-form";
 import { saveOption } from "@/lib/client/options";
 import { sectionFields } from "@/lib/options/registry";
-import { NOT_YET_OPEN, UNAVAILABLE_LOGINS } from "@/lib/options/unavailable";
 
 /** The switches, in the order shown: the registry's "login" section. */
 export const LOGIN_TOGGLES = sectionFields("login");
@@ -34,25 +32,17 @@ export function LoginToggles({ saved, reload }: Props) {
   };
 
   return (
-    <SettingCard
-      title="配置登录注册"
-      description={UNAVAILABLE_LOGINS.size > 0 ? "开关立即生效。标有「尚未开放」的登录方式暂不可用。" : "开关立即生效。"}
-    >
+    <SettingCard title="配置登录注册" description="开关立即生效。第三方登录需先在下方填好对应的配置。">
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="sm" verticalSpacing="sm">
-        {LOGIN_TOGGLES.map(({ key, label }) => {
-          // A login whose flow is not built stays off, whatever is stored (/api/status says off too).
-          const unavailable = UNAVAILABLE_LOGINS.has(key);
-          return (
-            <Switch
-              key={key}
-              label={label}
-              description={unavailable ? NOT_YET_OPEN : undefined}
-              checked={!unavailable && saved.values[key] === "true"}
-              disabled={unavailable || pending !== null}
-              onChange={(e) => void toggle(key, e.currentTarget.checked)}
-            />
-          );
-        })}
+        {LOGIN_TOGGLES.map(({ key, label }) => (
+          <Switch
+            key={key}
+            label={label}
+            checked={saved.values[key] === "true"}
+            disabled={pending !== null}
+            onChange={(e) => void toggle(key, e.currentTarget.checked)}
+          />
+        ))}
       </SimpleGrid>
     </SettingCard>
   );

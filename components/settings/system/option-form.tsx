@@ -4,7 +4,7 @@
 // registry's order (a toggle after the values it needs). Secrets are write-only: the server never
 // sends them, the field says whether one is set, and an empty secret field keeps the stored value.
 import { Anchor, Badge, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
 import { useOptionsForm } from "@/lib/client/options";
 import { type OptionField, type OptionKey, type OptionSection, sectionFields } from "@/lib/options/registry";
@@ -31,13 +31,18 @@ type Props = {
   reload: () => Promise<SavedOptions | null>;
   /** The feature is not built yet: this says why; the fields are shown disabled and nothing is saved. */
   unavailable?: string;
+  /**
+   * Runs before saving, with the values being edited: gives fields to set first (null stops the
+   * save; it has said why).
+   */
+  prepare?: (values: OptionValues, saved: OptionValues) => Promise<Record<string, string> | null>;
   children?: ReactNode;
 };
 
 const forcedReason = (field: OptionField, values: OptionValues) =>
   field.input === "switch" && field.forcedOn ? field.forcedOn(values) : null;
 
-export function OptionForm({ title, description, section, saveLabel, saved, check, reload, unavailable, children }: Props) {
+export function OptionForm({ title, description, section, saveLabel, saved, check, reload, unavailable, prepare, children }: Props) {
   const fields = sectionFields(section);
   const byKey = new Map(fields.map((f) => [f.key, f]));
   const form = useOptionsForm({
@@ -50,6 +55,14 @@ export function OptionForm({ title, description, section, saveLabel, saved, chec
     afterSave: async () => (await reload())?.values ?? null,
   });
   const { values, errors, set } = form;
+  const [preparing, setPreparing] = useState(false);
+  const submit = async () => {
+    if (!prepare) return form.save();
+    setPreparing(true);
+    const patch = await prepare(values, saved.values);
+    setPreparing(false);
+    if (patch) await form.saveWith(patch as Partial<Record<OptionKey, string>>);
+  };
 
   return (
     <SettingCard
@@ -77,7 +90,7 @@ export function OptionForm({ title, description, section, saveLabel, saved, chec
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          void form.save();
+          void submit();
         }}
       >
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="sm" verticalSpacing="sm" mb="md">
@@ -96,7 +109,7 @@ export function OptionForm({ title, description, section, saveLabel, saved, chec
         </SimpleGrid>
         {!unavailable && (
           <Group>
-            <Button type="submit" loading={form.saving}>
+            <Button type="submit" loading={form.saving || preparing}>
               {saveLabel}
             </Button>
           </Group>

@@ -1,25 +1,46 @@
 "use client";
 // The super admin's system tab (spec §2 Settings → system): server address, worker proxy,
 // payment, login and registration toggles, e-mail domain whitelist, SMTP, and the GitHub, LinuxDO,
-// WeChat, Telegram and Turnstile settings. The options come from GET /api/option/'s function
+// WeChat, Telegram, OIDC and Turnstile settings. The options come from GET /api/option/'s function
 // (secrets only as set or not) and are read again through that call after every save. Each
 // block's fields are its section of the option registry (lib/options/registry.ts).
 import { Stack, Text } from "@mantine/core";
 import { useCallback, useState } from "react";
 import { LoginToggles } from "@/components/settings/system/login-toggles";
-import { ExternalLink, OptionForm, type SavedOptions } from "@/components/settings/system/option-form";
+import { ExternalLink, OptionForm, type OptionValues, type SavedOptions } from "@/components/settings/system/option-form";
+import type { OidcEndpoints } from "@/lib/accounts/oauth/oidc";
+import { formError } from "@/lib/options/registry";
 import { api } from "@/lib/client/api";
 import type { ListedOption } from "@/lib/options";
 import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
 
 // The features of these blocks come with later issues (lib/options/unavailable.ts).
 const PAYMENT_NOT_YET = "在线支付尚未开放，以下设置暂不可修改。";
-const LOGIN_NOT_YET = "该登录方式尚未开放，以下设置暂不可修改。";
 
 export function toSaved(list: readonly ListedOption[]): SavedOptions {
   return {
     values: Object.fromEntries(list.map((o) => [o.key, o.value])),
     secretsSet: new Set(list.filter((o) => "secret" in o && o.set).map((o) => o.key)),
+  };
+}
+
+const OIDC_ENDPOINTS = ["oidc.authorization_endpoint", "oidc.token_endpoint", "oidc.user_info_endpoint"] as const;
+
+/**
+ * Before the OIDC block saves: a new well-known URL (or one with an endpoint left empty) is read
+ * on the server and the three endpoints it names are filled in, as new-api's settings page does.
+ */
+async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Promise<Record<string, string> | null> {
+  const wellKnown = (values["oidc.well_known"] ?? "").trim();
+  const unchanged = wellKnown === (saved["oidc.well_known"] ?? "") && OIDC_ENDPOINTS.every((k) => (values[k] ?? "").trim() !== "");
+  // A malformed address is left to the save, which says so beside the field.
+  if (!wellKnown || unchanged || formError("oidc.well_known", wellKnown)) return {};
+  const res = await api<OidcEndpoints>("GET", `/api/oauth/oidc/discovery?well_known=${encodeURIComponent(wellKnown)}`);
+  if (!res.success) return null;
+  return {
+    "oidc.authorization_endpoint": res.data.authorization_endpoint,
+    "oidc.token_endpoint": res.data.token_endpoint,
+    "oidc.user_info_endpoint": res.data.user_info_endpoint,
   };
 }
 
@@ -79,7 +100,6 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         }
         section="github"
         saveLabel="保存 GitHub OAuth 设置"
-        unavailable={LOGIN_NOT_YET}
         {...form}
       />
       <OptionForm
@@ -92,7 +112,6 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         }
         section="linuxdo"
         saveLabel="保存 LinuxDO OAuth 设置"
-        unavailable={LOGIN_NOT_YET}
         {...form}
       />
       <OptionForm
@@ -117,6 +136,19 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         }
         section="telegram"
         saveLabel="保存 Telegram 登录设置"
+        {...form}
+      />
+      <OptionForm
+        title="配置 OIDC"
+        description={
+          <>
+            用以支持通过任意 OpenID Connect 提供商（Keycloak、Authentik、Google、Azure AD 等）登录注册。在提供商处创建客户端，回调地址填{" "}
+            <code>{address}/oauth/oidc</code>；保存时从 Well-Known URL 读取三个端点。
+          </>
+        }
+        section="oidc"
+        saveLabel="保存 OIDC 设置"
+        prepare={fillOidcEndpoints}
         {...form}
       />
       <OptionForm

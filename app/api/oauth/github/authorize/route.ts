@@ -1,0 +1,3 @@
+import { authorizeRoute } from "@/lib/accounts/oauth/respond";
+
+export const GET = authorizeRoute("github");

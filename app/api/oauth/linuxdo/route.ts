@@ -1,0 +1,3 @@
+import { callbackRoute } from "@/lib/accounts/oauth/respond";
+
+export const GET = callbackRoute("linuxdo");
