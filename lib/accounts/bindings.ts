@@ -38,7 +38,7 @@ export function bindingParam(raw: string | undefined): Binding {
   return name as Binding;
 }
 
-type ProviderColumn = Exclude<(typeof BINDING_COLUMN)[Binding], "email">;
+export type ProviderColumn = Exclude<(typeof BINDING_COLUMN)[Binding], "email">;
 
 /**
  * The account (id, and whether it is deleted) bound to any of `ids` in `column`, or null. A live
@@ -58,16 +58,22 @@ export async function findBoundAccount(column: ProviderColumn, ids: string[]): P
 
 /**
  * Binds the third-party id `value` (and any legacy id of the same account) to user `userId`. Throws
- * `taken` when another account holds either id; binding again the id one already holds succeeds.
+ * `taken` when another account, deleted ones included, holds either id; binding again the id one
+ * already holds succeeds. The columns carry no unique index (unbound is "", as in new-api's
+ * schema), so two accounts binding one id at the same moment are caught after the write: each sees
+ * the other, gives the id up, and both are refused.
  */
 export async function bindAccount(userId: number, column: ProviderColumn, value: string, legacyId: string | undefined, taken: ApiError) {
   const holder = await findBoundAccount(column, [value, legacyId ?? ""]);
   if (holder && holder.id !== userId) throw taken;
-  // Two different accounts binding one id in the same instant can both pass the check: the column
-  // has no unique index (new-api's schema), so that race stays possible.
   const db = await getDirectDb();
   const changed = await db.execute(`UPDATE users SET ${column} = ? WHERE id = ? AND deleted_at IS NULL`, [value, userId]);
   if (changed === 0) throw notFound(USER_MSG.notFound);
+  const others = await db.query(`SELECT id FROM users WHERE ${column} = ? AND id <> ? LIMIT 1`, [value, userId]);
+  if (others.length > 0) {
+    await db.execute(`UPDATE users SET ${column} = '' WHERE id = ? AND ${column} = ?`, [userId, value]);
+    throw taken;
+  }
 }
 
 /** The sign-in way a binding gives (an e-mail address gives none: it names the password's account). */

@@ -1,16 +1,14 @@
 // Accounts held by a third party and kept in a column of users (wechat_id, telegram_id): finding the
-// account one of them signs in to, binding one to the signed-in account, and the sign-in answer
-// every such login gives (the one POST /api/user/login gives: the user, or `require_2fa`).
+// account one of them signs in to, and the sign-in answer every third-party login gives (the one
+// POST /api/user/login gives: the user, or `require_2fa`). Binding is lib/accounts/bindings.ts.
 import { envelope } from "@/lib/api/envelope";
 import { BANNED_MESSAGE } from "@/lib/auth/authenticate";
 import { isActiveUser } from "@/lib/auth/roles";
 import type { SignInMethod } from "@/lib/auth/sessions";
-import { completeSignIn, SIGN_IN_MSG } from "@/lib/auth/sign-in";
+import { completeSignIn, SIGN_IN_MSG, type SignInResult } from "@/lib/auth/sign-in";
 import { visibleQuota } from "@/lib/billing/visible";
 import { getDb } from "@/lib/db";
-import { getDirectDb } from "@/lib/db/direct";
-import { int } from "@/lib/db/num";
-import { ApiError, forbidden } from "@/lib/errors";
+import { forbidden } from "@/lib/errors";
 import type { BindingColumn } from "@/lib/users/create";
 import { toUserView, USER_PUBLIC_SELECT, type UserView } from "@/lib/users/view";
 
@@ -46,32 +44,17 @@ export async function boundAccount(column: BindingColumn, value: string): Promis
 }
 
 /**
- * Binds `value` (in `column`) to user `userId`, replacing what the user had there. Refused with
- * `taken` when another account, deleted ones included, holds it. The columns carry no unique
- * index (unbound is ""), so two accounts binding one id at the same moment are caught after the
- * write: each sees the other and gives the id up, and both are refused.
- */
-export async function bindAccount(userId: number, column: BindingColumn, value: string, taken: string): Promise<void> {
-  const db = await getDirectDb();
-  const holders = async () =>
-    (await db.query(`SELECT id FROM users WHERE ${column} = ? AND id <> ? LIMIT 1`, [value, userId])).map((r) => int(r.id));
-  if ((await holders()).length > 0) throw new ApiError(taken, 400);
-  const written = await db.execute(`UPDATE users SET ${column} = ? WHERE id = ? AND deleted_at IS NULL`, [value, userId]);
-  if (written !== 1) throw forbidden(PROVIDER_ACCOUNT_MSG.deleted);
-  if ((await holders()).length > 0) {
-    await db.execute(`UPDATE users SET ${column} = '' WHERE id = ? AND ${column} = ?`, [userId, value]);
-    throw new ApiError(taken, 400);
-  }
-}
-
-/**
  * The answer of a third-party sign-in (GET /api/oauth/wechat, /api/oauth/telegram/login), shaped as
  * POST /api/user/login's: the user and the session cookie, or, when the account has two-factor on,
  * `{require_2fa: true}` and the pending cookie (the login page's code step comes next).
  */
 export async function signInAnswer(req: Request, account: SignInAccount, method: SignInMethod): Promise<Response> {
   const { auth_version, ...user } = account;
-  const result = await completeSignIn(req, { id: user.id, username: user.username, role: user.role, auth_version }, method);
+  return signedInResponse(user, await completeSignIn(req, { id: user.id, username: user.username, role: user.role, auth_version }, method));
+}
+
+/** A finished first factor as the login answer: the user and the session cookie, or `require_2fa` and the pending cookie. */
+export function signedInResponse(user: UserView, result: SignInResult): Response {
   const headers = { "set-cookie": result.setCookie };
   if (result.state === "require_2fa") return envelope({ require_2fa: true }, SIGN_IN_MSG.needCode, { headers });
   return envelope(user, "", { headers });

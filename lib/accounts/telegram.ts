@@ -6,7 +6,8 @@
 // a payload is good for a day after auth_date (Telegram's advice) and only once (claimFirstUse).
 // A Telegram account signs in only to an account it was bound to (new-api): no sign-up.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { bindAccount, boundAccount, type SignInAccount } from "@/lib/accounts/provider-accounts";
+import { bindAccount } from "@/lib/accounts/bindings";
+import { boundAccount, type SignInAccount } from "@/lib/accounts/provider-accounts";
 import { claimFirstUse } from "@/lib/accounts/used-once";
 import { enforceRateLimit } from "@/lib/auth/rate-limit";
 import { nowSeconds } from "@/lib/db/num";
@@ -90,5 +91,5 @@ export async function signInWithTelegram(params: URLSearchParams, ip: string): P
 
 /** Binds the payload's Telegram account to user `userId` (refused when another account has it). */
 export async function bindTelegram(userId: number, params: URLSearchParams, ip: string): Promise<void> {
-  await bindAccount(userId, "telegram_id", await verifiedTelegramId(params, ip), TELEGRAM_MSG.taken);
+  await bindAccount(userId, "telegram_id", await verifiedTelegramId(params, ip), undefined, new ApiError(TELEGRAM_MSG.taken, 400));
 }

@@ -5,7 +5,8 @@
 // empty `data` is an unknown or expired code). The openid then signs in the account bound to it,
 // or a new account (registration on), or is bound to the signed-in account.
 import { z } from "zod";
-import { bindAccount, boundAccount, type SignInAccount } from "@/lib/accounts/provider-accounts";
+import { bindAccount } from "@/lib/accounts/bindings";
+import { boundAccount, type SignInAccount } from "@/lib/accounts/provider-accounts";
 import { claimFirstUse } from "@/lib/accounts/used-once";
 import { WECHAT_CODE_MSG } from "@/lib/accounts/wechat-schemas";
 import { enforceRateLimit } from "@/lib/auth/rate-limit";
@@ -91,5 +92,5 @@ export async function signInWithWeChat(code: string, affCode: string | undefined
 
 /** Binds the WeChat account of `code` to user `userId` (refused when another account has it). */
 export async function bindWeChat(userId: number, code: string, ip: string): Promise<void> {
-  await bindAccount(userId, "wechat_id", await openIdFor(code, ip), WECHAT_MSG.taken);
+  await bindAccount(userId, "wechat_id", await openIdFor(code, ip), undefined, new ApiError(WECHAT_MSG.taken, 400));
 }

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { envelope } from "@/lib/api/envelope";
 import { route } from "@/lib/api/route";
-import { SIGN_IN_MSG } from "@/lib/auth/sign-in";
+import { signedInResponse } from "@/lib/accounts/provider-accounts";
 import { finishOAuth, startAuthorize } from "@/lib/accounts/oauth/flow";
 import { OAUTH_MSG, type OAuthProvider } from "@/lib/accounts/oauth/providers";
 
@@ -31,10 +31,7 @@ export const callbackRoute = (provider: OAuthProvider) =>
     handler: async ({ caller, req }) => {
       const outcome = await finishOAuth(req, caller, provider, new URL(req.url).searchParams);
       if (outcome.kind === "bound") return envelope({ action: "bind" }, OAUTH_MSG.bound);
-      const { result, user } = outcome;
-      const headers = { "set-cookie": result.setCookie };
       // With two-factor on, the code comes next (the login page's second step), as password sign-in answers.
-      if (result.state === "require_2fa") return envelope({ require_2fa: true }, SIGN_IN_MSG.needCode, { headers });
-      return envelope(user, "", { headers });
+      return signedInResponse(outcome.user, outcome.result);
     },
   });
