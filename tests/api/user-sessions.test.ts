@@ -22,8 +22,7 @@ import { call, cookieFrom, createUser } from "@/tests/helpers/api";
 import { clearRelayData, ENTRIES, type RelayServer, seedChannel, startRelay } from "@/tests/helpers/relay";
 import { type OpenAIMock, startOpenAIMock } from "@/tests/mocks/openai-upstream";
 
-const MAC_CHROME =
-  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const MAC_CHROME = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const IPHONE_SAFARI =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Mobile/15E148 Safari/604.1";
 
@@ -208,7 +207,10 @@ describe("what else ends sessions", () => {
   it("a password change ends the other sessions and keeps the caller's, under the same id", async () => {
     const u = await fresh("pwchange");
     const other = await signIn(u, IPHONE_SAFARI, "198.51.100.40");
-    const changed = await call(self.PUT, "PUT", "/api/user/self", { as: u, body: { password: "newpassword1", original_password: "password123" } });
+    const changed = await call(self.PUT, "PUT", "/api/user/self", {
+      as: u,
+      body: { password: "newpassword1", original_password: "password123" },
+    });
     expect(changed.json.success).toBe(true);
     const renewed = { id: u.id, cookie: cookieFrom(changed.headers.get("set-cookie")) };
     expect(await selfStatus(other)).toBe(401);
