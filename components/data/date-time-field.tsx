@@ -8,6 +8,15 @@ import { ActionIcon, Box, TextInput, type TextInputProps } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
 import { Icon } from "@/components/icons";
 import { DATETIME_TEXT_HINT, dateTimeText, parseDateTimeText } from "@/lib/ui/datetime-text";
+import { formatTimestamp } from "@/lib/ui/format";
+
+/** Unix seconds as this field's value ("2026-11-24T10:00:00") in the viewer's zone; "" for no bound (0). */
+export const secondsToField = (seconds: number, zone?: string) => (seconds > 0 ? formatTimestamp(seconds, zone).replace(" ", "T") : "");
+/** This field's value (the browser's zone) as Unix seconds; 0 for an empty field. */
+export const fieldToSeconds = (value: string) => {
+  const ms = new Date(value).getTime();
+  return value && Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+};
 
 type Props = Omit<TextInputProps, "value" | "onChange" | "type"> & {
   label: string;

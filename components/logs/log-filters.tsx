@@ -2,20 +2,11 @@
 // The log filter form: token, model, time range, type, and for an admin channel and user. Times
 // are edited in the viewer's zone and sent as Unix seconds.
 import { Button, Group, Select, SimpleGrid, TextInput } from "@mantine/core";
-import { DateTimeField } from "@/components/data/date-time-field";
+import { DateTimeField, fieldToSeconds, secondsToField } from "@/components/data/date-time-field";
 import { useTimeZone } from "@/components/data/display";
 import { Icon } from "@/components/icons";
 import type { LogActions } from "@/components/logs/use-log-actions";
 import { LOG_TYPE_OPTIONS } from "@/lib/logs/display";
-import { formatTimestamp } from "@/lib/ui/format";
-
-/** "2026-11-24T10:00:00" for a date-and-time field, in the viewer's zone; "" for no bound. */
-const toInput = (seconds: number, zone?: string) => (seconds > 0 ? formatTimestamp(seconds, zone).replace(" ", "T") : "");
-/** A date-and-time field's value (the browser's zone) as Unix seconds; 0 for an empty field. */
-const fromInput = (value: string) => {
-  const ms = new Date(value).getTime();
-  return value && Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
-};
 
 export function LogFilterForm({ admin, pending, actions }: { admin: boolean; pending: boolean; actions: LogActions }) {
   const zone = useTimeZone();
@@ -44,14 +35,14 @@ export function LogFilterForm({ admin, pending, actions }: { admin: boolean; pen
         <DateTimeField
           label="起始时间"
           withSeconds
-          value={toInput(form.start_timestamp, zone)}
-          onChange={(v) => set("start_timestamp", fromInput(v))}
+          value={secondsToField(form.start_timestamp, zone)}
+          onChange={(v) => set("start_timestamp", fieldToSeconds(v))}
         />
         <DateTimeField
           label="结束时间"
           withSeconds
-          value={toInput(form.end_timestamp, zone)}
-          onChange={(v) => set("end_timestamp", fromInput(v))}
+          value={secondsToField(form.end_timestamp, zone)}
+          onChange={(v) => set("end_timestamp", fieldToSeconds(v))}
         />
         <Select
           label="类型"

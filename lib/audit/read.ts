@@ -42,6 +42,21 @@ export const auditQuerySchema = z.object({
 
 export type AuditQuery = z.output<typeof auditQuerySchema>;
 
+/** The /audit page's filters, as its URL and its form hold them. */
+export type AuditFilters = Pick<AuditQuery, "actor" | "action" | "target_type" | "target" | "start_timestamp" | "end_timestamp">;
+
+export const AUDIT_FILTER_KEYS = ["actor", "action", "target_type", "target", "start_timestamp", "end_timestamp"] as const;
+
+/** The filters from the page's URL: a value GET /api/audit/ would refuse is dropped rather than failing the page. */
+export function auditFiltersOf(get: (key: (typeof AUDIT_FILTER_KEYS)[number]) => string): AuditFilters {
+  const filters: AuditFilters = { actor: "", action: "", target_type: "", target: "", start_timestamp: 0, end_timestamp: 0 };
+  for (const key of AUDIT_FILTER_KEYS) {
+    const parsed = auditQuerySchema.shape[key].safeParse(get(key));
+    if (parsed.success) Object.assign(filters, { [key]: parsed.data });
+  }
+  return filters;
+}
+
 const AUDIT_SELECT = {
   id: true,
   created_at: true,

@@ -18,7 +18,7 @@ import * as users from "@/app/api/user/route";
 import * as userOne from "@/app/api/user/[id]/route";
 import * as manage from "@/app/api/user/manage/route";
 import type { AUDIT_ACTIONS } from "@/lib/audit/actions";
-import { AUDIT_MSG, type AuditItem } from "@/lib/audit/read";
+import { AUDIT_MSG, type AuditItem, auditFiltersOf } from "@/lib/audit/read";
 import { maskSecret } from "@/lib/audit/write";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
@@ -368,5 +368,29 @@ describe("GET /api/audit/", () => {
     const [row] = (await auditPage({ action: "option.update", target: "SystemName" })).json.data.items as AuditItem[];
     expect(row!.created_at).toBeGreaterThanOrEqual(before);
     expect(row!.created_at).toBeLessThanOrEqual(nowSeconds());
+  });
+});
+
+describe("the /audit page's filters from its URL", () => {
+  it("keeps what the API accepts and drops what it would refuse, instead of failing the page", () => {
+    const url = (values: Record<string, string>) => auditFiltersOf((key) => values[key] ?? "");
+    expect(
+      url({ actor: " root ", action: "user.quota", target_type: "user", target: "7", start_timestamp: "100", end_timestamp: "200" }),
+    ).toEqual({
+      actor: "root",
+      action: "user.quota",
+      target_type: "user",
+      target: "7",
+      start_timestamp: 100,
+      end_timestamp: 200,
+    });
+    expect(url({ action: "user.fly", start_timestamp: "99999999999", end_timestamp: "soon" })).toEqual({
+      actor: "",
+      action: "",
+      target_type: "",
+      target: "",
+      start_timestamp: 0,
+      end_timestamp: 0,
+    });
   });
 });
