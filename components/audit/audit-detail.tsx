@@ -4,14 +4,13 @@
 // compact JSON. Field names come from AUDIT_FIELD_LABEL.
 import { Badge, Group, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
-import { QuotaText } from "@/components/data/display";
+import { QuotaText, useTimeZone } from "@/components/data/display";
 import { RedemptionStatus } from "@/components/redemptions/redemption-status";
 import { UserRole, UserStatus } from "@/components/users/user-badges";
 import { AUDIT_FIELD_LABEL } from "@/lib/audit/actions";
 import type { AuditItem } from "@/lib/audit/read";
 import { channelStatusTag, channelTypeName } from "@/lib/channels/form";
 import { formatTimestamp } from "@/lib/ui/format";
-import { useTimeZone } from "@/components/data/display";
 
 const isChange = (value: unknown): value is { from: unknown; to: unknown } =>
   !!value && typeof value === "object" && !Array.isArray(value) && "from" in value && "to" in value && Object.keys(value).length === 2;
@@ -27,20 +26,26 @@ function Value({ field, value, targetType }: { field: string; value: unknown; ta
     );
   }
   if (typeof value === "number") {
-    if (field === "quota") return <QuotaText quota={value} />;
     if (field === "role") return <UserRole role={value} />;
-    if (field === "before") return <>{formatTimestamp(value, zone)}</>;
-    if (field === "type" && targetType === "channel") return <>{channelTypeName(value)}</>;
     if (field === "status") return <StatusOf targetType={targetType} status={value} />;
+    if (field === "quota")
+      return (
+        <Plain>
+          <QuotaText quota={value} />
+        </Plain>
+      );
+    if (field === "before") return <Plain>{formatTimestamp(value, zone)}</Plain>;
+    if (field === "type" && targetType === "channel") return <Plain>{channelTypeName(value)}</Plain>;
   }
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  if (typeof value === "object") return <Plain mono>{JSON.stringify(value)}</Plain>;
+  return <Plain>{String(value)}</Plain>;
+}
+
+/** A value as text, at the table's size (a card on a phone would show it larger), wrapped anywhere. */
+function Plain({ children, mono = false }: { children: ReactNode; mono?: boolean }) {
   return (
-    <Text
-      span
-      size="sm"
-      style={{ overflowWrap: "anywhere", fontFamily: typeof value === "object" ? "var(--mantine-font-family-monospace)" : undefined }}
-    >
-      {text}
+    <Text span size="sm" ff={mono ? "monospace" : undefined} style={{ overflowWrap: "anywhere" }}>
+      {children}
     </Text>
   );
 }

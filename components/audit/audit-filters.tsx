@@ -1,12 +1,11 @@
 "use client";
-// The audit filter form: actor (a username or an id), action, target (kind and id) and a time range. Its
-// values go to the URL on 查询; 重置 removes them. Times are edited in the viewer's zone.
-import { Button, Group, Select, SimpleGrid, TextInput } from "@mantine/core";
+// The audit filter form: actor (a username or an id), action, target (kind and id) and a time
+// range. Its values go to the URL on 查询; 重置 removes them. Times are edited in the viewer's zone.
+import { Select, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { DateTimeField, fieldToSeconds, secondsToField } from "@/components/data/date-time-field";
-import { useTimeZone } from "@/components/data/display";
+import { TimeRangeFields } from "@/components/data/date-time-field";
+import { FilterGrid } from "@/components/data/list-toolbar";
 import type { ListUrl } from "@/components/data/use-list-url";
-import { Icon } from "@/components/icons";
 import { AUDIT_ACTION_OPTIONS, AUDIT_TARGET_LABEL, isAuditAction } from "@/lib/audit/actions";
 import type { AuditFilters } from "@/lib/audit/read";
 
@@ -17,7 +16,6 @@ const TARGET_OPTIONS = [
 ];
 
 export function AuditFilterForm({ filters, list }: { filters: AuditFilters; list: ListUrl }) {
-  const zone = useTimeZone();
   const [form, setForm] = useState(filters);
   const set = <K extends keyof AuditFilters>(key: K, value: AuditFilters[K]) => setForm((f) => ({ ...f, [key]: value }));
   const search = () =>
@@ -33,59 +31,27 @@ export function AuditFilterForm({ filters, list }: { filters: AuditFilters; list
     list.update({ actor: null, action: null, target_type: null, target: null, start_timestamp: null, end_timestamp: null });
 
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        search();
-      }}
-      aria-label="筛选"
-    >
-      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="xs" verticalSpacing="xs">
-        <TextInput label="操作者" placeholder="用户名或用户 ID" value={form.actor} onChange={(e) => set("actor", e.currentTarget.value)} />
-        <Select
-          label="操作"
-          data={ACTION_OPTIONS}
-          value={form.action}
-          onChange={(v) => set("action", v && isAuditAction(v) ? v : "")}
-          allowDeselect={false}
-          searchable
-          comboboxProps={{ withinPortal: true }}
-        />
-        <Select
-          label="对象类型"
-          data={TARGET_OPTIONS}
-          value={form.target_type}
-          onChange={(v) => set("target_type", v ?? "")}
-          allowDeselect={false}
-          comboboxProps={{ withinPortal: true }}
-        />
-        <TextInput
-          label="对象 ID"
-          placeholder="用户、渠道或兑换码的 ID，或设置项名称"
-          value={form.target}
-          onChange={(e) => set("target", e.currentTarget.value)}
-        />
-        <DateTimeField
-          label="起始时间"
-          withSeconds
-          value={secondsToField(form.start_timestamp, zone)}
-          onChange={(v) => set("start_timestamp", fieldToSeconds(v))}
-        />
-        <DateTimeField
-          label="结束时间"
-          withSeconds
-          value={secondsToField(form.end_timestamp, zone)}
-          onChange={(v) => set("end_timestamp", fieldToSeconds(v))}
-        />
-        <Group gap="xs" align="flex-end">
-          <Button type="submit" loading={list.pending} leftSection={<Icon name="search" size={16} />}>
-            查询
-          </Button>
-          <Button variant="default" onClick={reset}>
-            重置
-          </Button>
-        </Group>
-      </SimpleGrid>
-    </form>
+    <FilterGrid onSearch={search} onReset={reset} pending={list.pending}>
+      <TextInput label="操作者" placeholder="用户名或用户 ID" value={form.actor} onChange={(e) => set("actor", e.currentTarget.value)} />
+      <Select
+        label="操作"
+        data={ACTION_OPTIONS}
+        value={form.action}
+        onChange={(v) => set("action", v && isAuditAction(v) ? v : "")}
+        allowDeselect={false}
+        searchable
+        comboboxProps={{ withinPortal: true }}
+      />
+      <Select
+        label="对象类型"
+        data={TARGET_OPTIONS}
+        value={form.target_type}
+        onChange={(v) => set("target_type", v ?? "")}
+        allowDeselect={false}
+        comboboxProps={{ withinPortal: true }}
+      />
+      <TextInput label="对象 ID" placeholder="ID 或设置项名称" value={form.target} onChange={(e) => set("target", e.currentTarget.value)} />
+      <TimeRangeFields start={form.start_timestamp} end={form.end_timestamp} onChange={set} />
+    </FilterGrid>
   );
 }

@@ -28,6 +28,25 @@ async function signedInBrowser(browser: Browser, username: string, userAgent: st
   return { context, page };
 }
 
+/**
+ * A new user signed in twice: in the test's page (through the form) and in a second browser that
+ * says it is Safari on an iPhone. The settings page is open on the first, listing both sessions.
+ */
+async function signedInTwice(
+  page: Page,
+  browser: Browser,
+  prefix: string,
+): Promise<{ username: string; phone: { context: BrowserContext; page: Page } }> {
+  const username = uniqueName(prefix);
+  const registered = await page.request.post("/api/user/register", { data: { username, password: PASSWORD, password2: PASSWORD } });
+  expect((await registered.json()).success).toBe(true);
+  await loginViaUi(page, username, PASSWORD);
+  const phone = await signedInBrowser(browser, username, IPHONE);
+  await page.goto("/setting");
+  await expect(card(page).getByRole("listitem")).toHaveCount(2);
+  return { username, phone };
+}
+
 async function confirmWith(page: Page, label: string) {
   const dialog = page.getByRole("dialog");
   await expect(dialog).toBeVisible();
@@ -35,14 +54,8 @@ async function confirmWith(page: Page, label: string) {
 }
 
 test("a user ends another browser's session, then all the others, then its own", async ({ page, browser }) => {
-  const username = uniqueName("sess");
-  const registered = await page.request.post("/api/user/register", { data: { username, password: PASSWORD, password2: PASSWORD } });
-  expect((await registered.json()).success).toBe(true);
-  await loginViaUi(page, username, PASSWORD);
-  const phone = await signedInBrowser(browser, username, IPHONE);
+  const { username, phone } = await signedInTwice(page, browser, "sess");
   try {
-    await page.goto("/setting");
-    await expect(card(page).getByRole("listitem")).toHaveCount(2);
     // This browser (headless Chromium on Linux) first, marked current; the phone after it.
     const mine = card(page).getByRole("listitem").first();
     await expect(mine.getByText("当前会话")).toBeVisible();
@@ -95,14 +108,8 @@ test("a user ends another browser's session, then all the others, then its own",
 });
 
 test("the card in dark mode and on a 390 px phone", async ({ page, browser }) => {
-  const username = uniqueName("sesslook");
-  const registered = await page.request.post("/api/user/register", { data: { username, password: PASSWORD, password2: PASSWORD } });
-  expect((await registered.json()).success).toBe(true);
-  await loginViaUi(page, username, PASSWORD);
-  const phone = await signedInBrowser(browser, username, IPHONE);
+  const { phone } = await signedInTwice(page, browser, "sesslook");
   try {
-    await page.goto("/setting");
-    await expect(card(page).getByRole("listitem")).toHaveCount(2);
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
     await snap(card(page), "sessions-card-dark");
