@@ -6,8 +6,18 @@
 // the browser's locale; the field, what the filters read, never does).
 import { ActionIcon, Box, TextInput, type TextInputProps } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
+import { useTimeZone } from "@/components/data/display";
 import { Icon } from "@/components/icons";
 import { DATETIME_TEXT_HINT, dateTimeText, parseDateTimeText } from "@/lib/ui/datetime-text";
+import { formatTimestamp } from "@/lib/ui/format";
+
+/** Unix seconds as this field's value ("2026-11-24T10:00:00") in the viewer's zone; "" for no bound (0). */
+const secondsToField = (seconds: number, zone?: string) => (seconds > 0 ? formatTimestamp(seconds, zone).replace(" ", "T") : "");
+/** This field's value (the browser's zone) as Unix seconds; 0 for an empty field. */
+const fieldToSeconds = (value: string) => {
+  const ms = new Date(value).getTime();
+  return value && Number.isFinite(ms) ? Math.floor(ms / 1000) : 0;
+};
 
 type Props = Omit<TextInputProps, "value" | "onChange" | "type"> & {
   label: string;
@@ -73,5 +83,36 @@ export function DateTimeField({ label, value, onChange, withSeconds = false, err
         style={{ position: "absolute", left: 0, bottom: 0, width: 1, height: 1, opacity: 0, pointerEvents: "none", border: 0, padding: 0 }}
       />
     </Box>
+  );
+}
+
+export type TimeRangeKey = "start_timestamp" | "end_timestamp";
+
+/** A filter form's 起始时间 and 结束时间 as Unix seconds (0: no bound), edited in the viewer's zone. */
+export function TimeRangeFields({
+  start,
+  end,
+  onChange,
+}: {
+  start: number;
+  end: number;
+  onChange: (key: TimeRangeKey, seconds: number) => void;
+}) {
+  const zone = useTimeZone();
+  return (
+    <>
+      <DateTimeField
+        label="起始时间"
+        withSeconds
+        value={secondsToField(start, zone)}
+        onChange={(v) => onChange("start_timestamp", fieldToSeconds(v))}
+      />
+      <DateTimeField
+        label="结束时间"
+        withSeconds
+        value={secondsToField(end, zone)}
+        onChange={(v) => onChange("end_timestamp", fieldToSeconds(v))}
+      />
+    </>
   );
 }

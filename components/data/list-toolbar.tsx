@@ -1,7 +1,8 @@
 "use client";
-// The rows above a console list: the search form (its fields, then 查询) and the buttons row that
-// starts with the add button. Each list gives its own fields and buttons; the layout is this one.
-import { Button, Group, TextInput } from "@mantine/core";
+// The rows above a console list: the search form (its fields, then 查询), the filter grid of the
+// log pages (labelled fields, then 查询 and 重置) and the buttons row that starts with the add
+// button. Each list gives its own fields and buttons; the layout is this one.
+import { Button, Group, SimpleGrid, TextInput } from "@mantine/core";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Icon } from "@/components/icons";
@@ -21,6 +22,31 @@ export function ListToolbar({ onSearch, pending, children }: { onSearch: () => v
           查询
         </Button>
       </Group>
+    </form>
+  );
+}
+
+/** The filter form of a log page: labelled fields in a grid of up to four columns, 查询 and 重置 last. */
+export function FilterGrid(props: { onSearch: () => void; onReset: () => void; pending: boolean; children: ReactNode }) {
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSearch();
+      }}
+      aria-label="筛选"
+    >
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="xs" verticalSpacing="xs">
+        {props.children}
+        <Group gap="xs" align="flex-end">
+          <Button type="submit" loading={props.pending} leftSection={<Icon name="search" size={16} />}>
+            查询
+          </Button>
+          <Button variant="default" onClick={props.onReset}>
+            重置
+          </Button>
+        </Group>
+      </SimpleGrid>
     </form>
   );
 }

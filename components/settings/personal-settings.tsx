@@ -11,6 +11,7 @@ import { DeleteAccountCard } from "@/components/settings/delete-account-card";
 import { InviteCard } from "@/components/settings/invite-card";
 import { PasskeysCard } from "@/components/settings/passkeys-card";
 import { PasswordCard } from "@/components/settings/password-card";
+import { SessionsCard } from "@/components/settings/sessions-card";
 import type { UserView } from "@/lib/users/view";
 
 export type PersonalSettingsProps = {
@@ -55,6 +56,7 @@ export function PersonalSettings({ self, models, affCode, serverAddress, hasPass
         <Stack gap="md">
           <PasswordCard key={String(hasPassword)} hasPassword={hasPassword} />
           <PasskeysCard />
+          <SessionsCard />
           <DeleteAccountCard username={self.username} />
         </Stack>
       </Grid.Col>

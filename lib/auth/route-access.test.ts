@@ -33,6 +33,8 @@ describe("pageAccess", () => {
     expect(pageAccess("/redemption")).toBe("admin");
     expect(pageAccess("/user")).toBe("admin");
     expect(pageAccess("/user/edit/7")).toBe("admin");
+    expect(pageAccess("/audit")).toBe("root");
+    expect(pageAccess("/audit/")).toBe("root");
   });
 });
 
@@ -47,6 +49,12 @@ describe("guardPage", () => {
     expect(guardPage("/channel", q(), user, true)).toEqual({ action: "redirect", to: "/" });
     expect(guardPage("/user/edit/3", q(), user, true)).toEqual({ action: "redirect", to: "/" });
     expect(guardPage("/channel", q(), admin, true)).toEqual({ action: "next" });
+  });
+  it("refuses the audit trail below role 100", () => {
+    expect(guardPage("/audit", q(), user, true)).toEqual({ action: "redirect", to: "/" });
+    expect(guardPage("/audit", q(), admin, true)).toEqual({ action: "redirect", to: "/" });
+    expect(guardPage("/audit", q(), null, false)).toEqual({ action: "redirect", to: "/login" });
+    expect(guardPage("/audit", q("actor=root"), root, true)).toEqual({ action: "next" });
   });
   it("refuses the super-admin settings tabs below role 100", () => {
     for (const tab of ["operation", "system", "other"]) {

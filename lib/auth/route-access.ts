@@ -21,6 +21,7 @@ const GUARDED: { path: string; access: Exclude<PageAccess, "public">; prefix?: b
   { path: "/redemption", access: "admin", prefix: true },
   { path: "/user", access: "admin" },
   { path: "/user/edit", access: "admin", prefix: true },
+  { path: "/audit", access: "root" },
 ];
 
 /** Settings tabs only a super admin may open. */
@@ -66,6 +67,7 @@ export function guardPage(
   if (access === "public") return { action: "next" };
   if (!session) return { action: "redirect", to: loginPath(wasSignedIn) };
   if (access === "admin" && session.role < ROLE.admin) return { action: "redirect", to: "/" };
+  if (access === "root" && session.role < ROLE.root) return { action: "redirect", to: "/" };
   if (pathname.replace(/\/+$/, "") === "/setting" && session.role < ROLE.root) {
     const tab = searchParams.get("tab");
     if (tab && ROOT_SETTING_TABS.has(tab)) return { action: "redirect", to: "/setting" };

@@ -1,14 +1,20 @@
 // Writing channels from the console. Every write changes the channel rows and their abilities in
-// one transaction, then tells the relay's router to reload.
+// one transaction, then tells the relay's router to reload, and is audited: one row per channel
+// created, edited (the fields that changed; the key only as masked lengths), enabled or disabled,
+// or deleted.
 import { badRequest, notFound } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
 import { seal } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
+import type { AuditAction } from "@/lib/audit/actions";
+import { changedFields } from "@/lib/audit/detail";
+import { type AuditBy, type AuditEntry, maskSecret, writeAudits } from "@/lib/audit/write";
 import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities";
 import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
-import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
+import { openChannelKey } from "@/lib/channels/routing";
+import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView, type ChannelViewRow } from "@/lib/channels/view";
 import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyProblem } from "@/lib/channels/schemas";
 import { addressColumns, checkChannelAddress, checkOtherChange, movesChannel } from "@/lib/channels/address";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
@@ -23,6 +29,35 @@ const CHANNEL_STATUS_DISABLED = [CHANNEL_STATUS.manuallyDisabled, CHANNEL_STATUS
 /** Who saves: the role decides where the channel may point (lib/channels/address). */
 export type ChannelActor = { role: number };
 
+/** An audit row about channel `id`. */
+const channelAudit = (by: AuditBy, id: number, action: AuditAction, detail: Record<string, unknown>): AuditEntry => ({
+  ...by,
+  action,
+  target_type: "channel",
+  target_id: id,
+  detail,
+});
+
+/** The columns an edit may change that the audit trail shows as from → to (status and key have their own). */
+const AUDITED_FIELDS = [
+  "type",
+  "name",
+  "openai_organization",
+  "base_url",
+  "other",
+  "model_mapping",
+  "status_code_mapping",
+  "output_limits",
+  "models",
+  "group",
+  "auto_ban",
+  "test_model",
+  "priority",
+  "weight",
+  "max_input_tokens",
+  "tag",
+] as const;
+
 /** Channels of a type the relay does not serve cannot be created, nor can a channel change to one. */
 function refuseNotRelayed(type: number): void {
   const refusal = relayRefusal(type);
@@ -30,7 +65,7 @@ function refuseNotRelayed(type: number): void {
 }
 
 /** Creates one channel, or one per non-empty key line in batch mode, all or none. */
-export async function createChannels(input: ChannelCreateInput, actor: ChannelActor): Promise<ChannelView[]> {
+export async function createChannels(input: ChannelCreateInput, actor: ChannelActor, by: AuditBy): Promise<ChannelView[]> {
   const { mode, key = "", ...fields } = input;
   const keys = mode === "batch" ? splitKeyLines(key) : [key.trim()];
   const type = fields.type ?? 1;
@@ -64,12 +99,23 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
     for (const k of keys) {
       const row = await tx.channel.create({ data: { ...base, key: seal(k) }, select: CHANNEL_VIEW_SELECT });
       await rebuildAbilities(tx, row);
-      rows.push(row);
+      rows.push({ row, key: k });
     }
     return rows;
   }, LONG_TX);
   publishInvalidation({ kind: "channels" });
-  return created.map(toChannelView);
+  await writeAudits(
+    created.map(({ row, key: k }) =>
+      channelAudit(by, row.id, "channel.create", {
+        name: row.name,
+        type: row.type,
+        group: row.group,
+        base_url: row.base_url,
+        key: maskSecret(k),
+      }),
+    ),
+  );
+  return created.map(({ row }) => toChannelView(row));
 }
 
 /**
@@ -77,13 +123,10 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
  * a new type or base_url needs the key again, and a new `other` that shapes the address needs root
  * and the key; enabling clears the disable reason; an empty `other` takes the type's default.
  */
-export async function updateChannel(input: ChannelUpdateInput, actor: ChannelActor): Promise<ChannelView> {
+export async function updateChannel(input: ChannelUpdateInput, actor: ChannelActor, by: AuditBy): Promise<ChannelView> {
   const { id, key, status, ...fields } = input;
   const db = await getDb();
-  const current = await db.channel.findUnique({
-    where: { id },
-    select: { type: true, base_url: true, other: true, status: true, other_info: true },
-  });
+  const current = await db.channel.findUnique({ where: { id }, select: { ...CHANNEL_VIEW_SELECT, key: true } });
   if (!current) throw notFound("渠道不存在");
   const { type, base_url, ...rest } = fields;
   // A row of a type that is not relayed may still be edited; changing a type to one is refused.
@@ -115,30 +158,51 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
     return updated;
   });
   publishInvalidation({ kind: "channels" });
+  await writeAudits(editAudits(by, current, row, newKey));
   return toChannelView(row);
 }
 
-async function deleteWhere(where: Prisma.ChannelWhereInput): Promise<number> {
+/** The audit rows of an edit: the fields that changed (the key masked), and the status on a row of its own. */
+function editAudits(by: AuditBy, before: ChannelViewRow & { key: string }, after: ChannelViewRow, newKey: string): AuditEntry[] {
+  const changes: Record<string, unknown> = changedFields(before, after, AUDITED_FIELDS);
+  if (newKey) {
+    const oldKey = openChannelKey(before.key);
+    if (oldKey !== newKey) changes.key = { from: maskSecret(oldKey), to: maskSecret(newKey) };
+  }
+  const rows: AuditEntry[] = [];
+  if (Object.keys(changes).length > 0) rows.push(channelAudit(by, after.id, "channel.update", { name: after.name, ...changes }));
+  if (before.status !== after.status) {
+    rows.push(channelAudit(by, after.id, "channel.status", { name: after.name, status: { from: before.status, to: after.status } }));
+  }
+  return rows;
+}
+
+/** Deletes the matching channels and their abilities, audited one row per channel as `action`; returns the count. */
+async function deleteWhere(where: Prisma.ChannelWhereInput, by: AuditBy, action: AuditAction): Promise<number> {
   const db = await getDb();
-  const count = await db.$transaction(async (tx) => {
-    const ids = (await tx.channel.findMany({ where, select: { id: true } })).map((r) => r.id);
-    if (ids.length === 0) return 0;
+  const { rows, count } = await db.$transaction(async (tx) => {
+    const rows = await tx.channel.findMany({ where, select: { id: true, name: true } });
+    if (rows.length === 0) return { rows, count: 0 };
+    const ids = rows.map((r) => r.id);
     await tx.ability.deleteMany({ where: { channel_id: { in: ids } } });
-    return (await tx.channel.deleteMany({ where: { id: { in: ids } } })).count;
+    return { rows, count: (await tx.channel.deleteMany({ where: { id: { in: ids } } })).count };
   }, LONG_TX);
-  if (count > 0) publishInvalidation({ kind: "channels" });
+  if (count === 0) return 0;
+  publishInvalidation({ kind: "channels" });
+  await writeAudits(rows.map((row) => channelAudit(by, row.id, action, { name: row.name })));
   return count;
 }
 
-export async function deleteChannel(id: number): Promise<void> {
-  if ((await deleteWhere({ id })) === 0) throw notFound("渠道不存在");
+export async function deleteChannel(id: number, by: AuditBy): Promise<void> {
+  if ((await deleteWhere({ id }, by, "channel.delete")) === 0) throw notFound("渠道不存在");
 }
 
 /** Batch delete; returns how many of the ids existed. */
-export const deleteChannels = (ids: number[]) => deleteWhere({ id: { in: ids } });
+export const deleteChannels = (ids: number[], by: AuditBy) => deleteWhere({ id: { in: ids } }, by, "channel.delete_batch");
 
 /** Deletes manually and automatically disabled channels; returns the count. */
-export const deleteDisabledChannels = () => deleteWhere({ status: { in: CHANNEL_STATUS_DISABLED } });
+export const deleteDisabledChannels = (by: AuditBy) =>
+  deleteWhere({ status: { in: CHANNEL_STATUS_DISABLED } }, by, "channel.delete_disabled");
 
 /** Rebuilds every ability row from the channels; returns the number of channels. */
 export async function fixChannelAbilities(): Promise<number> {

@@ -2,6 +2,7 @@
 // key reveal. No function here returns a key except revealChannelKey.
 import { textFilter } from "@/lib/db/text-search";
 import { notFound } from "@/lib/errors";
+import { type AuditBy, writeAudit } from "@/lib/audit/write";
 import { getDb } from "@/lib/db";
 import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
@@ -73,10 +74,12 @@ export async function getChannel(id: number): Promise<ChannelView> {
 }
 
 /** The plain key (root only: an admin may manage channels without reading upstream secrets). */
-export async function revealChannelKey(id: number): Promise<{ key: string }> {
+/** A channel's whole key (root); the reveal is audited. */
+export async function revealChannelKey(id: number, by: AuditBy): Promise<{ key: string }> {
   const db = await getDb();
-  const row = await db.channel.findUnique({ where: { id }, select: { key: true } });
+  const row = await db.channel.findUnique({ where: { id }, select: { key: true, name: true } });
   if (!row) throw notFound("渠道不存在");
+  await writeAudit({ ...by, action: "channel.key_reveal", target_type: "channel", target_id: id, detail: { name: row.name } });
   return { key: openChannelKey(row.key) };
 }
 

@@ -3,6 +3,7 @@
 // rows come newest first, and count and page run in parallel.
 import { z } from "zod";
 import { pageQuery, queryNumber } from "@/lib/api/envelope";
+import { type AuditBy, writeAudit } from "@/lib/audit/write";
 import { type Page, pagedFind } from "@/lib/db/paging";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
@@ -187,6 +188,13 @@ async function statOf(scope: Scope, q: LogQuery): Promise<LogStat> {
 
 export const getLogStat = (q: LogQuery) => statOf({ kind: "all" }, q);
 export const getUserLogStat = (userId: number, q: LogQuery) => statOf({ kind: "user", userId }, q);
+
+/** DELETE /api/log/ (root): deleteLogsBefore, audited with the cut-off and how many rows went. */
+export async function cleanupLogs(targetTimestamp: number, by: AuditBy): Promise<number> {
+  const count = await deleteLogsBefore(targetTimestamp);
+  await writeAudit({ ...by, action: "log.cleanup", target_type: "log", detail: { before: targetTimestamp, count } });
+  return count;
+}
 
 /** Rows deleted per statement, so a large cleanup never holds the write lock for long. */
 const CLEANUP_BATCH = 5000;

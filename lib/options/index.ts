@@ -6,11 +6,16 @@
 // separately; they must share one cache and one timer. Caches built from options (the relay's
 // pricing memo) key on the snapshot object, which every change replaces, so nothing here has to
 // tell them about a change.
+//
+// A change made by someone (the settings pages, through PUT /api/option/) is written to the audit
+// trail with the old and new value; a secret's values only as masked lengths.
 import { badRequest } from "@/lib/errors";
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, publishInvalidation } from "@/lib/cache/bus";
+import { textChange } from "@/lib/audit/detail";
+import { type AuditBy, maskSecret, writeAudit } from "@/lib/audit/write";
 import {
   crossKeyError,
   defaultOptionValues,
@@ -87,12 +92,12 @@ export class OptionsCache {
     }
   }
 
-  /** Validates and saves one option; the new value applies here at once. */
-  async update(key: string, rawValue: string, actor?: OptionsActor): Promise<void> {
+  /** Validates and saves one option; the new value applies here at once. `by` audits the change. */
+  async update(key: string, rawValue: string, by?: AuditBy): Promise<void> {
     const parsed = parseOption(key, rawValue);
     if (!parsed.ok) throw badRequest(parsed.message);
     const optionKey = key as OptionKey;
-    const { values } = await this.current();
+    const { values, raw: before } = await this.current();
     const conflict = crossKeyError(optionKey, parsed.value, values);
     if (conflict) throw badRequest(conflict);
 
@@ -110,14 +115,13 @@ export class OptionsCache {
       raw: { ...snapshot.raw, [optionKey]: parsed.raw },
     };
     publishInvalidation({ kind: "options" });
-    if (actor) {
-      const shown = isSecretOption(optionKey) ? "(secret)" : JSON.stringify(parsed.raw.slice(0, 80));
-      console.info(`[options] user ${actor.id} set ${optionKey} = ${shown}`);
+    if (by && before[optionKey] !== parsed.raw) {
+      const [from, to] = [before[optionKey], parsed.raw];
+      const value = isSecretOption(optionKey) ? { from: maskSecret(from), to: maskSecret(to) } : textChange(from, to);
+      await writeAudit({ ...by, action: "option.update", target_type: "option", target_id: optionKey, detail: { value } });
     }
   }
 }
-
-export type OptionsActor = { id: number; username?: string };
 
 type OptionsGlobal = { cache?: OptionsCache; timer?: ReturnType<typeof setInterval> };
 const slot = processSingleton<OptionsGlobal>("options", () => ({}));
@@ -165,8 +169,8 @@ export async function getOptionRaw(key: OptionKey): Promise<string> {
  * Validates and saves one option. Throws ApiError(400) with the settings page's message for an
  * unknown key, a malformed value or a toggle whose prerequisites are missing.
  */
-export async function updateOption(key: string, rawValue: string, actor?: OptionsActor): Promise<void> {
-  await optionsCache().update(key, rawValue, actor);
+export async function updateOption(key: string, rawValue: string, by?: AuditBy): Promise<void> {
+  await optionsCache().update(key, rawValue, by);
 }
 
 /**
@@ -190,6 +194,6 @@ export async function reloadOptions(): Promise<OptionValues> {
 }
 
 /** `POST /api/option/rest_model_ratio`: puts the default ModelRatio table back. */
-export async function resetModelRatio(actor?: OptionsActor): Promise<void> {
-  await updateOption("ModelRatio", defaultRaw("ModelRatio"), actor);
+export async function resetModelRatio(by?: AuditBy): Promise<void> {
+  await updateOption("ModelRatio", defaultRaw("ModelRatio"), by);
 }

@@ -15,6 +15,7 @@ export type MenuIcon =
   | "detail"
   | "midjourney"
   | "task"
+  | "audit"
   | "setting";
 
 export type MenuEntry = {
@@ -55,6 +56,7 @@ export const UNBUILT_PAGES: ReadonlySet<string> = new Set(["/midjourney", "/task
 
 export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
   const admin = role >= ROLE.admin;
+  const root = role >= ROLE.root;
   const chats = parseChats(flags.chats).links;
   const entries: (MenuEntry | false)[] = [
     { key: "playground", label: "操练场", href: "/playground" },
@@ -73,6 +75,7 @@ export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
     !!flags.enable_data_export && { key: "detail", label: "数据看板", href: "/detail" },
     !!flags.enable_drawing && { key: "midjourney", label: "绘图", href: "/midjourney" },
     !!flags.enable_task && { key: "task", label: "异步任务", href: "/task" },
+    root && { key: "audit", label: "审计日志", href: "/audit" },
     { key: "setting", label: "设置", href: "/setting" },
   ];
   return entries.filter((e): e is MenuEntry => !!e && !(e.href && UNBUILT_PAGES.has(e.href)));

@@ -1,8 +1,12 @@
 // User administration (admin tier). The rules of new-api, plus its fixes: an actor acts only on
 // users it outranks (canManageUser) and gives roles only below its own (canAssignRole); only root
 // promotes or changes roles; root is never disabled, deleted or demoted. Rows are read through
-// USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer.
+// USER_PUBLIC_SELECT, so no password or access-token hash can reach an answer. Every change is
+// written to the audit trail (who, which user, what from and to; a new password only as changed).
 import { ApiError, forbidden, notFound } from "@/lib/errors";
+import { changedFields } from "@/lib/audit/detail";
+import type { AuditAction } from "@/lib/audit/actions";
+import { type AuditBy, type AuditEntry, writeAudit, writeAudits } from "@/lib/audit/write";
 import { endOtherSessions } from "@/lib/auth/sessions";
 import { getDb } from "@/lib/db";
 import { type Page, pagedFind } from "@/lib/db/paging";
@@ -63,8 +67,17 @@ export async function getUser(actor: Actor, id: number): Promise<UserView> {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
+/** An audit row about user `id`. */
+const userAudit = (by: AuditBy, id: number, action: AuditAction, detail?: Record<string, unknown>): AuditEntry => ({
+  ...by,
+  action,
+  target_type: "user",
+  target_id: id,
+  detail,
+});
+
 /** An ordinary user (role 1) created by an admin. */
-export async function createUser(input: UserCreateInput): Promise<UserView> {
+export async function createUser(input: UserCreateInput, by: AuditBy): Promise<UserView> {
   const db = await getDb();
   await assertUsernameFree(db, input.username);
   try {
@@ -79,6 +92,7 @@ export async function createUser(input: UserCreateInput): Promise<UserView> {
       },
       select: USER_PUBLIC_SELECT,
     });
+    await writeAudit(userAudit(by, user.id, "user.create", { username: user.username, display_name: user.display_name }));
     return toUserView(user);
   } catch (error) {
     if (isUniqueViolation(error)) throw new ApiError(USER_MSG.usernameTaken, 400);
@@ -86,7 +100,20 @@ export async function createUser(input: UserCreateInput): Promise<UserView> {
   }
 }
 
-const TARGET_SELECT = { id: true, username: true, username_key: true, role: true, status: true, quota: true } as const;
+const TARGET_SELECT = {
+  id: true,
+  username: true,
+  username_key: true,
+  display_name: true,
+  group: true,
+  email: true,
+  role: true,
+  status: true,
+  quota: true,
+} as const;
+
+/** The fields of a user edit the audit trail shows as from → to (role, quota and password have rows of their own). */
+const PROFILE_FIELDS = ["username", "display_name", "group", "email"] as const;
 
 async function activeTarget(id: number) {
   const db = await getDb();
@@ -104,9 +131,10 @@ function assertRoleChange(actor: Actor, target: { id: number; role: number }, ro
 /**
  * Edits a user. `quota` is the new balance; it is applied as an increment of (quota − the balance
  * the admin saw), never as an overwrite, so quota the relay spends meanwhile stays spent. The
- * change is logged (type 3) with the balances before and after.
+ * change is logged (type 3) with the balances before and after, and audited: one row each for the
+ * role, the balance, a new password and the other fields that changed.
  */
-export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<UserView> {
+export async function updateUser(actor: Actor, input: UserUpdateInput, by: AuditBy): Promise<UserView> {
   const target = await activeTarget(input.id);
   const refusal = editRefusal(actor, target);
   if (refusal) throw forbidden(refusal);
@@ -165,6 +193,15 @@ export async function updateUser(actor: Actor, input: UserUpdateInput): Promise<
   publishInvalidation({ kind: "user", id: user.id });
   // A new password set by an admin ends the user's sessions (their cookies already fail on auth_version).
   if (input.password) await endOtherSessions(user.id, null);
+  const profile = changedFields(target, user, PROFILE_FIELDS);
+  await writeAudits(
+    [
+      data.role !== undefined && userAudit(by, user.id, "user.role", { role: { from: target.role, to: user.role } }),
+      Object.keys(profile).length > 0 && userAudit(by, user.id, "user.update", profile),
+      !!input.password && userAudit(by, user.id, "user.password"),
+      delta !== 0n && userAudit(by, user.id, "user.quota", { quota: { from: num(shown), to: num(shown + delta) } }),
+    ].filter((entry): entry is AuditEntry => !!entry),
+  );
   return toUserView(await visibleQuota(user));
 }
 
@@ -188,8 +225,27 @@ function actionChange(action: UserManageInput["action"]): Change {
   }
 }
 
+/** What the audit trail says of a manage action. */
+function manageAudit(
+  by: AuditBy,
+  target: { id: number; username: string; role: number; status: number },
+  after: { role: number; status: number },
+  action: UserManageInput["action"],
+): AuditEntry {
+  switch (action) {
+    case "promote":
+    case "demote":
+      return userAudit(by, target.id, "user.role", { role: { from: target.role, to: after.role } });
+    case "disable":
+    case "enable":
+      return userAudit(by, target.id, "user.status", { status: { from: target.status, to: after.status } });
+    case "delete":
+      return userAudit(by, target.id, "user.delete", { username: target.username });
+  }
+}
+
 /** Promote, demote, disable, enable or (soft) delete; answers the user's new role and status. */
-export async function manageUser(actor: Actor, input: UserManageInput): Promise<{ role: number; status: number }> {
+export async function manageUser(actor: Actor, input: UserManageInput, by: AuditBy): Promise<{ role: number; status: number }> {
   const target = await activeTarget(input.id);
   const refusal = manageRefusal(actor, target, input.action);
   if (refusal) throw new ApiError(refusal.message, refusal.status);
@@ -207,6 +263,7 @@ export async function manageUser(actor: Actor, input: UserManageInput): Promise<
     if (input.action === "disable") await endOtherSessions(target.id, null);
   }
   const after = await db.user.findUniqueOrThrow({ where: { id: target.id }, select: { role: true, status: true } });
+  await writeAudit(manageAudit(by, target, after, input.action));
   return { role: after.role, status: after.status };
 }
 
@@ -214,7 +271,7 @@ export async function manageUser(actor: Actor, input: UserManageInput): Promise<
  * DELETE /api/user/{id}: removes the user row and its tokens for good (logs keep their copies of
  * the names). Soft-deleted users may be purged too.
  */
-export async function deleteUser(actor: Actor, id: number): Promise<void> {
+export async function deleteUser(actor: Actor, id: number, by: AuditBy): Promise<void> {
   const db = await getDb();
   const target = await db.user.findUnique({ where: { id }, select: TARGET_SELECT });
   if (!target) throw notFound(USER_MSG.notFound);
@@ -229,4 +286,5 @@ export async function deleteUser(actor: Actor, id: number): Promise<void> {
   });
   for (const t of tokens) publishInvalidation({ kind: "token", keyHash: t.key_hash, id: t.id });
   publishInvalidation({ kind: "user", id });
+  await writeAudit(userAudit(by, id, "user.purge", { username: target.username }));
 }

@@ -91,6 +91,8 @@ let seq = 0;
 
 /** Seeded channels are root's: their loopback mock upstreams are never refused. */
 const ROOT_ACTOR = { role: ROLE.root };
+/** Seeding is audited as root's, from loopback, as any channel creation is. */
+const ROOT_AUDIT = { actor: { id: 1, username: "root" }, ip: "127.0.0.1" };
 
 /** A user with a balance and an sk- key, plus helpers to read their money back. */
 export async function seedUser(o: { quota?: number; role?: number; group?: string; token?: Record<string, unknown> } = {}) {
@@ -153,6 +155,7 @@ export async function seedChannel(fields: {
       ...fields,
     } as never,
     ROOT_ACTOR,
+    ROOT_AUDIT,
   );
   return channel!;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { route } from "@/lib/api/route";
+import { auditBy } from "@/lib/audit/write";
 import { listOptions, updateOption } from "@/lib/options";
 
 // The settings pages send numbers and booleans as they come from their inputs; options are strings.
@@ -13,8 +14,8 @@ export const GET = route({ auth: "root", handler: () => listOptions() });
 export const PUT = route({
   auth: "root",
   body: optionBody,
-  handler: async ({ body, caller }) => {
-    await updateOption(body.key, body.value, caller);
+  handler: async ({ body, caller, req }) => {
+    await updateOption(body.key, body.value, auditBy(caller, req));
     return null;
   },
 });

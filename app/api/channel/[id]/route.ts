@@ -1,4 +1,5 @@
 import { route } from "@/lib/api/route";
+import { auditBy } from "@/lib/audit/write";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
 import { idParam } from "@/lib/db/paging";
 import { getChannel } from "@/lib/channels/query";
@@ -11,5 +12,5 @@ export const GET = route({
 
 export const DELETE = route({
   auth: "admin",
-  handler: ({ params }) => deleteChannel(idParam(params.id, CHANNEL_MSG.notFound)),
+  handler: ({ params, caller, req }) => deleteChannel(idParam(params.id, CHANNEL_MSG.notFound), auditBy(caller, req)),
 });

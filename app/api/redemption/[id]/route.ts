@@ -1,4 +1,5 @@
 import { route } from "@/lib/api/route";
+import { auditBy } from "@/lib/audit/write";
 import { deleteRedemption, getRedemption } from "@/lib/redemptions/manage";
 import { REDEMPTION_MSG } from "@/lib/redemptions/schemas";
 import { idParam } from "@/lib/db/paging";
@@ -11,5 +12,5 @@ export const GET = route({
 
 export const DELETE = route({
   auth: "admin",
-  handler: ({ params }) => deleteRedemption(idParam(params.id, REDEMPTION_MSG.notFound, INT_COLUMN_MAX)),
+  handler: ({ params, caller, req }) => deleteRedemption(idParam(params.id, REDEMPTION_MSG.notFound, INT_COLUMN_MAX), auditBy(caller, req)),
 });
