@@ -1,10 +1,15 @@
 // Root only: admins manage channels but do not read upstream keys (new-api returns keys to any admin).
+// Root proves again who they are first (step-up).
 import { route } from "@/lib/api/route";
+import { requireStepUp } from "@/lib/auth/step-up";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
 import { idParam } from "@/lib/db/paging";
 import { revealChannelKey } from "@/lib/channels/query";
 
 export const POST = route({
   auth: "root",
-  handler: ({ params }) => revealChannelKey(idParam(params.id, CHANNEL_MSG.notFound)),
+  handler: ({ caller, params }) => {
+    requireStepUp(caller);
+    return revealChannelKey(idParam(params.id, CHANNEL_MSG.notFound));
+  },
 });
