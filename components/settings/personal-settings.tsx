@@ -9,6 +9,7 @@ import { BindingsCard, ModelsCard, ProfileCard } from "@/components/settings/pro
 import { DeleteAccountCard } from "@/components/settings/delete-account-card";
 import { InviteCard } from "@/components/settings/invite-card";
 import { PasswordCard } from "@/components/settings/password-card";
+import { TwoFactorCard } from "@/components/settings/two-factor-card";
 import type { UserView } from "@/lib/users/view";
 
 export type PersonalSettingsProps = {
@@ -50,6 +51,7 @@ export function PersonalSettings({ self, models, affCode, serverAddress }: Perso
       <Grid.Col span={HALF}>
         <Stack gap="md">
           <PasswordCard />
+          <TwoFactorCard />
           <DeleteAccountCard username={self.username} />
         </Stack>
       </Grid.Col>
