@@ -73,7 +73,7 @@ function normalizeBackupCode(typed: string): string | null {
 // Keyed, not a bare SHA-256: 40 bits are few enough to try all of them against a copied database,
 // not without the key.
 let backupKey: { secret: string; key: Buffer } | undefined;
-function hashBackupCode(normalized: string): string {
+function hashNormalized(normalized: string): string {
   const secret = cryptoSecret();
   if (backupKey?.secret !== secret) backupKey = { secret, key: createHash("sha256").update(`qiao-backup-code:${secret}`).digest() };
   return createHmac("sha256", backupKey.key).update(normalized).digest("hex");
@@ -81,7 +81,12 @@ function hashBackupCode(normalized: string): string {
 
 function newBackupCodes(): { codes: string[]; stored: string } {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newBackupCode);
-  return { codes, stored: JSON.stringify(codes.map((c) => hashBackupCode(normalizeBackupCode(c)!))) };
+  return { codes, stored: storedBackupCodes(codes) };
+}
+
+/** The backup_codes column for these codes (also how tests seed a row on another database). */
+export function storedBackupCodes(codes: string[]): string {
+  return JSON.stringify(codes.map((c) => hashNormalized(normalizeBackupCode(c) ?? c)));
 }
 
 function parseHashes(stored: string): string[] {
@@ -163,7 +168,7 @@ async function acceptTotpCode(userId: number, row: TwoFactorRow, token: string):
 async function takeBackupCode(userId: number, typed: string, listed: string[]): Promise<boolean> {
   const normalized = normalizeBackupCode(typed);
   if (!normalized) return false;
-  const hash = hashBackupCode(normalized);
+  const hash = hashNormalized(normalized);
   const db = await getDirectDb();
   let current = listed;
   // Another code of the account may be used meanwhile, changing the list under us: read it again.
