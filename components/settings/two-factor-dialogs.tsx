@@ -2,6 +2,7 @@
 // The dialogs of the two-factor card: setting up (scan the QR code, prove the app with a code, keep
 // the backup codes), and asking for a code before switching off or regenerating the codes.
 import { Alert, Button, Code, Group, Image, Modal, PinInput, SimpleGrid, Stack, Stepper, Text, TextInput } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { type FormEvent, useState } from "react";
 import { CopyButton, copyText } from "@/components/data/copy";
 import { downloadText } from "@/components/data/download";
@@ -49,6 +50,8 @@ export function SetupDialog({ setup, onClose, onEnabled }: { setup: TwoFactorSet
   const [active, setActive] = useState(0);
   const [code, setCode] = useState("");
   const [busy, setBusy] = useState(false);
+  // On a phone the three steps' labels fit on one line only at the smallest size.
+  const narrow = useMediaQuery("(max-width: 36em)");
 
   const close = () => {
     setActive(0);
@@ -71,7 +74,7 @@ export function SetupDialog({ setup, onClose, onEnabled }: { setup: TwoFactorSet
   return (
     <Modal opened={setup !== null} onClose={close} title="启用两步验证" centered size="lg" closeOnClickOutside={false}>
       {setup && (
-        <Stepper active={active} size="sm" allowNextStepsSelect={false} onStepClick={(step) => active < 2 && setActive(step)}>
+        <Stepper active={active} size={narrow ? "xs" : "sm"} allowNextStepsSelect={false} onStepClick={(step) => active < 2 && setActive(step)}>
           <Stepper.Step label="扫描二维码">
             <Stack gap="sm" align="center" mt="sm">
               <Text size="sm" c="dimmed">
