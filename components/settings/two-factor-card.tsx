@@ -51,7 +51,7 @@ export function TwoFactorCard() {
             无法读取两步验证状态，请刷新页面重试。
           </Alert>
         ) : (
-          <Skeleton h={36} aria-label="正在加载" />
+          <Skeleton h={36} />
         )
       ) : status.enabled ? (
         <Stack gap="sm">

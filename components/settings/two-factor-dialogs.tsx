@@ -26,7 +26,7 @@ export function BackupCodes({ codes }: { codes: string[] }) {
       <Alert color="yellow" variant="light">
         {TWO_FACTOR_TEXT.keepCodes}
       </Alert>
-      <SimpleGrid cols={2} spacing="xs" aria-label="备用码">
+      <SimpleGrid cols={2} spacing="xs" role="group" aria-label="备用码">
         {codes.map((code) => (
           <Code key={code} ta="center" fz="sm" py={6}>
             {code}
@@ -45,13 +45,17 @@ export function BackupCodes({ codes }: { codes: string[] }) {
   );
 }
 
+const STEP_TITLES = ["扫描二维码", "输入验证码", "保存备用码"];
+
 /** Setup: the QR code and key, then a code to enable, then the backup codes. */
 export function SetupDialog({ setup, onClose, onEnabled }: { setup: TwoFactorSetup | null; onClose: () => void; onEnabled: () => void }) {
   const [active, setActive] = useState(0);
   const [code, setCode] = useState("");
   const [busy, setBusy] = useState(false);
-  // On a phone the three steps' labels fit on one line only at the smallest size.
+  // On a phone the three labels do not fit on one line: the steps show their numbers, and the
+  // dialog's title names the step.
   const narrow = useMediaQuery("(max-width: 36em)");
+  const label = (text: string) => (narrow ? undefined : text);
 
   const close = () => {
     setActive(0);
@@ -72,27 +76,37 @@ export function SetupDialog({ setup, onClose, onEnabled }: { setup: TwoFactorSet
   };
 
   return (
-    <Modal opened={setup !== null} onClose={close} title="启用两步验证" centered size="lg" closeOnClickOutside={false}>
+    <Modal
+      opened={setup !== null}
+      onClose={close}
+      title={narrow ? `启用两步验证 · ${STEP_TITLES[active]}` : "启用两步验证"}
+      centered
+      size="lg"
+      closeOnClickOutside={false}
+    >
       {setup && (
-        <Stepper active={active} size={narrow ? "xs" : "sm"} allowNextStepsSelect={false} onStepClick={(step) => active < 2 && setActive(step)}>
-          <Stepper.Step label="扫描二维码">
+        <Stepper active={active} size="sm" allowNextStepsSelect={false} onStepClick={(step) => active < 2 && setActive(step)}>
+          <Stepper.Step label={label("扫描二维码")} aria-label="扫描二维码">
             <Stack gap="sm" align="center" mt="sm">
               <Text size="sm" c="dimmed">
                 {TWO_FACTOR_TEXT.scan}
               </Text>
               <Image src={setup.qr_code_image} alt="两步验证二维码" w={200} h={200} radius="sm" bg="white" p={4} />
-              <Group gap={4} wrap="nowrap" maw="100%">
-                <Code fz="sm" aria-label="两步验证密钥" style={{ wordBreak: "break-all" }}>
-                  {setup.secret}
-                </Code>
-                <CopyButton value={setup.secret} label="复制密钥" />
-              </Group>
+              <TextInput
+                label="密钥"
+                value={setup.secret}
+                readOnly
+                w="100%"
+                onFocus={(e) => e.currentTarget.select()}
+                rightSection={<CopyButton value={setup.secret} label="复制密钥" />}
+                styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+              />
               <Button onClick={() => setActive(1)} fullWidth>
                 下一步
               </Button>
             </Stack>
           </Stepper.Step>
-          <Stepper.Step label="输入验证码">
+          <Stepper.Step label={label("输入验证码")} aria-label="输入验证码">
             <form
               noValidate
               onSubmit={(e: FormEvent) => {
@@ -126,7 +140,7 @@ export function SetupDialog({ setup, onClose, onEnabled }: { setup: TwoFactorSet
               </Stack>
             </form>
           </Stepper.Step>
-          <Stepper.Step label="保存备用码">
+          <Stepper.Step label={label("保存备用码")} aria-label="保存备用码">
             <Stack gap="sm" mt="sm">
               <BackupCodes codes={setup.backup_codes} />
               <Button onClick={close}>我已保存</Button>

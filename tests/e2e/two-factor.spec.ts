@@ -5,6 +5,7 @@
 // channel key is shown. Screenshots in light, dark and at 390 px.
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import Database from "better-sqlite3";
 import { generate } from "otplib";
 import type { Browser, BrowserContext } from "@playwright/test";
@@ -16,8 +17,20 @@ test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 test.setTimeout(180_000);
 
 const SHOTS = process.env.QIAO_E2E_SHOTS ?? SCREENSHOT_DIR;
-// The visible window: a dialog's overlay covers only that much of a full-page picture.
-const snap = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png` });
+/** The visible window (a dialog's overlay covers only that much of a full-page picture), once dialogs have faded in. */
+async function snap(page: Page, name: string) {
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: `${SHOTS}/${name}.png` });
+}
+
+/** axe's WCAG 2.0/2.1 A and AA rules on what the page shows now, as tests/e2e/a11y.spec.ts runs them on every page. */
+async function expectAccessible(page: Page, what: string) {
+  // Mantine's transitions (dialogs, notifications) fade in: measure the settled colours.
+  await page.waitForTimeout(400);
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const found = result.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect.soft(found, what).toEqual([]);
+}
 
 const PASSWORD = "password-123";
 const card = (page: Page) => page.getByRole("region", { name: "两步验证" });
@@ -42,7 +55,7 @@ async function freshCode(secret: string): Promise<string> {
 
 /** Types a code into the six boxes of a PinInput (it submits by itself on the sixth digit). */
 async function typeCode(page: Page, code: string) {
-  await page.getByLabel("验证码").first().click();
+  await page.getByLabel("验证码", { exact: true }).first().click();
   await page.keyboard.type(code);
 }
 
@@ -75,9 +88,12 @@ async function enableTwoFactor(page: Page, shots?: string) {
 
   const dialog = page.getByRole("dialog", { name: "启用两步验证" });
   await expect(dialog.getByRole("img", { name: "两步验证二维码" })).toBeVisible();
-  const secret = ((await dialog.getByLabel("两步验证密钥").textContent()) ?? "").trim();
+  const secret = await dialog.getByRole("textbox", { name: "密钥" }).inputValue();
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-  if (shots) await snap(page, `${shots}-setup-qr`);
+  if (shots) {
+    await snap(page, `${shots}-setup-qr`);
+    await expectAccessible(page, `the setup dialog (${shots})`);
+  }
   await dialog.getByRole("button", { name: "下一步" }).click();
   await typeCode(page, await freshCode(secret));
   await expect(toast(page, "两步验证启用成功")).toBeVisible();
@@ -85,7 +101,10 @@ async function enableTwoFactor(page: Page, shots?: string) {
   await expect(grid.locator("code")).toHaveCount(10);
   const codes = (await grid.locator("code").allTextContents()).map((c) => c.trim());
   for (const code of codes) expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-  if (shots) await snap(page, `${shots}-backup-codes`);
+  if (shots) {
+    await snap(page, `${shots}-backup-codes`);
+    await expectAccessible(page, `the backup codes (${shots})`);
+  }
   return { username, secret, codes, dialog };
 }
 
@@ -134,6 +153,7 @@ test("enable two-factor, keep the codes, sign in with a code, then with a backup
   await expect(dialog).toHaveCount(0);
   await expect(card(page).getByText("已启用")).toBeVisible();
   await expect(card(page).getByText("剩余备用码：10 个")).toBeVisible();
+  await expectAccessible(page, "the two-factor card, on (light)");
 
   // Sign out, and back in: the password, then the code.
   await page.getByTestId("user-menu").click();
@@ -141,6 +161,7 @@ test("enable two-factor, keep the codes, sign in with a code, then with a backup
   await expect(page).toHaveURL(/\/login$/);
   await passwordStep(page, username);
   await snap(page, "light-login-code-step");
+  await expectAccessible(page, "the login code step (light)");
   await typeCode(page, await freshCode(secret));
   await expect(toast(page, "登录成功！")).toBeVisible();
   await expect(page).toHaveURL(/\/token$/);
@@ -176,6 +197,7 @@ test("enable two-factor, keep the codes, sign in with a code, then with a backup
   await expect(stepUp.getByText("此操作涉及敏感信息")).toBeVisible();
   await stepUp.getByText("两步验证码").click();
   await snap(page, "light-step-up-code");
+  await expectAccessible(page, "the step-up dialog (light)");
   await stepUp.getByRole("textbox", { name: "验证码" }).fill(await freshCode(secret));
   await stepUp.getByRole("button", { name: "验证", exact: true }).click();
   await expect(stepUp).toHaveCount(0);
@@ -256,6 +278,7 @@ for (const look of [
         await passwordStep(other.page, username);
         await fits(other.page);
         await snap(other.page, `${look.name}-login-code-step`);
+        await expectAccessible(other.page, `the login code step (${look.name})`);
         await backupCodeStep(other.page, codes[0]!);
         await expect(other.page).toHaveURL(/\/token$/);
       } finally {
@@ -268,6 +291,7 @@ for (const look of [
       await expect(stepUp.getByRole("textbox", { name: "密码", exact: true })).toBeVisible();
       await fits(page);
       await snap(page, `${look.name}-step-up`);
+      await expectAccessible(page, `the step-up dialog (${look.name})`);
       await stepUp.getByText("两步验证码").click();
       await stepUp.getByRole("textbox", { name: "验证码" }).fill(await freshCode(secret));
       await stepUp.getByRole("button", { name: "验证", exact: true }).click();
