@@ -269,17 +269,20 @@ export async function startTwoFactorSetup(caller: Caller): Promise<TwoFactorSetu
   const uri = generateURI({ issuer: String(SystemName || "Qiao"), label: caller.username, secret });
   const image = await QRCode.toDataURL(uri, { errorCorrectionLevel: "M", margin: 1, width: 240 });
   const db = await getDirectDb();
-  const result = await db
-    .transaction([
+  try {
+    await db.transaction([
       { sql: "DELETE FROM two_factors WHERE user_id = ? AND enabled = ?", params: [caller.id, false] },
       {
         sql: "INSERT INTO two_factors (user_id, secret_enc, enabled, backup_codes, last_step, created_at, enabled_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         params: [caller.id, seal(secret), false, stored, 0, nowSeconds(), 0],
       },
-    ])
-    .catch(() => null);
-  // The insert collides only with a row that was switched on meanwhile (the pending one was deleted).
-  if (!result) throw new ApiError(TWO_FACTOR_MSG.alreadyEnabled, 400);
+    ]);
+  } catch (error) {
+    // The insert collides with a row switched on meanwhile (a pending one was deleted first), or
+    // with another setup of the same account just now.
+    if ((await readRow(caller.id))?.enabled) throw new ApiError(TWO_FACTOR_MSG.alreadyEnabled, 400);
+    throw error;
+  }
   return { secret, qr_code_data: uri, qr_code_image: image, backup_codes: codes };
 }
 
