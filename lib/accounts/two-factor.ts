@@ -231,8 +231,9 @@ export function verifySecondFactor(userId: number, code: string, ip: string): Pr
 export type TwoFactorStatus = { enabled: boolean; locked: boolean; backup_codes_remaining: number };
 
 /** GET /api/user/2fa/status, new-api's shape. */
-export async function twoFactorStatus(userId: number, ip = ""): Promise<TwoFactorStatus> {
-  const [row, counts] = await Promise.all([readRow(userId), failureCounts(userId, ip)]);
+export async function twoFactorStatus(userId: number): Promise<TwoFactorStatus> {
+  // `locked`: the account's own count (an address's says nothing about the account).
+  const [row, counts] = await Promise.all([readRow(userId), failureCounts(userId, "")]);
   return {
     enabled: !!row?.enabled,
     locked: counts.account >= env.LOGIN_FAILURE_LIMIT,
