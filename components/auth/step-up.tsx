@@ -4,8 +4,9 @@
 // dialog when a call is refused for that (lib/client/step-up.ts) and sends the call again once the
 // user verified with the password, a two-factor code (or backup code) or a passkey. Only the ways
 // the account has are offered (GET /api/verify).
-import { Alert, Button, Divider, Loader, Modal, PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Divider, Loader, Modal, PasswordInput, SegmentedControl, Stack, Text } from "@mantine/core";
 import { type FormEvent, useEffect, useState } from "react";
+import { SecondFactorInput } from "@/components/auth/second-factor-input";
 import type { StepUpMethods } from "@/lib/accounts/step-up";
 import { api } from "@/lib/client/api";
 import { showError } from "@/lib/client/notify";
@@ -125,16 +126,7 @@ function StepUpForm({ onVerified }: { onVerified: () => void }) {
                 data-autofocus
               />
             ) : (
-              <TextInput
-                label="验证码"
-                description="身份验证器应用中的 6 位验证码，或一个备用码"
-                placeholder="123456 或 XXXX-XXXX"
-                autoComplete="one-time-code"
-                inputMode="text"
-                value={value}
-                onChange={(e) => setValue(e.currentTarget.value)}
-                data-autofocus
-              />
+              <SecondFactorInput value={value} onChange={setValue} />
             )}
             <Button type="submit" loading={busy} fullWidth>
               验证

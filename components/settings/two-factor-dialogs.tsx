@@ -4,6 +4,7 @@
 import { Alert, Button, Code, Group, Image, Modal, PinInput, SimpleGrid, Stack, Stepper, Text, TextInput } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { type FormEvent, useState } from "react";
+import { SecondFactorInput } from "@/components/auth/second-factor-input";
 import { CopyButton, copyText } from "@/components/data/copy";
 import { downloadText } from "@/components/data/download";
 import type { TwoFactorSetup } from "@/lib/accounts/two-factor";
@@ -195,15 +196,7 @@ export function CodeDialog<T>({
     <Modal opened={opened} onClose={close} title={title} centered>
       <form noValidate onSubmit={submit}>
         <Stack gap="sm">
-          <TextInput
-            label="验证码"
-            description="身份验证器应用中的 6 位验证码，或一个备用码"
-            placeholder="123456 或 XXXX-XXXX"
-            autoComplete="one-time-code"
-            value={code}
-            onChange={(e) => setCode(e.currentTarget.value)}
-            data-autofocus
-          />
+          <SecondFactorInput value={code} onChange={setCode} />
           <Group justify="flex-end" gap="xs">
             <Button variant="default" onClick={close}>
               取消

@@ -2,45 +2,20 @@
 // connections, two tries each), on SQLite, PostgreSQL and MariaDB: a TOTP code passes exactly
 // once (the conditional UPDATE of last_step), and so does a backup code (the compare-and-swap of
 // the stored list), while a second backup code used at the same time passes too.
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { generate, generateSecret } from "otplib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storedBackupCodes, TWO_FACTOR_MSG } from "@/lib/accounts/two-factor";
 import { seal } from "@/lib/crypto/secret-box";
 import type { DbKind } from "@/lib/db";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-
-const require = createRequire(import.meta.url);
+import { type Instance, startInstance } from "@/tests/helpers/instance-process";
 
 type Job = { userId: number; code: string; ip: string };
 type Result = Job & { ok: boolean; used: string | null; message: string };
-type Instance = { ready: Promise<void>; go(): void; results: Promise<Result[]>; kill(): void };
 
 /** A checking process (tests/fixtures/second-factor-process.ts) on the given database. */
-function startInstance(t: TestDatabase, jobs: Job[]): Instance {
-  const dbEnv = t.kind === "sqlite" ? { SQL_DSN: "", SQLITE_PATH: t.dsn } : { SQL_DSN: t.dsn };
-  const child = spawn(process.execPath, ["--import", require.resolve("tsx"), path.resolve("tests/fixtures/second-factor-process.ts")], {
-    env: { ...process.env, ...dbEnv, NODE_TYPE: "slave", CODE_JOBS: JSON.stringify(jobs) },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  const seen = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d;
-        const m = pattern.exec(out);
-        if (m) resolve(m);
-      });
-      void exited.then((code) => reject(new Error(`code process exited (${code}):\n${out}`)));
-    });
-  const ready = seen(/^READY$/m).then(() => undefined);
-  const results = seen(/^RESULT (.*)$/m).then((m) => JSON.parse(m[1]!) as Result[]);
-  return { ready, results, go: () => child.stdin!.write("go\n"), kill: () => child.kill("SIGKILL") };
-}
+const startChecker = (t: TestDatabase, jobs: Job[]) =>
+  startInstance<Result>(t, "second-factor-process.ts", { CODE_JOBS: JSON.stringify(jobs) });
 
 /** A user with two-factor on: its secret and backup codes, seeded straight into the test database. */
 async function seedUser(t: TestDatabase, name: string, backup: string[]) {
@@ -58,7 +33,7 @@ const TRIES = 2;
 for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
   describe(`two-factor codes racing on ${kind}`, () => {
     let t: TestDatabase;
-    const instances: Instance[] = [];
+    const instances: Instance<Result>[] = [];
     beforeAll(async () => {
       t = await createTestDatabase(kind);
     });
@@ -77,8 +52,8 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
           { userId: backupUser.id, code: "CCCC-DDDD", ip: `10.${instance}.${i}.2` },
         ]).flat();
       instances.push(
-        startInstance(t, jobsOf(1)),
-        startInstance(t, [...jobsOf(2), { userId: backupUser.id, code: "eeeeffff", ip: "10.2.9.9" }]),
+        startChecker(t, jobsOf(1)),
+        startChecker(t, [...jobsOf(2), { userId: backupUser.id, code: "eeeeffff", ip: "10.2.9.9" }]),
       );
       await Promise.all(instances.map((i) => i.ready));
       for (const i of instances) i.go();
