@@ -1,12 +1,14 @@
 "use client";
 // Client-side roots: Mantine (the OS's light or dark until the user picks one, which local storage
 // remembers; colours readable in both, components/theme.ts), notifications,
-// modals, how quota and times read, and the session hint decoded from the cookie by the root layout.
+// modals, how quota and times read, the session hint decoded from the cookie by the root layout,
+// and the step-up dialog any refused call may open.
 import { localStorageColorSchemeManager, MantineProvider } from "@mantine/core";
 import { ModalsProvider } from "@mantine/modals";
 import { Notifications } from "@mantine/notifications";
 import type { ReactNode } from "react";
 import { z } from "zod";
+import { StepUpHost } from "@/components/auth/step-up";
 import { DisplayProvider, type DisplaySettings } from "@/components/data/display";
 import { cssVariablesResolver, theme } from "@/components/theme";
 import { SessionHintContext, type SessionHint } from "@/lib/client/hooks";
@@ -33,7 +35,10 @@ export function Providers({ session, display, children }: { session: SessionHint
       <Notifications position="top-center" zIndex={1000} limit={TOAST_LIMIT} />
       <DisplayProvider value={display}>
         <SessionHintContext.Provider value={session}>
-          <ModalsProvider labels={{ confirm: "确定", cancel: "取消" }}>{children}</ModalsProvider>
+          <ModalsProvider labels={{ confirm: "确定", cancel: "取消" }}>
+            {children}
+            <StepUpHost />
+          </ModalsProvider>
         </SessionHintContext.Provider>
       </DisplayProvider>
     </MantineProvider>

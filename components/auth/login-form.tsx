@@ -1,6 +1,8 @@
 "use client";
 // Password login (spec §2, §5): required fields, Turnstile first when enabled, the expired-session
 // notice, `aff` kept for a later registration; on success the user is stored and /token opens.
+// An account with two-factor on is asked for its code next (components/auth/two-factor-step.tsx),
+// as is a browser sent to /login?step=2fa by a third-party sign-in.
 import { Alert, Anchor, Button, Group, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
 import { schemaResolver, useForm } from "@mantine/form";
 import Link from "next/link";
@@ -9,6 +11,7 @@ import { useEffect, useState } from "react";
 import { AuthCard } from "@/components/auth/auth-card";
 import { PasskeyLogin } from "@/components/auth/passkey-login";
 import { ThirdPartyLogins } from "@/components/auth/third-party-logins";
+import { TwoFactorStep } from "@/components/auth/two-factor-step";
 import { TurnstileWidget } from "@/components/auth/turnstile-widget";
 import { useTurnstile } from "@/components/auth/use-turnstile";
 import { api } from "@/lib/client/api";
@@ -20,8 +23,11 @@ import { TEXT } from "@/lib/ui/api-errors";
 import { loginFormSchema, type LoginFormValues } from "@/lib/ui/auth-schemas";
 import { EXPIRED_LOGIN_PATH } from "@/lib/auth/route-access";
 
-export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signedIn: boolean; aff: string }) {
+type LoginFormProps = { expired: boolean; signedIn: boolean; aff: string; twoFactor?: boolean };
+
+export function LoginForm({ expired, signedIn, aff, twoFactor = false }: LoginFormProps) {
   const router = useRouter();
+  const [step, setStep] = useState<"password" | "code">(twoFactor ? "code" : "password");
   const status = useSiteStatus();
   const turnstile = useTurnstile(status);
   const [submitting, setSubmitting] = useState(false);
@@ -41,7 +47,7 @@ export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signed
   // user also takes the side menu and the avatar out of the frame around this form.
   // biome-ignore lint/correctness/useExhaustiveDependencies: checked once, when the page opens
   useEffect(() => {
-    if (expired || signedIn || !readUser()) return;
+    if (expired || signedIn || twoFactor || !readUser()) return;
     clearUser();
     router.replace(EXPIRED_LOGIN_PATH);
   }, []);
@@ -59,10 +65,22 @@ export function LoginForm({ expired, signedIn, aff }: { expired: boolean; signed
     );
     setSubmitting(false);
     if (!res.success) return;
+    if ((res.data as { require_2fa?: boolean }).require_2fa) return setStep("code");
     writeUser(res.data);
     showSuccess("登录成功！");
     router.push("/token");
   };
+
+  if (step === "code") {
+    return (
+      <TwoFactorStep
+        onBack={() => {
+          setStep("password");
+          if (twoFactor) router.replace("/login");
+        }}
+      />
+    );
+  }
 
   return (
     <AuthCard title="用户登录">

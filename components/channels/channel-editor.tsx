@@ -21,6 +21,7 @@ import {
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useRef, useState } from "react";
+import { ChannelKeyReveal } from "@/components/channels/channel-key-reveal";
 import { useInvalidReveal } from "@/components/data/use-invalid-reveal";
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
@@ -231,6 +232,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 spellCheck={false}
                 styles={fields.keyIsJson ? { input: { fontFamily: "var(--mantine-font-family-monospace)" } } : undefined}
               />
+              {channel && root && <ChannelKeyReveal channelId={channel.id} />}
               {!channel && (
                 <Switch
                   label="批量创建（一行一个密钥）"

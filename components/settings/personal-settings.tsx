@@ -12,6 +12,7 @@ import { InviteCard } from "@/components/settings/invite-card";
 import { PasskeysCard } from "@/components/settings/passkeys-card";
 import { PasswordCard } from "@/components/settings/password-card";
 import { SessionsCard } from "@/components/settings/sessions-card";
+import { TwoFactorCard } from "@/components/settings/two-factor-card";
 import type { UserView } from "@/lib/users/view";
 
 export type PersonalSettingsProps = {
@@ -49,14 +50,15 @@ export function PersonalSettings({ self, models, affCode, serverAddress, hasPass
       <Grid.Col span={HALF}>
         <Stack gap="md">
           <BindingsCard self={self} />
+          <SessionsCard />
           <AccessTokenCard />
         </Stack>
       </Grid.Col>
       <Grid.Col span={HALF}>
         <Stack gap="md">
           <PasswordCard key={String(hasPassword)} hasPassword={hasPassword} />
+          <TwoFactorCard />
           <PasskeysCard />
-          <SessionsCard />
           <DeleteAccountCard username={self.username} />
         </Stack>
       </Grid.Col>

@@ -1,6 +1,9 @@
 // The console's one way to call /api: adds the New-Api-User header, parses the envelope and
-// applies spec §8 (notifications, the expired-session redirect). Browser-only.
+// applies spec §8 (notifications, the expired-session redirect). A call refused for want of a
+// recent verification (403 with `data.step_up`) asks the user to verify and is sent once more, so
+// no call site handles step-up itself. Browser-only.
 import { showError, showInfo } from "@/lib/client/notify";
+import { askStepUp, isStepUpRefusal } from "@/lib/client/step-up";
 import { clearUser, readUser } from "@/lib/client/storage";
 import { describeFailure } from "@/lib/ui/api-errors";
 import { EXPIRED_LOGIN_PATH } from "@/lib/auth/route-access";
@@ -37,7 +40,11 @@ export function goToExpiredLogin() {
   if (window.location.pathname !== "/login") window.location.assign(EXPIRED_LOGIN_PATH);
 }
 
-export async function api<T = unknown>(method: HttpMethod, path: string, body?: unknown, options: ApiOptions = {}): Promise<ApiResult<T>> {
+export function api<T = unknown>(method: HttpMethod, path: string, body?: unknown, options: ApiOptions = {}): Promise<ApiResult<T>> {
+  return send<T>(method, path, body, options, true);
+}
+
+async function send<T>(method: HttpMethod, path: string, body: unknown, options: ApiOptions, mayStepUp: boolean): Promise<ApiResult<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   const userId = options.asUser ?? readUser()?.id;
   if (userId !== undefined) headers["New-Api-User"] = String(userId);
@@ -68,6 +75,12 @@ export async function api<T = unknown>(method: HttpMethod, path: string, body?: 
   const message = envelope && typeof envelope.message === "string" ? envelope.message : "";
   if (response.ok && envelope?.success)
     return { success: true, message, data: envelope.data as T, body: envelope as Record<string, unknown> };
+  if (mayStepUp && response.status === 403 && isStepUpRefusal(envelope?.data)) {
+    const verified = await askStepUp();
+    if (verified) return send<T>(method, path, body, options, false);
+    // The user closed the dialog: they know why nothing happened.
+    if (verified === false) return { success: false, message, httpStatus: response.status };
+  }
   return fail(response.status, envelope ? message || null : null, options);
 }
 

@@ -6,6 +6,7 @@ import * as logout from "@/app/api/user/logout/route";
 import * as register from "@/app/api/user/register/route";
 import * as self from "@/app/api/user/self/route";
 import * as accessToken from "@/app/api/user/token/route";
+import { markVerified } from "@/tests/helpers/step-up";
 import * as option from "@/app/api/option/route";
 import { updateOption } from "@/lib/options";
 import { LOGIN_FAILED } from "@/lib/users/auth";
@@ -267,6 +268,7 @@ describe("sessions and the New-Api-User header", () => {
 describe("system access token", () => {
   it("authenticates through Authorization without the header, and is stored only as a hash", async () => {
     const u = await createUser({ username: "frank" });
+    await markVerified(u.cookie); // a new token asks for step-up (tests/api/step-up.test.ts)
     const issued = await call(accessToken.GET, "GET", "/api/user/token", { as: u });
     const token = issued.json.data as string;
     expect(token.length).toBeGreaterThanOrEqual(32);

@@ -21,6 +21,7 @@ import * as balanceOne from "@/app/api/channel/update_balance/[id]/route";
 import * as balanceAll from "@/app/api/channel/update_balance/route";
 import * as jobs from "@/app/api/channel/jobs/route";
 import { call, createUser, sessionCookieFor } from "@/tests/helpers/api";
+import { markVerified } from "@/tests/helpers/step-up";
 import { clearRelayData, seedUser, settleAll, startRelay } from "@/tests/helpers/relay";
 import { startVendorAccountsMock, type VendorAccountsMock } from "@/tests/mocks/vendor-accounts";
 
@@ -120,6 +121,7 @@ describe("the channel API is for admins", () => {
     const byAdmin = await call(reveal.POST, "POST", `/api/channel/${id}/key`, { as: admin, params: { id: String(id) } });
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.text).not.toContain("sk-reveal-only-root-2222");
+    await markVerified(root.cookie); // the reveal asks root to step up (tests/api/step-up.test.ts)
     const byRoot = await call(reveal.POST, "POST", `/api/channel/${id}/key`, { as: root, params: { id: String(id) } });
     expect(byRoot.json).toEqual({ success: true, message: "", data: { key: "sk-reveal-only-root-2222" } });
   });

@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db";
 import { open } from "@/lib/crypto/secret-box";
 import { onInvalidation } from "@/lib/cache/bus";
 import { call, createUser, sessionCookieFor } from "@/tests/helpers/api";
+import { markVerified } from "@/tests/helpers/step-up";
 import * as channels from "@/app/api/channel/route";
 import * as search from "@/app/api/channel/search/route";
 import * as one from "@/app/api/channel/[id]/route";
@@ -268,6 +269,7 @@ describe("reading channels", () => {
     const byAdmin = await call(reveal.POST, "POST", `/api/channel/${target.id}/key`, { as: admin, params: { id: String(target.id) } });
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.text).not.toContain(target.key);
+    await markVerified(root.cookie); // the reveal asks root to step up (tests/api/step-up.test.ts)
     const byRoot = await call(reveal.POST, "POST", `/api/channel/${target.id}/key`, { as: root, params: { id: String(target.id) } });
     expect(byRoot.json.data).toEqual({ key: target.key });
     const missing = await call(reveal.POST, "POST", "/api/channel/999999/key", { as: root, params: { id: "999999" } });

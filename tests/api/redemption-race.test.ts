@@ -1,47 +1,19 @@
 // One code, many redeemers at once, on SQLite, PostgreSQL and MariaDB: two processes (two
 // instances, each with its own connections) and two users in each, all trying every code at the
 // same moment. Each code is credited exactly once, to the user it records, with one log row.
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db, DbKind } from "@/lib/db";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateRedemptionKey, hashRedemptionKey, redemptionKeyHint } from "@/lib/redemptions/keys";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-
-const require = createRequire(import.meta.url);
+import { type Instance, startInstance } from "@/tests/helpers/instance-process";
 
 type Job = { userId: number; username: string; key: string };
 type Result = Job & { ok: boolean; quota: number; message: string };
-type Instance = { ready: Promise<void>; go(): void; results: Promise<Result[]>; kill(): void };
 
 /** A redeeming process (tests/fixtures/redeem-process.ts) on the given database. */
-function startInstance(t: TestDatabase, jobs: Job[]): Instance {
-  const dbEnv = t.kind === "sqlite" ? { SQL_DSN: "", SQLITE_PATH: t.dsn } : { SQL_DSN: t.dsn };
-  const child = spawn(process.execPath, ["--import", require.resolve("tsx"), path.resolve("tests/fixtures/redeem-process.ts")], {
-    env: { ...process.env, ...dbEnv, NODE_TYPE: "slave", REDEEM_JOBS: JSON.stringify(jobs) },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  const seen = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const m = pattern.exec(out);
-        if (m) resolve(m);
-      };
-      child.stdout!.on("data", (d: Buffer) => {
-        out += d;
-        check();
-      });
-      void exited.then((code) => reject(new Error(`redeem process exited (${code}):\n${out}`)));
-    });
-  const ready = seen(/^READY$/m).then(() => undefined);
-  const results = seen(/^RESULT (.*)$/m).then((m) => JSON.parse(m[1]!) as Result[]);
-  return { ready, results, go: () => child.stdin!.write("go\n"), kill: () => child.kill("SIGKILL") };
-}
+const startRedeemer = (t: TestDatabase, jobs: Job[]) =>
+  startInstance<Result>(t, "redeem-process.ts", { REDEEM_JOBS: JSON.stringify(jobs) });
 
 async function seedUsers(db: Db, n: number) {
   const users = [];
@@ -71,7 +43,7 @@ const CODES = 8;
 for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
   describe(`redeeming on ${kind}`, () => {
     let t: TestDatabase;
-    const instances: Instance[] = [];
+    const instances: Instance<Result>[] = [];
     beforeAll(async () => {
       t = await createTestDatabase(kind);
     });
@@ -84,7 +56,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       const users = await seedUsers(t.db, 4);
       const codes = await seedCodes(t.db, CODES);
       const jobsOf = (who: typeof users) => codes.flatMap((c) => who.map((u) => ({ ...u, key: c.key })));
-      instances.push(startInstance(t, jobsOf(users.slice(0, 2))), startInstance(t, jobsOf(users.slice(2))));
+      instances.push(startRedeemer(t, jobsOf(users.slice(0, 2))), startRedeemer(t, jobsOf(users.slice(2))));
       await Promise.all(instances.map((i) => i.ready));
       for (const i of instances) i.go();
       const results = (await Promise.all(instances.map((i) => i.results))).flat();

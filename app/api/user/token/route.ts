@@ -1,4 +1,12 @@
 import { route } from "@/lib/api/route";
+import { requireStepUp } from "@/lib/auth/step-up";
 import { createAccessToken } from "@/lib/users/self";
 
-export const GET = route({ auth: "user", handler: ({ caller }) => createAccessToken(caller.id) });
+// A new access token replaces the old one: the caller proves again who they are first.
+export const GET = route({
+  auth: "user",
+  handler: ({ caller }) => {
+    requireStepUp(caller);
+    return createAccessToken(caller.id);
+  },
+});
