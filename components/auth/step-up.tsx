@@ -16,7 +16,7 @@ import { setStepUpAsker } from "@/lib/client/step-up";
 export const STEP_UP_TEXT = {
   title: "验证身份",
   intro: "此操作涉及敏感信息，请先验证身份。验证后 5 分钟内无需再次验证。",
-  none: "该账户还没有密码、两步验证或通行密钥，无法验证身份。请先在个人设置中添加通行密钥，或联系管理员。",
+  none: "该账户还没有密码、两步验证或通行密钥：请退出后重新登录（登录后 5 分钟内无需再次验证），或在个人设置中设置密码、添加通行密钥。",
   passkey: "使用通行密钥验证",
   passkeyFailed: "通行密钥验证未完成，请重试或使用其他方式",
 } as const;

@@ -30,14 +30,16 @@ export async function hasTwoFactor(userId: number): Promise<boolean> {
 
 /**
  * Finishes a first factor: a session when the account has no second factor (or signed in with a
- * passkey), else the pending cookie. `verified` marks the new session as just re-proven (step-up).
+ * passkey), else the pending cookie. The new session counts as just re-proven (step-up).
  */
 export async function completeSignIn(req: Request, user: SessionUserClaims, method: SignInMethod): Promise<SignInResult> {
   if (method !== "passkey" && (await hasTwoFactor(user.id))) {
     return { state: "require_2fa", setCookie: await pendingCookie(req, user, method) };
   }
-  const verified = method === "password" || method === "passkey";
-  return { state: "signed_in", setCookie: await startSession(req, user, method, { verified }) };
+  // A sign-in is a fresh proof of who is there, whatever the method: it counts for step-up for the
+  // next few minutes. An account that signs in only through a third party has no other way to
+  // step up than signing in again (or adding a passkey).
+  return { state: "signed_in", setCookie: await startSession(req, user, method, { verified: true }) };
 }
 
 // The pending cookie is a JWT under a key derived from SESSION_SECRET, so it can never pass as a
