@@ -7,6 +7,7 @@ import * as audit from "@/app/api/audit/route";
 import * as channels from "@/app/api/channel/route";
 import * as channelOne from "@/app/api/channel/[id]/route";
 import * as channelKey from "@/app/api/channel/[id]/key/route";
+import { markVerified } from "@/tests/helpers/step-up";
 import * as channelBatch from "@/app/api/channel/batch/route";
 import * as channelDisabled from "@/app/api/channel/disabled/route";
 import * as logs from "@/app/api/log/route";
@@ -219,6 +220,7 @@ describe("channel changes are audited, keys masked", () => {
     expect((await rowsOf("channel.update", one!.id)).length).toBe(1);
     expect((await onlyRow("channel.status", one!.id)).detail).toEqual({ name: "aud-ch-2", status: { from: 1, to: 2 } });
 
+    await markVerified(root.cookie); // the reveal asks root to step up (tests/api/step-up.test.ts)
     const revealed = await call(channelKey.POST, "POST", `/api/channel/${one!.id}/key`, { ...as(root), params: { id: String(one!.id) } });
     expect(revealed.json.data).toEqual({ key: KEYS[1] });
     expect(await onlyRow("channel.key_reveal", one!.id)).toMatchObject({ ...by(root), detail: { name: "aud-ch-2" } });
