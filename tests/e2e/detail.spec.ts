@@ -198,7 +198,7 @@ test.describe("as root", () => {
     await setOption("DataExportEnabled", "false");
     try {
       await page.goto("/token");
-      await expect(sideMenu(page).getByRole("link", { name: "日志" })).toBeVisible();
+      await expect(sideMenu(page).getByRole("link", { name: "日志", exact: true })).toBeVisible();
       await expect(sideMenu(page).getByRole("link", { name: "数据看板" })).toHaveCount(0);
       await page.goto("/detail");
       await expect(page.getByText("数据看板未开启")).toBeVisible();

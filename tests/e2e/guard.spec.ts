@@ -85,7 +85,7 @@ test.describe("session gone mid-use", () => {
   test("a menu entry after the session cookie is deleted; the next visit is a fresh one", async ({ page, context }) => {
     await newUserSession(page, "ex");
     await context.clearCookies({ name: "qiao_session" });
-    await sideMenu(page).getByRole("link", { name: "日志" }).click();
+    await sideMenu(page).getByRole("link", { name: "日志", exact: true }).click();
     await loggedOutFrame(page);
     // The notice is said once: a later visit to a console page is an ordinary logged-out one.
     await page.goto("/token");

@@ -235,7 +235,7 @@ test("the tab title is the system name on every page", async ({ page, browser })
   }
   await page.goto("/token");
   await expect(page).toHaveTitle(name);
-  await page.getByRole("navigation", { name: "侧边菜单" }).getByRole("link", { name: "日志" }).click();
+  await page.getByRole("navigation", { name: "侧边菜单" }).getByRole("link", { name: "日志", exact: true }).click();
   await expect(page.getByRole("heading", { name: "使用日志" })).toBeVisible();
   await expect(page).toHaveTitle(name);
   const visitor = await browser.newContext({ baseURL: E2E_BASE_URL });
