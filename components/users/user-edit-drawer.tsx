@@ -1,37 +1,34 @@
 "use client";
 // The edit-user drawer (spec §2 manage users, §5 Users): username, password (blank keeps it),
 // display name, group, the balance with an add-quota amount that may be negative, and the account's
-// bindings, read-only. The balance it loaded goes along, so the server applies only the difference.
-import { Divider, NumberInput, PasswordInput, Select, Text, TextInput } from "@mantine/core";
+// security (bindings to clear, passkey and two-factor resets; user-security.tsx). The balance it
+// loaded goes along, so the server applies only the difference.
+import { Divider, NumberInput, PasswordInput, Select, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useEffect, useState } from "react";
 import { useQuotaDisplay } from "@/components/data/display";
 import { DrawerForm } from "@/components/data/drawer-form";
+import { USER_SECURITY_MSG, UserSecurity } from "@/components/users/user-security";
 import { api } from "@/lib/client/api";
 import { showSuccess } from "@/lib/client/notify";
 import { formatQuota } from "@/lib/ui/format";
 import { type EditUserValues, editUserBody, editUserErrors, quotaAfterAdd, USER_FORM_MSG, wholeNumber } from "@/lib/users/form";
+import type { Actor } from "@/lib/users/manage-rules";
 import type { UserView } from "@/lib/users/view";
 
 type Props = {
   /** null: closed; otherwise the user being edited. */
   id: number | null;
   groups: string[];
+  /** Who is editing: only root is offered the two-factor reset. */
+  viewer: Actor;
   onClose: () => void;
   onSaved: () => void;
 };
 
 const EMPTY: EditUserValues = { username: "", display_name: "", password: "", group: "", quota: 0, add_quota: "" };
 
-const BINDINGS: { key: keyof UserView; label: string }[] = [
-  { key: "github_id", label: "已绑定的 GitHub 账户" },
-  { key: "wechat_id", label: "已绑定的微信账户" },
-  { key: "email", label: "已绑定的邮箱账户" },
-  { key: "telegram_id", label: "已绑定的 Telegram 账户" },
-  { key: "linux_do_id", label: "已绑定的 LinuxDO 账户" },
-];
-
-export function UserEditDrawer({ id, groups, onClose, onSaved }: Props) {
+export function UserEditDrawer({ id, groups, viewer, onClose, onSaved }: Props) {
   const display = useQuotaDisplay();
   const [user, setUser] = useState<UserView | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -126,13 +123,8 @@ export function UserEditDrawer({ id, groups, onClose, onSaved }: Props) {
         }
         {...form.getInputProps("add_quota")}
       />
-      <Divider label="以下信息不可修改" labelPosition="center" />
-      <Text size="xs" c="dimmed">
-        {USER_FORM_MSG.bindingsReadOnly}
-      </Text>
-      {BINDINGS.map((b) => (
-        <TextInput key={b.key} label={b.label} value={String(user?.[b.key] ?? "")} placeholder="未绑定" variant="filled" readOnly />
-      ))}
+      <Divider label={USER_SECURITY_MSG.title} labelPosition="center" />
+      {user && <UserSecurity user={user} viewer={viewer} onCleared={(key) => setUser((u) => (u ? { ...u, [key]: "" } : u))} />}
     </DrawerForm>
   );
 }

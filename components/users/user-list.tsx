@@ -69,7 +69,7 @@ export function UserList({ page, filters, groups, viewer }: Props) {
         empty="没有找到符合条件的用户"
       />
       <UserAddDrawer opened={drawer !== null && drawer.id === undefined} onClose={close} onSaved={saved} />
-      <UserEditDrawer id={drawer?.id ?? null} groups={groups} onClose={close} onSaved={saved} />
+      <UserEditDrawer id={drawer?.id ?? null} groups={groups} viewer={viewer} onClose={close} onSaved={saved} />
     </Stack>
   );
 }
