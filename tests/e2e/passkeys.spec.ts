@@ -30,7 +30,8 @@ async function toggleTheme(page: Page, scheme: "dark" | "light") {
 
 async function narrowShot(page: Page, name: string) {
   await page.setViewportSize({ width: 390, height: 844 });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // Polled: the cards that change layout by a media query settle a frame after the resize.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await shot(page, name);
   await page.setViewportSize({ width: 1280, height: 800 });
 }
