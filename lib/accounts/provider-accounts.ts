@@ -1,11 +1,7 @@
-// Accounts held by a third party and kept in a column of users (wechat_id, telegram_id): finding the
-// account one of them signs in to, and the sign-in answer every third-party login gives (the one
-// POST /api/user/login gives: the user, or `require_2fa`). Binding is lib/accounts/bindings.ts.
-import { envelope } from "@/lib/api/envelope";
 import { BANNED_MESSAGE } from "@/lib/auth/authenticate";
 import { isActiveUser } from "@/lib/auth/roles";
 import type { SignInMethod } from "@/lib/auth/sessions";
-import { completeSignIn, SIGN_IN_MSG, type SignInResult } from "@/lib/auth/sign-in";
+import { completeSignIn, signedInResponse } from "@/lib/auth/sign-in";
 import { visibleQuota } from "@/lib/billing/visible";
 import { getDb } from "@/lib/db";
 import { forbidden } from "@/lib/errors";
@@ -51,11 +47,4 @@ export async function boundAccount(column: BindingColumn, value: string): Promis
 export async function signInAnswer(req: Request, account: SignInAccount, method: SignInMethod): Promise<Response> {
   const { auth_version, ...user } = account;
   return signedInResponse(user, await completeSignIn(req, { id: user.id, username: user.username, role: user.role, auth_version }, method));
-}
-
-/** A finished first factor as the login answer: the user and the session cookie, or `require_2fa` and the pending cookie. */
-export function signedInResponse(user: UserView, result: SignInResult): Response {
-  const headers = { "set-cookie": result.setCookie };
-  if (result.state === "require_2fa") return envelope({ require_2fa: true }, SIGN_IN_MSG.needCode, { headers });
-  return envelope(user, "", { headers });
 }

@@ -4,6 +4,7 @@
 // two factors (possession plus the authenticator's user verification), so it skips the code.
 import { createHash } from "node:crypto";
 import { jwtVerify, SignJWT } from "jose";
+import { envelope } from "@/lib/api/envelope";
 import { isHttps, serializeCookie } from "@/lib/auth/cookie";
 import { type SessionUserClaims, type SignInMethod, startSession } from "@/lib/auth/sessions";
 import { getDirectDb } from "@/lib/db/direct";
@@ -40,6 +41,16 @@ export async function completeSignIn(req: Request, user: SessionUserClaims, meth
   // next few minutes. An account that signs in only through a third party has no other way to
   // step up than signing in again (or adding a passkey).
   return { state: "signed_in", setCookie: await startSession(req, user, method, { verified: true }) };
+}
+
+/**
+ * Every sign-in call's answer, shaped as POST /api/user/login's: `user` (what the console stores)
+ * and the session cookie, or `{require_2fa: true}` and the pending cookie (the code step is next).
+ */
+export function signedInResponse(user: unknown, result: SignInResult): Response {
+  const headers = { "set-cookie": result.setCookie };
+  if (result.state === "require_2fa") return envelope({ require_2fa: true }, SIGN_IN_MSG.needCode, { headers });
+  return envelope(user, "", { headers });
 }
 
 // The pending cookie is a JWT under a key derived from SESSION_SECRET, so it can never pass as a

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { envelope } from "@/lib/api/envelope";
 import { route } from "@/lib/api/route";
-import { signedInResponse } from "@/lib/accounts/provider-accounts";
+import { signedInResponse } from "@/lib/auth/sign-in";
 import { finishOAuth, startAuthorize } from "@/lib/accounts/oauth/flow";
 import { OAUTH_MSG, type OAuthProvider } from "@/lib/accounts/oauth/providers";
 
