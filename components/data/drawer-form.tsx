@@ -21,6 +21,8 @@ type Props = {
   loading?: boolean;
   submitLabel?: string;
   position?: "left" | "right";
+  /** Runs once the drawer has finished closing (e.g. to clear the form for the next opening). */
+  onClosed?: () => void;
   children: ReactNode;
 };
 
@@ -34,6 +36,7 @@ export function DrawerForm({
   loading,
   submitLabel = "提交",
   position = "right",
+  onClosed,
   children,
 }: Props) {
   const narrow = useMediaQuery("(max-width: 48em)");
@@ -49,6 +52,7 @@ export function DrawerForm({
     <Drawer
       opened={opened}
       onClose={onClose}
+      onExitTransitionEnd={onClosed}
       title={title}
       position={position}
       size={narrow ? "100%" : 600}

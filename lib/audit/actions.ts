@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = {
   "redemption.status": "启用/禁用兑换码",
   "redemption.delete": "删除兑换码",
   "log.cleanup": "清理日志",
+  "topup.complete": "手动确认充值订单",
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -61,6 +61,7 @@ export const OPTION_SECTIONS = {
   server: "system",
   worker: "system",
   payment: "system",
+  stripe: "system",
   login: "system",
   emailDomains: "system",
   smtp: "system",
@@ -541,6 +542,13 @@ export const OPTION_REGISTRY = {
   /** Top-up currency per US$1. */
   Price: shown(float(7.3, { min: 0 }), { section: "payment", label: "充值价格（x 元/美金）" }),
   MinTopUp: shown(int(1, { min: 1 }), { section: "payment", label: "最低充值美元数量" }),
+
+  // Online top-up (Stripe Checkout; new-api's option names). On once the three texts are all set.
+  StripeApiSecret: shown(secretText(), { section: "stripe", label: "API 密钥", placeholder: "sk_… 或 rk_…" }),
+  StripeWebhookSecret: shown(secretText(), { section: "stripe", label: "Webhook 签名密钥", placeholder: "whsec_…" }),
+  StripePriceId: shown(text(""), { section: "stripe", label: "商品价格 ID", placeholder: "price_…" }),
+  /** The Stripe price's currency per US$1 of quota. */
+  StripeUnitPrice: shown(float(8, { min: 0 }), { section: "stripe", label: "充值价格（x 元/美金）" }),
 
   // Login and registration (each switch saves at once)
   PasswordLoginEnabled: shown(bool(true), { section: "login", label: "允许通过密码进行登录" }),

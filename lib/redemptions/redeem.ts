@@ -5,9 +5,9 @@
 import { type ApiError, badRequest, notFound, tooManyRequests } from "@/lib/errors";
 import { USER_MSG } from "@/lib/users/admin";
 import { rateLimitStore } from "@/lib/auth/rate-limit";
-import { isWriteConflict } from "@/lib/billing/ledger";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
+import { retryConflicting, WRITE_TX } from "@/lib/db/retry";
 import { num, nowSeconds } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { quotaText } from "@/lib/billing/quota-text";
@@ -39,36 +39,6 @@ async function failure(keyHash: string): Promise<ApiError> {
   if (row && !row.deleted_at && row.status === REDEMPTION_STATUS.used) return badRequest(REDEMPTION_MSG.keyUsed);
   if (row && !row.deleted_at && row.status === REDEMPTION_STATUS.disabled) return badRequest(REDEMPTION_MSG.keyDisabled);
   return badRequest(REDEMPTION_MSG.keyInvalid);
-}
-
-/** Waits behind other writers (SQLite has one at a time; several instances may queue). */
-const TX = { maxWait: 30_000, timeout: 30_000 } as const;
-
-/**
- * SQLite's BUSY without waiting: Prisma's SQLite adapter opens transactions DEFERRED and runs the
- * process's other queries on the same connection meanwhile, so a read can turn the transaction
- * into a read snapshot that another process's commit makes stale; the upgrade to a write then
- * fails at once instead of waiting. Nothing was written (the transaction rolled back).
- */
-function isSqliteBusy(error: unknown): boolean {
-  for (let e = error as Record<string, unknown> | undefined, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    if (/^SQLITE_BUSY/.test(String(e.originalCode ?? e.code ?? ""))) return true;
-    const meta = e.meta as Record<string, unknown> | undefined;
-    e = (meta?.driverAdapterError ?? e.cause) as Record<string, unknown> | undefined;
-  }
-  return false;
-}
-
-/** Runs a transaction again (a few times, after a short random pause) when it lost a write conflict. */
-async function retryConflicting<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      if (attempt >= 8 || !(isWriteConflict(error) || isSqliteBusy(error))) throw error;
-      await new Promise((r) => setTimeout(r, attempt * (5 + Math.random() * 20)));
-    }
-  }
 }
 
 /** A marker that rolls the transaction back when the redeemer's account is gone. */
@@ -107,7 +77,7 @@ export async function redeemCode(user: Redeemer, key: string): Promise<number> {
         quota: redemption.quota,
       });
       return redemption;
-    }, TX),
+    }, WRITE_TX),
   ).catch((error: unknown) => {
     if (error instanceof RedeemerGone) return "gone" as const;
     throw error;

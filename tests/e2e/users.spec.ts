@@ -68,8 +68,10 @@ test.describe("as root", () => {
     await expect(row(page, username).getByText("测试显示名")).toBeVisible();
     await expect(row(page, username).getByText("普通用户")).toBeVisible();
     await expect(row(page, username).getByText("已激活")).toBeVisible();
-    // A taken name is refused by the server, shown as a toast.
+    // A taken name is refused by the server, shown as a toast; the drawer opens empty again.
     await page.getByRole("button", { name: "添加用户" }).click();
+    await expect(page).toHaveURL(/\/user\/edit$/);
+    await expect(page.getByRole("textbox", { name: "用户名", exact: true })).toHaveValue("");
     await page.getByRole("textbox", { name: "用户名", exact: true }).fill(username);
     await page.getByRole("textbox", { name: "密码", exact: true }).fill(PASSWORD);
     await page.getByRole("button", { name: "提交" }).click();
