@@ -13,8 +13,8 @@ export function envelope<T>(data: T, message = "", init?: ResponseInit): Respons
 }
 
 /** A success envelope with more fields beside `data` (new-api's `GET /api/pricing` carries group_ratio there). */
-export function envelopeWith<T>(data: T, beside: Record<string, unknown>): Response {
-  return new Response(JSON.stringify({ ...beside, success: true, message: "", data }), { headers: JSON_HEADERS });
+export function envelopeWith<T>(data: T, beside: Record<string, unknown>, message = ""): Response {
+  return new Response(JSON.stringify({ ...beside, success: true, message, data }), { headers: JSON_HEADERS });
 }
 
 export function failure(message: string, status = 400, data?: unknown): Response {

@@ -9,10 +9,17 @@ export const TOPUP_MSG = {
   /** new-api: a price of at most 0.01 cannot be paid. */
   tooCheap: "充值金额过低",
   amountInvalid: "充值数量必须是整数",
+  methodInvalid: "不支持的支付方式",
+  tooLarge: "充值数量过大",
 } as const;
 
 /** `POST /api/user/amount` (and later `/api/user/pay`): an integer amount in entry units; top_up_code is accepted and unused, as in new-api. */
 export const topUpAmountSchema = z.object({
   amount: z.number({ error: TOPUP_MSG.amountInvalid }).int(TOPUP_MSG.amountInvalid),
   top_up_code: z.string().optional(),
+});
+
+/** `POST /api/user/pay`: the amount and one of EPay's two methods. */
+export const epayPaySchema = topUpAmountSchema.extend({
+  payment_method: z.enum(["zfb", "wx"], { error: TOPUP_MSG.methodInvalid }),
 });
