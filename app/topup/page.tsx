@@ -1,7 +1,7 @@
 import { Wallet } from "@/components/wallet/wallet";
 import { pageUser } from "@/lib/auth/page-user";
 import { getOptions } from "@/lib/options";
-import { isOnlineTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
+import { isOnlineTopUpEnabled, isStripeTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
 import { getSelf } from "@/lib/users/self";
 
 // The wallet (spec §2 Wallet page, §5 Redeem and top-up): the visible balance from getSelf (what
@@ -13,7 +13,7 @@ export default async function TopUpPage() {
     <Wallet
       balance={{ quota: self.quota, used_quota: self.used_quota, request_count: self.request_count }}
       topUpLink={options.TopUpLink}
-      online={{ enabled: isOnlineTopUpEnabled(options), min: minTopUpAmount(options) }}
+      online={{ enabled: isOnlineTopUpEnabled(options), stripe: isStripeTopUpEnabled(options), min: minTopUpAmount(options) }}
     />
   );
 }

@@ -14,7 +14,8 @@ import { formatQuota } from "@/lib/ui/format";
 type Props = {
   balance: { quota: number; used_quota: number; request_count: number };
   topUpLink: string;
-  online: { enabled: boolean; min: number };
+  /** EPay (zfb, wx) and Stripe Checkout are each on once configured. */
+  online: { enabled: boolean; stripe: boolean; min: number };
 };
 
 export function Wallet({ balance, topUpLink, online }: Props) {

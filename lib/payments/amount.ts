@@ -11,11 +11,20 @@ import { getOptions, type OptionValues } from "@/lib/options";
 import { TOPUP_MSG } from "@/lib/payments/schemas";
 
 type PaymentOptions = Pick<OptionValues, "PayAddress" | "EpayId" | "EpayKey">;
+type StripeOptions = Pick<OptionValues, "StripeApiSecret" | "StripeWebhookSecret" | "StripePriceId">;
 type AmountOptions = Pick<OptionValues, "DisplayInCurrencyEnabled" | "QuotaPerUnit" | "MinTopUp" | "Price" | "TopupGroupRatio">;
 
 /** Online top-up is on once the EPay gateway is configured: PayAddress, EpayId and EpayKey all set. */
 export function isOnlineTopUpEnabled(o: PaymentOptions): boolean {
   return o.PayAddress !== "" && o.EpayId !== "" && o.EpayKey !== "";
+}
+
+/**
+ * Stripe Checkout is on once its API key (a secret `sk_` or restricted `rk_` key), webhook
+ * signing secret and price id are all set.
+ */
+export function isStripeTopUpEnabled(o: StripeOptions): boolean {
+  return /^(sk|rk)_/.test(o.StripeApiSecret) && o.StripeWebhookSecret !== "" && o.StripePriceId !== "";
 }
 
 /**

@@ -4,7 +4,7 @@ import packageJson from "@/package.json";
 import { getDb } from "@/lib/db";
 import { env } from "@/lib/env";
 import { getOptions } from "@/lib/options";
-import { isOnlineTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
+import { isOnlineTopUpEnabled, isStripeTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
 import { rootUsesDefaultPassword } from "@/lib/users/root-account";
 import { processSingleton } from "@/lib/singleton";
 
@@ -57,6 +57,8 @@ export type SystemStatus = {
   /** The smallest top-up a user may enter, in US$ while the console shows currency, else in quota units. */
   min_topup: number;
   enable_online_topup: boolean;
+  /** Stripe Checkout is configured (new-api's field). */
+  enable_stripe_topup: boolean;
   self_use_mode_enabled: boolean;
   demo_site_enabled: boolean;
   /** True while root still has the well-known default password; the console shows a warning. */
@@ -108,6 +110,7 @@ export async function getStatus(): Promise<SystemStatus> {
     price: o.Price,
     min_topup: minTopUpAmount(o),
     enable_online_topup: isOnlineTopUpEnabled(o),
+    enable_stripe_topup: isStripeTopUpEnabled(o),
     self_use_mode_enabled: o.SelfUseModeEnabled,
     demo_site_enabled: o.DemoSiteEnabled,
     root_default_password: rootDefault,
