@@ -22,6 +22,7 @@
 // channels, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
 // instances, or a lease racing a flush) can wait on each other but never deadlock. A conflict
 // the database reports anyway (PostgreSQL 40P01/40001, MySQL 1213/1205) is retried.
+import { isWriteConflict } from "@/lib/db/retry";
 import { randomBytes } from "node:crypto";
 import type { DbKind } from "@/lib/db/types";
 import type { DirectDb, Statement } from "@/lib/db/direct";
@@ -662,18 +663,6 @@ export async function closeHold(db: DirectDb, id: string): Promise<bigint> {
 const byFirst = (a: readonly [number | string, unknown], b: readonly [number | string, unknown]) =>
   a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 const sortById = <V>(m: Map<number, V>) => [...m].sort(byFirst);
-
-/** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
-export function isWriteConflict(error: unknown): boolean {
-  for (let e = error as Record<string, unknown> | undefined, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
-    // PostgreSQL's deadlock and serialization failure; MySQL's deadlock and lock wait timeout.
-    const code = String(e.code ?? "");
-    if (code === "40P01" || code === "40001" || e.errno === 1213 || e.errno === 1205) return true;
-    if (/deadlock|could not serialize/i.test(String(e.message ?? ""))) return true;
-    e = e.cause as Record<string, unknown> | undefined;
-  }
-  return false;
-}
 
 /** Runs `fn` again (up to 5 times, with a short random back-off) when it fails on a write conflict. */
 export async function retryConflicts<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,6 +1,16 @@
 // Prisma transactions that lost a race to another writer and may simply run again: the credit
 // paths (redemption codes, payment orders) wrap their one conditional transaction in this.
-import { isWriteConflict } from "@/lib/billing/ledger";
+/** A deadlock or serialization failure: the transaction was rolled back and may simply run again. */
+export function isWriteConflict(error: unknown): boolean {
+  for (let e = error as Record<string, unknown> | undefined, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    // PostgreSQL's deadlock and serialization failure; MySQL's deadlock and lock wait timeout.
+    const code = String(e.code ?? "");
+    if (code === "40P01" || code === "40001" || e.errno === 1213 || e.errno === 1205) return true;
+    if (/deadlock|could not serialize/i.test(String(e.message ?? ""))) return true;
+    e = e.cause as Record<string, unknown> | undefined;
+  }
+  return false;
+}
 
 /** Waits behind other writers (SQLite has one at a time; several instances may queue). */
 export const WRITE_TX = { maxWait: 30_000, timeout: 30_000 } as const;
