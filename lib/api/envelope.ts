@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { zeroIsOne } from "@/lib/db/paging";
 
 export type Envelope<T> = { success: boolean; message: string; data?: T };
@@ -25,6 +26,18 @@ export function failure(message: string, status = 400, data?: unknown): Response
 const emptyToUndefined = (v: unknown) => (v === "" ? undefined : v);
 /** A query number that is absent, blank or garbage reads as undefined (the default applies). */
 export const queryNumber = z.preprocess(emptyToUndefined, z.coerce.number().optional()).catch(undefined);
+
+export const QUERY_MSG = { timeOutOfRange: "时间超出范围" } as const;
+
+/** A time bound in Unix seconds; empty, malformed or not positive means no bound (0); past an Int column is refused. */
+export const queryTime = queryNumber.transform((v, ctx) => {
+  if (v === undefined || !Number.isInteger(v) || v <= 0) return 0;
+  if (v > INT_COLUMN_MAX) {
+    ctx.addIssue({ code: "custom", message: QUERY_MSG.timeOutOfRange });
+    return z.NEVER;
+  }
+  return v;
+});
 
 /** `p` and `page_size` for list queries; an explicit page_size=0 asks for the smallest page. */
 export const pageQuery = {
