@@ -161,10 +161,17 @@ test("a pending order in 充值记录, found on /orders with the filters, marked
   await toggleTheme(page, "light");
 });
 
-test("a new user's 充值记录 is empty, and an ordinary user cannot open /orders", async ({ page }) => {
+test("a new user's 充值记录 is empty, pages under its own keys, and an ordinary user cannot open /orders", async ({ page }) => {
   await newUserSession(page, "ordn");
-  await page.goto("/topup");
+  // Back from a gateway: the list's paging keeps what the gateway appended.
+  await page.goto("/topup?out_trade_no=USR0NOnone1700000000&type=alipay");
   await expect(page.getByText("暂无充值记录")).toBeVisible();
+  await page.getByRole("combobox", { name: "每页条数" }).click();
+  await page.getByRole("option", { name: "20 条/页" }).click();
+  await expect(page).toHaveURL(/[?&]orders_size=20(&|$)/);
+  expect(new URL(page.url()).searchParams.get("out_trade_no")).toBe("USR0NOnone1700000000");
+  expect(new URL(page.url()).searchParams.get("type")).toBe("alipay");
+  expect(new URL(page.url()).searchParams.has("size")).toBe(false);
   await expect(sideMenu(page).getByRole("link", { name: "充值订单" })).toHaveCount(0);
   await page.goto("/orders");
   await expect(page.getByRole("heading", { name: "充值订单" })).toHaveCount(0);
