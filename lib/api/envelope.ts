@@ -44,3 +44,20 @@ export const pageQuery = {
   p: queryNumber,
   page_size: queryNumber.transform(zeroIsOne),
 };
+
+/**
+ * A list page's filters from its URL, each read by the list route's own query schema: a value the
+ * route would refuse keeps its default rather than failing the page.
+ */
+export function filtersFromUrl<S extends z.ZodRawShape, K extends keyof S & string>(
+  shape: S,
+  defaults: { [P in K]: z.output<S[P]> },
+  get: (key: K) => string,
+): { [P in K]: z.output<S[P]> } {
+  const filters = { ...defaults };
+  for (const key of Object.keys(defaults) as K[]) {
+    const parsed = z.safeParse(shape[key]!, get(key));
+    if (parsed.success) filters[key] = parsed.data as z.output<S[K]>;
+  }
+  return filters;
+}

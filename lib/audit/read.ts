@@ -3,7 +3,7 @@
 // newest first, count and page in parallel. Every filter but the target rides an index of
 // audit_logs (created_at; actor_id, created_at; action, created_at).
 import { z } from "zod";
-import { pageQuery, QUERY_MSG, queryTime } from "@/lib/api/envelope";
+import { filtersFromUrl, pageQuery, QUERY_MSG, queryTime } from "@/lib/api/envelope";
 import { isAuditAction } from "@/lib/audit/actions";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
@@ -40,12 +40,11 @@ export const AUDIT_FILTER_KEYS = ["actor", "action", "target_type", "target", "s
 
 /** The filters from the page's URL: a value GET /api/audit/ would refuse is dropped rather than failing the page. */
 export function auditFiltersOf(get: (key: (typeof AUDIT_FILTER_KEYS)[number]) => string): AuditFilters {
-  const filters: AuditFilters = { actor: "", action: "", target_type: "", target: "", start_timestamp: 0, end_timestamp: 0 };
-  for (const key of AUDIT_FILTER_KEYS) {
-    const parsed = auditQuerySchema.shape[key].safeParse(get(key));
-    if (parsed.success) Object.assign(filters, { [key]: parsed.data });
-  }
-  return filters;
+  return filtersFromUrl(
+    auditQuerySchema.shape,
+    { actor: "", action: "", target_type: "", target: "", start_timestamp: 0, end_timestamp: 0 },
+    get,
+  );
 }
 
 const AUDIT_SELECT = {

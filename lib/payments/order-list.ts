@@ -3,7 +3,7 @@
 // create_time then id; every filter is an equality or a range on an indexed column of top_ups
 // (user_id, status, payment_method, each with create_time); count and page run in parallel.
 import { z } from "zod";
-import { pageQuery, queryTime } from "@/lib/api/envelope";
+import { filtersFromUrl, pageQuery, queryTime } from "@/lib/api/envelope";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num } from "@/lib/db/num";
@@ -49,12 +49,11 @@ export const ORDER_FILTER_KEYS = ["username", "status", "payment_method", "start
 
 /** The filters from the page's URL: a value GET /api/user/topup would refuse is dropped rather than failing the page. */
 export function orderFiltersOf(get: (key: (typeof ORDER_FILTER_KEYS)[number]) => string): OrderFilters {
-  const filters: OrderFilters = { username: "", status: "", payment_method: "", start_timestamp: 0, end_timestamp: 0 };
-  for (const key of ORDER_FILTER_KEYS) {
-    const parsed = orderQuerySchema.shape[key].safeParse(get(key));
-    if (parsed.success) Object.assign(filters, { [key]: parsed.data });
-  }
-  return filters;
+  return filtersFromUrl(
+    orderQuerySchema.shape,
+    { username: "", status: "", payment_method: "", start_timestamp: 0, end_timestamp: 0 },
+    get,
+  );
 }
 
 const ORDER_SELECT = {

@@ -8,6 +8,7 @@ import * as complete from "@/app/api/user/topup/complete/route";
 import * as all from "@/app/api/user/topup/route";
 import * as own from "@/app/api/user/topup/self/route";
 import { getDb } from "@/lib/db";
+import { orderFiltersOf } from "@/lib/payments/order-list";
 import { createOrder, type NewOrder, quotaForAmount } from "@/lib/payments/orders";
 import { type AdminOrderView, ORDER_MSG, type OrderView } from "@/lib/payments/order-view";
 import { getOptions } from "@/lib/options";
@@ -205,6 +206,28 @@ describe("GET /api/user/topup (admin)", () => {
       expect(res.json.success).toBe(false);
       expect(res.json.message).toContain(message);
     }
+  });
+});
+
+describe("the /orders page's filters from its URL", () => {
+  it("reads each value as the list route does, and drops one the route would refuse", () => {
+    const url = (values: Record<string, string>) => orderFiltersOf((key) => values[key] ?? "");
+    expect(url({ username: " alice ", status: "expired", payment_method: "stripe", start_timestamp: "100", end_timestamp: "200" })).toEqual(
+      {
+        username: "alice",
+        status: "expired",
+        payment_method: "stripe",
+        start_timestamp: 100,
+        end_timestamp: 200,
+      },
+    );
+    expect(url({ status: "paid", payment_method: "paypal", start_timestamp: "99999999999", end_timestamp: "soon" })).toEqual({
+      username: "",
+      status: "",
+      payment_method: "",
+      start_timestamp: 0,
+      end_timestamp: 0,
+    });
   });
 });
 
