@@ -62,6 +62,17 @@ async function toggleTheme(page: Page, scheme: "dark" | "light") {
   await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", scheme);
 }
 
+/** Screenshots `{name}-dark`, then `{name}-390` (still dark) once the list is cards and nothing is wider than the phone. */
+async function darkAndNarrow(page: Page, list: string, name: string) {
+  await toggleTheme(page, "dark");
+  await shot(page, `${name}-dark`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect.poll(() => page.getByRole("list", { name: list }).isVisible()).toBe(true);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await shot(page, `${name}-390`);
+  await toggleTheme(page, "light");
+}
+
 async function rootPage(browser: Browser) {
   const context = await browser.newContext({ storageState: ROOT_STATE, viewport: { width: 1280, height: 800 } });
   return { context, page: await context.newPage() };
@@ -136,13 +147,7 @@ test("a pending order in 充值记录, found on /orders with the filters, marked
     await expect(done).toContainText("由 root 补单");
     await expect(done.getByRole("button", { name: "标记已支付" })).toHaveCount(0);
     await expect(rows.filter({ hasText: other }).getByRole("button", { name: "标记已支付" })).toBeEnabled();
-    await toggleTheme(rp, "dark");
-    await shot(rp, "orders-admin-dark");
-    await rp.setViewportSize({ width: 390, height: 844 });
-    await expect.poll(() => rp.getByRole("list", { name: "充值订单列表" }).isVisible()).toBe(true);
-    expect(await rp.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    await shot(rp, "orders-admin-390");
-    await toggleTheme(rp, "light");
+    await darkAndNarrow(rp, "充值订单列表", "orders-admin");
   } finally {
     await admin.context.close();
   }
@@ -152,13 +157,7 @@ test("a pending order in 充值记录, found on /orders with the filters, marked
   await expect(page.getByTestId("wallet-balance")).toHaveText("$3.00");
   await expect(mine).toContainText("已完成");
   await expect(orderRow(page, "充值记录", other)).toContainText("待支付");
-  await toggleTheme(page, "dark");
-  await shot(page, "orders-wallet-dark");
-  await page.setViewportSize({ width: 390, height: 844 });
-  await expect.poll(() => page.getByRole("list", { name: "充值记录" }).isVisible()).toBe(true);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await shot(page, "orders-wallet-390");
-  await toggleTheme(page, "light");
+  await darkAndNarrow(page, "充值记录", "orders-wallet");
 });
 
 test("a new user's 充值记录 is empty, pages under its own keys, and an ordinary user cannot open /orders", async ({ page }) => {
