@@ -45,6 +45,7 @@ const PATHS: Record<
     </>
   ),
   redemption: <path d="M3 8h18v4H3z M5 12v9h14v-9 M12 8v13 M12 8c-2-4-6-4-5-1 .5 1 5 1 5 1zm0 0c2-4 6-4 5-1-.5 1-5 1-5 1z" />,
+  orders: <path d="M6 3h12v18l-3-2-3 2-3-2-3 2z M9 8h6 M9 12h6 M9 16h3" />,
   topup: (
     <>
       <rect x="3" y="6" width="18" height="13" rx="2" />

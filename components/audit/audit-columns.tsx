@@ -12,7 +12,10 @@ import type { AuditItem } from "@/lib/audit/read";
 function actionColor(action: string): string {
   if (/\.(delete|delete_batch|delete_disabled|purge|key_reveal|cleanup)$/.test(action)) return "red";
   const domain = action.split(".", 1)[0];
-  return ({ user: "blue", option: "grape", channel: "teal", redemption: "orange" } as Record<string, string>)[domain ?? ""] ?? "gray";
+  return (
+    ({ user: "blue", option: "grape", channel: "teal", redemption: "orange", topup: "green" } as Record<string, string>)[domain ?? ""] ??
+    "gray"
+  );
 }
 
 const NoWrap = ({ children }: { children: React.ReactNode }) => <span style={{ whiteSpace: "nowrap" }}>{children}</span>;

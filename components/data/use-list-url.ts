@@ -12,7 +12,12 @@ export type ListUrl = {
   pending: boolean;
 };
 
-export function useListUrl(): ListUrl {
+/**
+ * `prefix` is put before every key this list writes (and before the `p` it resets), for a list
+ * that is not alone on its page: the wallet's orders page as `orders_p` beside the return
+ * banner's `out_trade_no` and `trade_no`.
+ */
+export function useListUrl(prefix = ""): ListUrl {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
@@ -23,14 +28,14 @@ export function useListUrl(): ListUrl {
       const next = new URLSearchParams(search.toString());
       for (const [key, value] of Object.entries(values)) {
         const text = value === null || value === undefined ? "" : String(value).trim();
-        if (text === "") next.delete(key);
-        else next.set(key, text);
+        if (text === "") next.delete(prefix + key);
+        else next.set(prefix + key, text);
       }
-      if (!("p" in values)) next.delete("p");
+      if (!("p" in values)) next.delete(`${prefix}p`);
       const query = next.toString();
       startTransition(() => router.push(query ? `${pathname}?${query}` : pathname, { scroll: false }));
     },
-    [router, pathname, search],
+    [router, pathname, search, prefix],
   );
 
   const refresh = useCallback(() => startTransition(() => router.refresh()), [router]);

@@ -47,6 +47,7 @@ export const AUDIT_TARGET_LABEL: Record<string, string> = {
   channel: "渠道",
   redemption: "兑换码",
   log: "日志",
+  topup: "充值订单",
 };
 
 /** The names of `detail` fields as the /audit page shows them; other fields show as stored. */
@@ -79,4 +80,8 @@ export const AUDIT_FIELD_LABEL: Record<string, string> = {
   tag: "标签",
   before: "截止时间",
   provider: "登录方式",
+  trade_no: "订单号",
+  user_id: "用户 ID",
+  money: "支付金额",
+  payment_method: "支付方式",
 };

@@ -3,7 +3,7 @@
 // newest first, count and page in parallel. Every filter but the target rides an index of
 // audit_logs (created_at; actor_id, created_at; action, created_at).
 import { z } from "zod";
-import { pageQuery, queryNumber } from "@/lib/api/envelope";
+import { filtersFromUrl, pageQuery, QUERY_MSG, queryTime } from "@/lib/api/envelope";
 import { isAuditAction } from "@/lib/audit/actions";
 import { getDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
@@ -12,18 +12,9 @@ import { type Page, pagedFind } from "@/lib/db/paging";
 
 export const AUDIT_MSG = {
   unknownAction: (name: string) => `未知的操作类型：${name}`,
-  timeOutOfRange: "时间超出范围",
+  timeOutOfRange: QUERY_MSG.timeOutOfRange,
 } as const;
 
-/** A time bound in Unix seconds; empty or malformed means no bound (0). */
-const timeBound = queryNumber.transform((v, ctx) => {
-  if (v === undefined || !Number.isInteger(v) || v <= 0) return 0;
-  if (v > INT_COLUMN_MAX) {
-    ctx.addIssue({ code: "custom", message: AUDIT_MSG.timeOutOfRange });
-    return z.NEVER;
-  }
-  return v;
-});
 const text = (max: number) => z.string().trim().max(max, `不能超过 ${max} 个字符`).optional().default("");
 
 export const auditQuerySchema = z.object({
@@ -36,8 +27,8 @@ export const auditQuerySchema = z.object({
   target: text(128),
   /** user, option, channel, redemption, log. */
   target_type: text(32),
-  start_timestamp: timeBound,
-  end_timestamp: timeBound,
+  start_timestamp: queryTime,
+  end_timestamp: queryTime,
 });
 
 export type AuditQuery = z.output<typeof auditQuerySchema>;
@@ -49,12 +40,11 @@ export const AUDIT_FILTER_KEYS = ["actor", "action", "target_type", "target", "s
 
 /** The filters from the page's URL: a value GET /api/audit/ would refuse is dropped rather than failing the page. */
 export function auditFiltersOf(get: (key: (typeof AUDIT_FILTER_KEYS)[number]) => string): AuditFilters {
-  const filters: AuditFilters = { actor: "", action: "", target_type: "", target: "", start_timestamp: 0, end_timestamp: 0 };
-  for (const key of AUDIT_FILTER_KEYS) {
-    const parsed = auditQuerySchema.shape[key].safeParse(get(key));
-    if (parsed.success) Object.assign(filters, { [key]: parsed.data });
-  }
-  return filters;
+  return filtersFromUrl(
+    auditQuerySchema.shape,
+    { actor: "", action: "", target_type: "", target: "", start_timestamp: 0, end_timestamp: 0 },
+    get,
+  );
 }
 
 const AUDIT_SELECT = {

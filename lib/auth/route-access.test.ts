@@ -31,6 +31,7 @@ describe("pageAccess", () => {
     expect(pageAccess("/channel")).toBe("admin");
     expect(pageAccess("/channel/edit/3")).toBe("admin");
     expect(pageAccess("/redemption")).toBe("admin");
+    expect(pageAccess("/orders")).toBe("admin");
     expect(pageAccess("/user")).toBe("admin");
     expect(pageAccess("/user/edit/7")).toBe("admin");
     expect(pageAccess("/audit")).toBe("root");
@@ -49,6 +50,8 @@ describe("guardPage", () => {
     expect(guardPage("/channel", q(), user, true)).toEqual({ action: "redirect", to: "/" });
     expect(guardPage("/user/edit/3", q(), user, true)).toEqual({ action: "redirect", to: "/" });
     expect(guardPage("/channel", q(), admin, true)).toEqual({ action: "next" });
+    expect(guardPage("/orders", q("status=pending"), user, true)).toEqual({ action: "redirect", to: "/" });
+    expect(guardPage("/orders", q("status=pending"), admin, true)).toEqual({ action: "next" });
   });
   it("refuses the audit trail below role 100", () => {
     expect(guardPage("/audit", q(), user, true)).toEqual({ action: "redirect", to: "/" });

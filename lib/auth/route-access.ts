@@ -19,6 +19,7 @@ const GUARDED: { path: string; access: Exclude<PageAccess, "public">; prefix?: b
   { path: "/chat2link", access: "user" },
   { path: "/channel", access: "admin", prefix: true },
   { path: "/redemption", access: "admin", prefix: true },
+  { path: "/orders", access: "admin" },
   { path: "/user", access: "admin" },
   { path: "/user/edit", access: "admin", prefix: true },
   { path: "/audit", access: "root" },

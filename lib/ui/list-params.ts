@@ -21,9 +21,13 @@ export function pageSizeOf(raw: string | undefined | null): number {
   return (PAGE_SIZES as readonly number[]).includes(n) ? n : DEFAULT_PAGE_SIZE;
 }
 
-/** The page and page size a list page renders; a page past any possible row is clamped. */
-export function listParams(params: SearchParams, cookieSize: string | undefined): { p: number; page_size: number } {
-  const page_size = pageSizeOf(param(params, "size") || cookieSize);
-  const p = Math.min(Math.max(0, Math.floor(Number(param(params, "p"))) || 0), lastPage(page_size));
+/**
+ * The page and page size a list page renders; a page past any possible row is clamped. `prefix`
+ * names the keys of a list that shares its page's URL with other query values (the wallet's
+ * orders read `orders_p` and `orders_size`; see useListUrl).
+ */
+export function listParams(params: SearchParams, cookieSize: string | undefined, prefix = ""): { p: number; page_size: number } {
+  const page_size = pageSizeOf(param(params, `${prefix}size`) || cookieSize);
+  const p = Math.min(Math.max(0, Math.floor(Number(param(params, `${prefix}p`))) || 0), lastPage(page_size));
   return { p, page_size };
 }

@@ -9,13 +9,25 @@ describe("buildMenu", () => {
   it("hides admin entries and disabled features from an ordinary user", () => {
     expect(labels(1)).toEqual(["操练场", "模型价格", "令牌", "钱包", "日志", "设置"]);
   });
-  it("shows channel, redemption and user management to admins, in the spec order", () => {
-    expect(labels(10)).toEqual(["操练场", "模型价格", "渠道", "令牌", "兑换码", "钱包", "用户管理", "日志", "设置"]);
+  it("shows channel, redemption, top-up orders and user management to admins, in the spec order", () => {
+    expect(labels(10)).toEqual(["操练场", "模型价格", "渠道", "令牌", "兑换码", "充值订单", "钱包", "用户管理", "日志", "设置"]);
     expect(labels(100)).toContain("用户管理");
   });
   it("shows the audit trail to root only, before the settings", () => {
     expect(labels(10)).not.toContain("审计日志");
-    expect(labels(100)).toEqual(["操练场", "模型价格", "渠道", "令牌", "兑换码", "钱包", "用户管理", "日志", "审计日志", "设置"]);
+    expect(labels(100)).toEqual([
+      "操练场",
+      "模型价格",
+      "渠道",
+      "令牌",
+      "兑换码",
+      "充值订单",
+      "钱包",
+      "用户管理",
+      "日志",
+      "审计日志",
+      "设置",
+    ]);
   });
   it("shows the dashboard entry only when the server enables it", () => {
     expect(labels(1, { enable_data_export: true })).toEqual(["操练场", "模型价格", "令牌", "钱包", "日志", "数据看板", "设置"]);

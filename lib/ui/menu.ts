@@ -9,6 +9,7 @@ export type MenuIcon =
   | "chat"
   | "token"
   | "redemption"
+  | "orders"
   | "topup"
   | "user"
   | "log"
@@ -69,6 +70,7 @@ export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
     },
     { key: "token", label: "令牌", href: "/token" },
     admin && { key: "redemption", label: "兑换码", href: "/redemption" },
+    admin && { key: "orders", label: "充值订单", href: "/orders" },
     { key: "topup", label: "钱包", href: "/topup" },
     admin && { key: "user", label: "用户管理", href: "/user" },
     { key: "log", label: "日志", href: "/log" },

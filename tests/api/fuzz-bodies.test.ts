@@ -36,6 +36,7 @@ const ROUTES: Route[] = [
   { path: "/api/user/reset", load: () => import("@/app/api/user/reset/route") },
   { path: "/api/user/self", load: () => import("@/app/api/user/self/route") },
   { path: "/api/user/topup", load: () => import("@/app/api/user/topup/route") },
+  { path: "/api/user/topup/complete", load: () => import("@/app/api/user/topup/complete/route") },
 ];
 
 // Member names the schemas read, so type-confused objects reach their checks.
@@ -79,6 +80,7 @@ const KEYS = [
   "auto_ban",
   "status_code_mapping",
   "verification_code",
+  "trade_no",
 ];
 
 // Options whose value is JSON text, read back as objects.

@@ -112,6 +112,7 @@ const CONSOLE_PAGES: Visit[] = [
   },
   { path: "/user", ready: heading("用户管理") },
   { path: "/redemption", ready: heading("兑换码管理") },
+  { path: "/orders", ready: heading("充值订单") },
   { path: "/audit", ready: heading("审计日志") },
   { path: "/log", ready: async (page) => expect(page.locator("tbody tr[data-row-id]").first()).toBeVisible() },
   { path: "/detail", ready: heading("数据看板") },

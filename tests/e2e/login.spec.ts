@@ -18,7 +18,7 @@ test("root logs in, sees the default-password notice and the admin menu, then lo
   await expect(notice).toBeVisible();
   await expect(notice.getByRole("link")).toHaveAttribute("href", "/setting?tab=personal");
   await expect(page.getByText("令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给他人。")).toBeVisible();
-  for (const entry of ["操练场", "模型价格", "渠道", "令牌", "兑换码", "钱包", "用户管理", "日志", "设置"]) {
+  for (const entry of ["操练场", "模型价格", "渠道", "令牌", "兑换码", "充值订单", "钱包", "用户管理", "日志", "设置"]) {
     await expect(sideMenu(page).getByRole("link", { name: entry, exact: true })).toBeVisible();
   }
   await expect(page.getByTestId("user-menu")).toContainText("root");
