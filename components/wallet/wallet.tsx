@@ -52,7 +52,7 @@ export function Wallet({ balance, topUpLink, online }: Props) {
       </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <RedeemCard topUpLink={topUpLink} />
-        <OnlineTopUp enabled={online.enabled} min={online.min} />
+        <OnlineTopUp epay={online.enabled} stripe={online.stripe} min={online.min} />
       </SimpleGrid>
     </Stack>
   );

@@ -16,17 +16,26 @@ export const WALLET_MSG = {
   onlineDisabled: TOPUP_MSG.disabled,
   /** Spec §8: the amount quote failed. */
   amountError: (message: string) => `错误：${message}`,
-  /** The payment gateway (POST /api/user/pay) is not built yet: nothing can be paid. */
-  gatewayMissing: "在线支付网关尚未开放，暂时无法完成支付，请使用兑换码充值。",
+  /** Starting the payment failed (POST /api/user/pay or /api/user/stripe/pay refused it). */
+  payError: (message: string) => `支付失败：${message}`,
 } as const;
 
-/** Spec §2: the two payment methods of the wallet (EPay's type codes). */
+/**
+ * The wallet's payment methods: spec §2's two EPay methods (its type codes), shown while EPay is
+ * configured, and Stripe Checkout (beyond the spec, as new-api has it), shown while Stripe is.
+ */
 export const PAYMENT_METHODS = [
-  { value: "zfb", label: "支付宝" },
-  { value: "wx", label: "微信" },
+  { value: "zfb", label: "支付宝", gateway: "epay", color: "blue" },
+  { value: "wx", label: "微信", gateway: "epay", color: "green" },
+  { value: "stripe", label: "Stripe", gateway: "stripe", color: "violet" },
 ] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number]["value"];
+
+/** The methods offered while EPay and Stripe are each on or off. */
+export function offeredMethods(on: { epay: boolean; stripe: boolean }): (typeof PAYMENT_METHODS)[number][] {
+  return PAYMENT_METHODS.filter((m) => (m.gateway === "epay" ? on.epay : on.stripe));
+}
 
 /** The code to send (trimmed), or the spec's text for an empty one. */
 export function readRedeemCode(raw: string): { ok: true; key: string } | { ok: false; message: string } {
