@@ -13,6 +13,7 @@ import { postHiddenForm } from "@/lib/client/post-form";
 import {
   checkTopUpAmount,
   clampTopUpAmount,
+  moneyText,
   offeredMethods,
   PAYMENT_METHODS,
   type PaymentMethod,
@@ -70,9 +71,6 @@ function failed(res: { success: boolean; message: string; httpStatus?: number },
   if (res.httpStatus !== 401 && res.message) showError(text(res.message));
   return null;
 }
-
-/** The price as the dialog shows it: "73.00 元" for EPay, "8.00 USD" for Stripe. */
-const priceText = (q: Quote) => (q.currency === "CNY" ? `${q.pay} 元` : `${q.pay} ${q.currency}`);
 
 export function OnlineTopUp({ epay, stripe, min }: { epay: boolean; stripe: boolean; min: number }) {
   const { inCurrency } = useQuotaDisplay();
@@ -176,7 +174,7 @@ export function OnlineTopUp({ epay, stripe, min }: { epay: boolean; stripe: bool
                 <Table.Tr>
                   <Table.Td c="dimmed">实付金额</Table.Td>
                   <Table.Td fw={700} data-testid="topup-pay">
-                    {priceText(quote)}
+                    {moneyText(quote.pay, quote.currency)}
                   </Table.Td>
                 </Table.Tr>
               </Table.Tbody>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   checkTopUpAmount,
+  moneyText,
   clampTopUpAmount,
   offeredMethods,
   PAYMENT_METHODS,
@@ -44,6 +45,11 @@ describe("wallet form (spec §5 Redeem and top-up, §8)", () => {
       ["wx", "微信"],
       ["stripe", "Stripe"],
     ]);
+  });
+
+  it("shows prices in 元 for CNY and by currency code otherwise", () => {
+    expect(moneyText("73.00", "CNY")).toBe("73.00 元");
+    expect(moneyText("8.00", "usd")).toBe("8.00 USD");
   });
 
   it("offers EPay's two methods and Stripe each while its gateway is on", () => {

@@ -16,6 +16,13 @@ export const WALLET_MSG = {
   onlineDisabled: TOPUP_MSG.disabled,
   /** Spec §8: the amount quote failed. */
   amountError: (message: string) => `错误：${message}`,
+  /** Back from the gateway (lib/payments/return.ts): the order as our database has it. */
+  paid: "充值成功",
+  paidDetail: (credited: string, tradeNo: string) => `已到账 ${credited}，订单号 ${tradeNo}`,
+  payPending: "支付结果确认中，到账后余额会自动更新",
+  payPendingDetail: (money: string, tradeNo: string) => `订单号 ${tradeNo}，实付 ${money}`,
+  payExpired: "订单已过期",
+  payExpiredDetail: (tradeNo: string) => `订单 ${tradeNo} 未完成支付，已关闭。如已付款，请联系管理员处理。`,
   /** Starting the payment failed (POST /api/user/pay or /api/user/stripe/pay refused it). */
   payError: (message: string) => `支付失败：${message}`,
 } as const;
@@ -35,6 +42,12 @@ export type PaymentMethod = (typeof PAYMENT_METHODS)[number]["value"];
 /** The methods offered while EPay and Stripe are each on or off. */
 export function offeredMethods(on: { epay: boolean; stripe: boolean }): (typeof PAYMENT_METHODS)[number][] {
   return PAYMENT_METHODS.filter((m) => (m.gateway === "epay" ? on.epay : on.stripe));
+}
+
+/** A price as the wallet shows it: "73.00 元" in CNY (EPay), "8.00 USD" in another currency (Stripe). */
+export function moneyText(money: string, currency: string): string {
+  const code = currency.toUpperCase();
+  return code === "CNY" ? `${money} 元` : `${money} ${code}`;
 }
 
 /** The code to send (trimmed), or the spec's text for an empty one. */
