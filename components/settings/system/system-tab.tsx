@@ -41,6 +41,9 @@ async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Pro
   };
 }
 
+/** A long address breaks anywhere rather than widen a phone's page. */
+const WRAP_ANYWHERE = { overflowWrap: "anywhere" } as const;
+
 const paymentNeedsServerAddress = (saved: SavedOptions) =>
   (saved.values.ServerAddress ?? "").trim() === "" ? PAYMENT_NEEDS_SERVER_ADDRESS : null;
 
@@ -75,8 +78,9 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         title="支付设置"
         description={
           <>
-            当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！异步通知地址为 <code>{callback}/api/user/epay/notify</code>
-            ，支付完成后返回 <code>{callback}/topup</code>
+            当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！异步通知地址为{" "}
+            <code style={WRAP_ANYWHERE}>{callback}/api/user/epay/notify</code>，支付完成后返回{" "}
+            <code style={WRAP_ANYWHERE}>{callback}/topup</code>
           </>
         }
         section="payment"
