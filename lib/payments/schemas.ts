@@ -11,6 +11,8 @@ export const TOPUP_MSG = {
   amountInvalid: "充值数量必须是整数",
   methodInvalid: "不支持的支付方式",
   tooLarge: "充值数量过大",
+  /** Too many orders created in the window (lib/payments/pay.ts limitOrderCreation). */
+  tooManyOrders: "充值请求过于频繁，请稍后再试",
 } as const;
 
 /** `POST /api/user/amount` (and later `/api/user/pay`): an integer amount in entry units; top_up_code is accepted and unused, as in new-api. */

@@ -1,7 +1,7 @@
 // Root's system tab (spec §2 Settings → system, §5 Options) through the real console: values saved,
 // reloaded and kept; secrets write-only (shown as set, never in the HTML, the RSC payload or
-// GET /api/option/, and kept when saved empty); online payment not built yet shown disabled with
-// 尚未开放; every third-party login open (their flows: tests/e2e/oauth.spec.ts,
+// GET /api/option/, and kept when saved empty); the EPay settings with the notify address they
+// imply; every third-party login open (their flows: tests/e2e/oauth.spec.ts,
 // tests/e2e/wechat-telegram.spec.ts); turning
 // password login off asks first and then refuses password logins. Screenshots in light, dark and
 // at 390 px.
@@ -143,26 +143,32 @@ test("values are saved, kept after a reload, and secrets never reach the browser
   }
 });
 
-test("online payment is not open yet: its settings are shown disabled, with nothing to save", async ({ page, playwright }) => {
+test("payment settings: EPay is configured here, and the notify address shown follows the callback address", async ({
+  page,
+  playwright,
+}) => {
   const root = await rootApi(playwright);
-  const original = (await root.list()).rows.get("ServerAddress")!.value;
+  const keys = ["PayAddress", "EpayId", "EpayKey", "CustomCallbackAddress"];
+  const before = (await root.list()).rows;
   try {
     await openTab(page);
     const payment = card(page, "支付设置");
-    await expect(payment.getByText("尚未开放", { exact: true })).toBeVisible();
-    await expect(payment.getByText("在线支付尚未开放，以下设置暂不可修改。")).toBeVisible();
-    for (const label of ["支付地址", "易支付商户 ID", "易支付商户密钥", "回调地址", "充值价格（x 元/美金）", "最低充值美元数量"]) {
-      await expect(payment.getByLabel(label)).toBeDisabled();
-    }
-    await expect(payment.getByRole("button", { name: "更新支付设置" })).toHaveCount(0);
-
-    // The server address is still saved here, and the OAuth hints follow it.
-    await card(page, "通用设置").getByLabel("服务器地址").fill("https://gw.example.com/");
-    await save(page, card(page, "通用设置"), "更新服务器地址");
-    await expect(card(page, "通用设置").getByLabel("服务器地址")).toHaveValue("https://gw.example.com");
-    await expect(card(page, "配置 GitHub OAuth App").getByText("https://gw.example.com/oauth/github")).toBeVisible();
+    await expect(payment.getByText("尚未开放", { exact: true })).toHaveCount(0);
+    const server = before.get("ServerAddress")!.value.replace(/\/+$/, "");
+    await expect(payment.getByText(`${server}/api/user/epay/notify`)).toBeVisible();
+    await payment.getByLabel("支付地址").fill("https://pay.example.com/");
+    await payment.getByLabel("易支付商户 ID").fill("1001");
+    await payment.getByLabel("易支付商户密钥").fill("e2e-settings-epay-key");
+    await payment.getByLabel("回调地址").fill("https://cb.example.com");
+    await save(page, payment, "更新支付设置");
+    await expect(payment.getByLabel("支付地址")).toHaveValue("https://pay.example.com");
+    await expect(payment.getByLabel("易支付商户密钥")).toHaveAttribute("placeholder", "已设置");
+    await expect(payment.getByText("https://cb.example.com/api/user/epay/notify")).toBeVisible();
+    const stored = (await root.list()).rows;
+    expect(stored.get("EpayId")?.value).toBe("1001");
+    expect(stored.get("EpayKey")).toEqual({ key: "EpayKey", value: "", secret: true, set: true });
   } finally {
-    await root.set("ServerAddress", original);
+    for (const key of keys) await root.set(key, before.get(key)?.value ?? "");
     await root.dispose();
   }
 });

@@ -14,9 +14,6 @@ import { api } from "@/lib/client/api";
 import type { ListedOption } from "@/lib/options";
 import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
 
-// The features of these blocks come with later issues (lib/options/unavailable.ts).
-const PAYMENT_NOT_YET = "在线支付尚未开放，以下设置暂不可修改。";
-
 export function toSaved(list: readonly ListedOption[]): SavedOptions {
   return {
     values: Object.fromEntries(list.map((o) => [o.key, o.value])),
@@ -44,6 +41,9 @@ async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Pro
   };
 }
 
+/** A long address breaks anywhere rather than widen a phone's page. */
+const WRAP_ANYWHERE = { overflowWrap: "anywhere" } as const;
+
 const paymentNeedsServerAddress = (saved: SavedOptions) =>
   (saved.values.ServerAddress ?? "").trim() === "" ? PAYMENT_NEEDS_SERVER_ADDRESS : null;
 
@@ -57,6 +57,8 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
     return next;
   }, []);
   const address = saved.values.ServerAddress || "{服务器地址}";
+  // Where EPay calls back (lib/payments/pay.ts callbackBase): the callback address, else the server's.
+  const callback = (saved.values.CustomCallbackAddress || address).replace(/\/+$/, "");
   const form = { saved, reload };
 
   return (
@@ -74,11 +76,16 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
       />
       <OptionForm
         title="支付设置"
-        description="当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！"
+        description={
+          <>
+            当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！异步通知地址为{" "}
+            <code style={WRAP_ANYWHERE}>{callback}/api/user/epay/notify</code>，支付完成后返回{" "}
+            <code style={WRAP_ANYWHERE}>{callback}/topup</code>
+          </>
+        }
         section="payment"
         saveLabel="更新支付设置"
         check={paymentNeedsServerAddress}
-        unavailable={PAYMENT_NOT_YET}
         {...form}
       />
       <LoginToggles {...form} />
