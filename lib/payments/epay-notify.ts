@@ -60,6 +60,7 @@ export async function readEpayNotice(req: Request): Promise<Read> {
   }
 }
 
+const EPAY_METHODS = Object.keys(EPAY_TYPE) as EpayMethod[];
 const METHOD_OF_TYPE = new Map<string, EpayMethod>(Object.entries(EPAY_TYPE).map(([method, type]) => [type, method as EpayMethod]));
 
 /** What the refusal log line carries: the notice's own facts, never the signature or our key. */
@@ -98,9 +99,15 @@ export async function handleEpayNotice(p: Params): Promise<EpayReply> {
   if (!orderNo || orderNo.length > MAX_TRADE_NO) return refuse("out_trade_no missing or too long", p);
   if (!gatewayRef || gatewayRef.length > MAX_TRADE_NO) return refuse("trade_no missing or too long", p);
 
-  const result = await creditOrder(orderNo, { paid_cents: paid, methods: [method], gateway_ref: gatewayRef });
+  // Either EPay method completes an EPay order (some gateways' checkout lets the payer switch
+  // between 支付宝 and 微信): the signature, the order and the amount are the proof; a Stripe order
+  // is never completed by an EPay notice.
+  const result = await creditOrder(orderNo, { paid_cents: paid, methods: EPAY_METHODS, gateway_ref: gatewayRef });
   switch (result.outcome) {
     case "credited":
+      if (result.order.payment_method !== method) {
+        logPaymentRefusal("epay", `paid with ${p.type}, ordered as ${result.order.payment_method}: credited`, facts(p));
+      }
       return "success";
     case "already":
       // A replay, or a duplicate that lost the race: paid once, acknowledged again.
