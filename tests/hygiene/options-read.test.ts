@@ -24,8 +24,6 @@ const NOT_YET = "its feature comes with a later issue; the console shows it disa
 const NOT_OFFERED =
   "not offered in the console: new-api stores it, so PUT /api/option/ accepts it (a migrated options table or an admin script keeps working), but nothing in Qiao acts on it";
 const EXCEPTIONS: Record<string, string> = {
-  // Online payment (EPay): the gateway (POST /api/user/pay and its callback) comes with the payments issue.
-  CustomCallbackAddress: `payment callback address: ${NOT_YET}`,
   // Third-party login: the WeChat and Telegram flows come with the accounts issue. Their
   // switches are disabled, /api/status reports them off, the login page shows no button.
   // Midjourney is not relayed (channel types 2 and 5 are refused); the drawing card itself and
