@@ -16,18 +16,12 @@ import { badRequest } from "@/lib/errors";
 import { getOptions } from "@/lib/options";
 import { isStripeTopUpEnabled } from "@/lib/payments/amount";
 import { creditOrder, expireOrder, findOrder, logPaymentRefusal, PAYMENT_METHOD } from "@/lib/payments/orders";
+import { STRIPE_WEBHOOK_EVENTS } from "@/lib/payments/stripe-events";
 
 export const STRIPE_WEBHOOK_MSG = {
   notConfigured: "Stripe 未配置",
   badSignature: "Stripe-Signature 校验失败",
 } as const;
-
-/** The events the webhook acts on: the ones to enable for its endpoint in Stripe's dashboard. */
-export const STRIPE_WEBHOOK_EVENTS = [
-  "checkout.session.completed",
-  "checkout.session.async_payment_succeeded",
-  "checkout.session.expired",
-] as const;
 
 /** The fields of a Checkout Session the webhook reads (Stripe's object has many more). */
 const sessionSchema = z.object({
