@@ -7,11 +7,12 @@ import { SESSION_COOKIE } from "@/lib/auth/session";
 import { checkSession } from "@/lib/auth/session-check";
 import { isProduction } from "@/lib/env";
 import { consolePolicy, newNonce, NONCE_HEADER } from "@/lib/ui/csp";
+import { pageFormTargets } from "@/lib/payments/form-targets";
 import { guardPage, pageAccess, SIGNED_IN_COOKIE } from "@/lib/auth/route-access";
 
 export async function proxy(req: NextRequest) {
   const nonce = newNonce();
-  const policy = consolePolicy(nonce, !isProduction);
+  const policy = consolePolicy(nonce, !isProduction, await pageFormTargets());
   const res = await guard(req, () => {
     // Next reads the nonce for its own scripts from the request's policy; the layout from NONCE_HEADER.
     const headers = new Headers(req.headers);

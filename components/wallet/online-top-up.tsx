@@ -1,23 +1,97 @@
 "use client";
-// Online top-up (spec §2 Wallet page, §5, §8): the amount, the two payment methods, and the
-// confirmation dialog with what the server quotes for it (POST /api/user/amount). The payment
-// gateway (POST /api/user/pay) does not exist yet, so the dialog says so and pays nothing.
+// Online top-up (spec §2 Wallet page, §5, §7, §8): the amount, the payment methods (支付宝 and 微信
+// through EPay, Stripe Checkout when configured) and the confirmation dialog with what the server
+// quotes. 确定支付 creates the order on the server and leaves for the gateway: EPay by posting the
+// signed form the server answers (a hidden form, same tab), Stripe by following its pay link.
 import { Alert, Button, Card, Group, Modal, NumberInput, Stack, Table, Title } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useQuotaDisplay } from "@/components/data/display";
 import { Icon } from "@/components/icons";
 import { api } from "@/lib/client/api";
 import { showError } from "@/lib/client/notify";
-import { checkTopUpAmount, clampTopUpAmount, PAYMENT_METHODS, type PaymentMethod, WALLET_MSG } from "@/lib/payments/wallet-form";
+import { postHiddenForm } from "@/lib/client/post-form";
+import {
+  checkTopUpAmount,
+  clampTopUpAmount,
+  moneyText,
+  offeredMethods,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  WALLET_MSG,
+} from "@/lib/payments/wallet-form";
 
-type Quote = { amount: number; method: PaymentMethod; pay: string };
+/** What the dialog confirms: the amount, the method, and the price the server quoted for them. */
+type Quote = { amount: number; method: PaymentMethod; pay: string; currency: string };
 
-export function OnlineTopUp({ enabled, min }: { enabled: boolean; min: number }) {
+/** The quote call of each gateway: EPay prices in 元 (CNY), Stripe in its price's currency. */
+async function fetchQuote(method: PaymentMethod, amount: number): Promise<Quote | null> {
+  if (method === "stripe") {
+    const res = await api<string>("POST", "/api/user/stripe/amount", { amount }, { quiet: true });
+    if (!res.success) return failed(res, WALLET_MSG.amountError);
+    const currency = typeof res.body.currency === "string" ? res.body.currency.toUpperCase() : "";
+    return { amount, method, pay: res.data, currency };
+  }
+  const res = await api<string>("POST", "/api/user/amount", { amount, top_up_code: "" }, { quiet: true });
+  if (!res.success) return failed(res, WALLET_MSG.amountError);
+  return { amount, method, pay: res.data, currency: "CNY" };
+}
+
+/** Creates the order and leaves for the gateway; answers false when the server refused. */
+async function pay(quote: Quote): Promise<boolean> {
+  if (quote.method === "stripe") {
+    const res = await api<{ pay_link: string }>(
+      "POST",
+      "/api/user/stripe/pay",
+      { amount: quote.amount, payment_method: "stripe" },
+      { quiet: true },
+    );
+    if (!res.success) {
+      failed(res, WALLET_MSG.payError);
+      return false;
+    }
+    window.location.assign(res.data.pay_link);
+    return true;
+  }
+  const res = await api<Record<string, string>>(
+    "POST",
+    "/api/user/pay",
+    { amount: quote.amount, top_up_code: "", payment_method: quote.method },
+    { quiet: true },
+  );
+  if (!res.success) {
+    failed(res, WALLET_MSG.payError);
+    return false;
+  }
+  postHiddenForm(String(res.body.url), res.data);
+  return true;
+}
+
+/** Shows a refusal (a 401 is already on its way to the login page) and answers null. */
+function failed(res: { success: boolean; message: string; httpStatus?: number }, text: (message: string) => string): null {
+  if (res.httpStatus !== 401 && res.message) showError(text(res.message));
+  return null;
+}
+
+export function OnlineTopUp({ epay, stripe, min }: { epay: boolean; stripe: boolean; min: number }) {
   const { inCurrency } = useQuotaDisplay();
   const unit = inCurrency ? "美元" : "点额度";
+  const methods = offeredMethods({ epay, stripe });
   const [amount, setAmount] = useState<number | string>(Math.max(1, min));
   const [pending, setPending] = useState<PaymentMethod | null>(null);
   const [quote, setQuote] = useState<Quote | null>(null);
+  const [paying, setPaying] = useState(false);
+
+  // Coming back from the gateway with the browser's back button restores this page as it was left
+  // (the back-forward cache): the dialog still open with 确定支付 spinning. Start over instead.
+  useEffect(() => {
+    const reset = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      setPaying(false);
+      setQuote(null);
+    };
+    window.addEventListener("pageshow", reset);
+    return () => window.removeEventListener("pageshow", reset);
+  }, []);
 
   const start = async (method: PaymentMethod) => {
     const value = clampTopUpAmount(amount);
@@ -28,20 +102,23 @@ export function OnlineTopUp({ enabled, min }: { enabled: boolean; min: number })
       return;
     }
     setPending(method);
-    const res = await api<string>("POST", "/api/user/amount", { amount: value, top_up_code: "" }, { quiet: true });
+    const quoted = await fetchQuote(method, value);
     setPending(null);
-    if (!res.success) {
-      if (res.httpStatus !== 401 && res.message) showError(WALLET_MSG.amountError(res.message));
-      return;
-    }
-    setQuote({ amount: value, method, pay: res.data });
+    if (quoted) setQuote(quoted);
+  };
+
+  const confirm = async () => {
+    if (!quote) return;
+    setPaying(true);
+    // On success the browser is leaving: the button keeps spinning until the gateway's page shows.
+    if (!(await pay(quote))) setPaying(false);
   };
 
   return (
     <Card withBorder padding="lg" radius="md">
       <Stack gap="sm">
         <Title order={4}>在线充值</Title>
-        {!enabled ? (
+        {methods.length === 0 ? (
           <Alert color="gray" variant="light" icon={<Icon name="info" size={18} />}>
             {WALLET_MSG.onlineDisabled}
           </Alert>
@@ -61,11 +138,11 @@ export function OnlineTopUp({ enabled, min }: { enabled: boolean; min: number })
               thousandSeparator=","
             />
             <Group gap="xs">
-              {PAYMENT_METHODS.map((m) => (
+              {methods.map((m) => (
                 <Button
                   key={m.value}
                   variant="light"
-                  color={m.value === "zfb" ? "blue" : "green"}
+                  color={m.color}
                   loading={pending === m.value}
                   disabled={pending !== null && pending !== m.value}
                   onClick={() => start(m.value)}
@@ -77,7 +154,7 @@ export function OnlineTopUp({ enabled, min }: { enabled: boolean; min: number })
           </>
         )}
       </Stack>
-      <Modal opened={quote !== null} onClose={() => setQuote(null)} title="确定要充值吗？" centered>
+      <Modal opened={quote !== null} onClose={() => !paying && setQuote(null)} title="确定要充值吗？" centered>
         {quote && (
           <Stack gap="md">
             <Table withRowBorders={false} verticalSpacing={4}>
@@ -97,19 +174,18 @@ export function OnlineTopUp({ enabled, min }: { enabled: boolean; min: number })
                 <Table.Tr>
                   <Table.Td c="dimmed">实付金额</Table.Td>
                   <Table.Td fw={700} data-testid="topup-pay">
-                    {quote.pay} 元
+                    {moneyText(quote.pay, quote.currency)}
                   </Table.Td>
                 </Table.Tr>
               </Table.Tbody>
             </Table>
-            <Alert color="yellow" variant="light">
-              {WALLET_MSG.gatewayMissing}
-            </Alert>
             <Group justify="flex-end" gap="xs">
-              <Button variant="default" onClick={() => setQuote(null)}>
+              <Button variant="default" disabled={paying} onClick={() => setQuote(null)}>
                 取消
               </Button>
-              <Button disabled>确定支付</Button>
+              <Button loading={paying} onClick={confirm}>
+                确定支付
+              </Button>
             </Group>
           </Stack>
         )}

@@ -6,8 +6,10 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { QuotaText, useQuotaDisplay } from "@/components/data/display";
 import { OnlineTopUp } from "@/components/wallet/online-top-up";
+import { PaymentBanner } from "@/components/wallet/payment-banner";
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
+import type { PaymentReturn } from "@/lib/payments/return";
 import { readRedeemCode, WALLET_MSG } from "@/lib/payments/wallet-form";
 import { formatQuota } from "@/lib/ui/format";
 
@@ -16,12 +18,15 @@ type Props = {
   topUpLink: string;
   /** EPay (zfb, wx) and Stripe Checkout are each on once configured. */
   online: { enabled: boolean; stripe: boolean; min: number };
+  /** The order the user came back from a gateway with (the query's order number), if it is theirs. */
+  payment?: PaymentReturn | null;
 };
 
-export function Wallet({ balance, topUpLink, online }: Props) {
+export function Wallet({ balance, topUpLink, online, payment }: Props) {
   return (
     <Stack gap="md">
       <Title order={3}>钱包</Title>
+      {payment && <PaymentBanner payment={payment} />}
       <Card withBorder padding="lg" radius="md">
         <Group justify="space-between" align="flex-end" gap="lg" wrap="wrap">
           <div>
@@ -52,7 +57,7 @@ export function Wallet({ balance, topUpLink, online }: Props) {
       </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <RedeemCard topUpLink={topUpLink} />
-        <OnlineTopUp enabled={online.enabled} min={online.min} />
+        <OnlineTopUp epay={online.enabled} stripe={online.stripe} min={online.min} />
       </SimpleGrid>
     </Stack>
   );

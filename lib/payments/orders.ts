@@ -93,7 +93,9 @@ export async function createOrder(input: NewOrder): Promise<Order> {
 export async function findOrder(tradeNo: string): Promise<Order | null> {
   if (!tradeNo) return null;
   const db = await getDb();
-  return db.topUp.findUnique({ where: { trade_no: tradeNo } });
+  const order = await db.topUp.findUnique({ where: { trade_no: tradeNo } });
+  // MariaDB compares the column case-insensitively and ignores trailing spaces: only the exact number is this order.
+  return order && order.trade_no === tradeNo ? order : null;
 }
 
 /**

@@ -2,7 +2,9 @@
 // options and the user's group (never taken from the client), a pending order is written, and the
 // wallet gets the signed form it posts to the gateway. The gateway later calls
 // /api/user/epay/notify, which credits the order once (lib/payments/orders.ts creditOrder).
-import { badRequest } from "@/lib/errors";
+import { rateLimitStore } from "@/lib/auth/rate-limit";
+import { env } from "@/lib/env";
+import { badRequest, tooManyRequests } from "@/lib/errors";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { isOnlineTopUpEnabled, priceTopUp } from "@/lib/payments/amount";
 import { type EpayForm, type EpayMethod, epayForm } from "@/lib/payments/epay";
@@ -24,12 +26,28 @@ export const PAY_RETURN_PATH = "/topup";
 
 export type EpayStart = EpayForm & { trade_no: string };
 
+/**
+ * Orders a user may create: CRITICAL_RATE_LIMIT per CRITICAL_RATE_LIMIT_DURATION (20 per 20
+ * minutes by default, new-api's critical limit, which it puts on /api/user/pay), counted across
+ * instances in the shared cache. Each order is a row and a trip to the gateway; a person pays a
+ * few times an hour at most, a script filling the table is stopped. Called once the order is
+ * known to be valid, so refused amounts cost nothing; EPay and Stripe share the count.
+ */
+export async function limitOrderCreation(userId: number): Promise<void> {
+  const limit = env.CRITICAL_RATE_LIMIT;
+  if (limit <= 0) return;
+  if (!(await rateLimitStore().hit(`pay:user:${userId}`, limit, env.CRITICAL_RATE_LIMIT_DURATION))) {
+    throw tooManyRequests(TOPUP_MSG.tooManyOrders);
+  }
+}
+
 /** Creates the pending order for `amount` paid with `method` and answers the signed gateway form. */
 export async function startEpayPayment(user: { id: number; group: string }, amount: number, method: EpayMethod): Promise<EpayStart> {
   const o = await getOptions();
   if (!isOnlineTopUpEnabled(o)) throw badRequest(TOPUP_MSG.disabled);
   const quote = priceTopUp(amount, user.group, o);
   if (!quote.ok) throw badRequest(quote.message);
+  await limitOrderCreation(user.id);
   const tradeNo = newTradeNo(user.id);
   try {
     await createOrder({

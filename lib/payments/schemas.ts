@@ -11,6 +11,8 @@ export const TOPUP_MSG = {
   amountInvalid: "充值数量必须是整数",
   methodInvalid: "不支持的支付方式",
   tooLarge: "充值数量过大",
+  /** Too many orders created in the window (lib/payments/pay.ts limitOrderCreation). */
+  tooManyOrders: "充值请求过于频繁，请稍后再试",
   /** Stripe's three options are not all set (lib/payments/amount.ts isStripeTopUpEnabled). */
   stripeDisabled: "管理员未开启 Stripe 充值！",
   /** The configured Stripe Price is in a currency not counted in hundredths (JPY, KWD…). */

@@ -8,9 +8,8 @@ import { badRequest } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { isStripeTopUpEnabled, priceTopUp } from "@/lib/payments/amount";
-import { limitOrderCreation } from "@/lib/payments/order-limit";
 import { createOrder, expireOrder, newTradeNo, OrderTooLarge, PAYMENT_METHOD, quotaForAmount, setGatewayRef } from "@/lib/payments/orders";
-import { callbackBase, PAY_RETURN_PATH } from "@/lib/payments/pay";
+import { callbackBase, limitOrderCreation, PAY_RETURN_PATH } from "@/lib/payments/pay";
 import { TOPUP_MSG } from "@/lib/payments/schemas";
 import { configuredPrice, type StripePrice, stripeClient, stripeFailure } from "@/lib/payments/stripe";
 
@@ -37,9 +36,10 @@ export async function quoteStripeTopUp(user: { group: string }, amount: number):
  * metadata); the session id is kept as the order's gateway reference.
  */
 export async function startStripeCheckout(user: { id: number; group: string }, amount: number): Promise<{ pay_link: string }> {
-  await limitOrderCreation(user.id);
   const o = await getOptions();
   const q = await quote(o, user.group, amount);
+  // Shared with EPay's orders: a valid start counts, a refused amount does not.
+  await limitOrderCreation(user.id);
   const tradeNo = newTradeNo(user.id);
   try {
     await createOrder({

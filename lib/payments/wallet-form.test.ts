@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { checkTopUpAmount, clampTopUpAmount, PAYMENT_METHODS, readRedeemCode, WALLET_MSG } from "@/lib/payments/wallet-form";
+import {
+  checkTopUpAmount,
+  moneyText,
+  clampTopUpAmount,
+  offeredMethods,
+  PAYMENT_METHODS,
+  readRedeemCode,
+  WALLET_MSG,
+} from "@/lib/payments/wallet-form";
 
 describe("wallet form (spec §5 Redeem and top-up, §8)", () => {
   it("sends the trimmed code and refuses an empty one with the spec's text", () => {
@@ -35,6 +43,20 @@ describe("wallet form (spec §5 Redeem and top-up, §8)", () => {
     expect(PAYMENT_METHODS.map((m) => [m.value, m.label])).toEqual([
       ["zfb", "支付宝"],
       ["wx", "微信"],
+      ["stripe", "Stripe"],
     ]);
+  });
+
+  it("shows prices in 元 for CNY and by currency code otherwise", () => {
+    expect(moneyText("73.00", "CNY")).toBe("73.00 元");
+    expect(moneyText("8.00", "usd")).toBe("8.00 USD");
+  });
+
+  it("offers EPay's two methods and Stripe each while its gateway is on", () => {
+    const values = (on: { epay: boolean; stripe: boolean }) => offeredMethods(on).map((m) => m.value);
+    expect(values({ epay: true, stripe: false })).toEqual(["zfb", "wx"]);
+    expect(values({ epay: false, stripe: true })).toEqual(["stripe"]);
+    expect(values({ epay: true, stripe: true })).toEqual(["zfb", "wx", "stripe"]);
+    expect(values({ epay: false, stripe: false })).toEqual([]);
   });
 });

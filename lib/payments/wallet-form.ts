@@ -16,17 +16,39 @@ export const WALLET_MSG = {
   onlineDisabled: TOPUP_MSG.disabled,
   /** Spec §8: the amount quote failed. */
   amountError: (message: string) => `错误：${message}`,
-  /** The payment gateway (POST /api/user/pay) is not built yet: nothing can be paid. */
-  gatewayMissing: "在线支付网关尚未开放，暂时无法完成支付，请使用兑换码充值。",
+  /** Back from the gateway (lib/payments/return.ts): the order as our database has it. */
+  paid: "充值成功",
+  paidDetail: (credited: string, tradeNo: string) => `已到账 ${credited}，订单号 ${tradeNo}`,
+  payPending: "支付结果确认中，到账后余额会自动更新",
+  payPendingDetail: (money: string, tradeNo: string) => `订单号 ${tradeNo}，实付 ${money}`,
+  payExpired: "订单已过期",
+  payExpiredDetail: (tradeNo: string) => `订单 ${tradeNo} 未完成支付，已关闭。如已付款，请联系管理员处理。`,
+  /** Starting the payment failed (POST /api/user/pay or /api/user/stripe/pay refused it). */
+  payError: (message: string) => `支付失败：${message}`,
 } as const;
 
-/** Spec §2: the two payment methods of the wallet (EPay's type codes). */
+/**
+ * The wallet's payment methods: spec §2's two EPay methods (its type codes), shown while EPay is
+ * configured, and Stripe Checkout (beyond the spec, as new-api has it), shown while Stripe is.
+ */
 export const PAYMENT_METHODS = [
-  { value: "zfb", label: "支付宝" },
-  { value: "wx", label: "微信" },
+  { value: "zfb", label: "支付宝", gateway: "epay", color: "blue" },
+  { value: "wx", label: "微信", gateway: "epay", color: "green" },
+  { value: "stripe", label: "Stripe", gateway: "stripe", color: "violet" },
 ] as const;
 
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number]["value"];
+
+/** The methods offered while EPay and Stripe are each on or off. */
+export function offeredMethods(on: { epay: boolean; stripe: boolean }): (typeof PAYMENT_METHODS)[number][] {
+  return PAYMENT_METHODS.filter((m) => (m.gateway === "epay" ? on.epay : on.stripe));
+}
+
+/** A price as the wallet shows it: "73.00 元" in CNY (EPay), "8.00 USD" in another currency (Stripe). */
+export function moneyText(money: string, currency: string): string {
+  const code = currency.toUpperCase();
+  return code === "CNY" ? `${money} 元` : `${money} ${code}`;
+}
 
 /** The code to send (trimmed), or the spec's text for an empty one. */
 export function readRedeemCode(raw: string): { ok: true; key: string } | { ok: false; message: string } {

@@ -14,8 +14,11 @@ export function newNonce(): string {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
 }
 
-/** `dev`: `next dev` needs eval (React's dev tooling) and a websocket (hot reload). */
-export function consolePolicy(nonce: string, dev = false): string {
+/**
+ * `dev`: `next dev` needs eval (React's dev tooling) and a websocket (hot reload). `formTargets`:
+ * origins forms may be posted to besides this site (the payment gateway, lib/payments/form-targets.ts).
+ */
+export function consolePolicy(nonce: string, dev = false, formTargets: readonly string[] = []): string {
   const directives: Record<string, string[]> = {
     "default-src": ["'self'"],
     "script-src": ["'self'", `'nonce-${nonce}'`, "'strict-dynamic'", TURNSTILE_ORIGIN, ...(dev ? ["'unsafe-eval'"] : [])],
@@ -28,7 +31,7 @@ export function consolePolicy(nonce: string, dev = false): string {
     "frame-src": ["http:", "https:"],
     // No other site may frame the console (clickjacking).
     "frame-ancestors": ["'self'"],
-    "form-action": ["'self'"],
+    "form-action": ["'self'", ...formTargets],
     "base-uri": ["'self'"],
     "object-src": ["'none'"],
   };

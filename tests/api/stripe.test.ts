@@ -238,7 +238,7 @@ describe("POST /api/user/stripe/pay", () => {
     await enableStripe();
     const user = await newUser();
     for (let i = 0; i < 20; i++) expect((await pay(user, { amount: 1, payment_method: "stripe" })).json.success).toBe(true);
-    expectRefused(await pay(user, { amount: 1, payment_method: "stripe" }), "请求次数过多", 429);
+    expectRefused(await pay(user, { amount: 1, payment_method: "stripe" }), TOPUP_MSG.tooManyOrders, 429);
     expect(await ordersOf(user.id)).toHaveLength(20);
     // Another user is not held back.
     expect((await pay(await newUser(), { amount: 1, payment_method: "stripe" })).json.success).toBe(true);

@@ -187,9 +187,8 @@ test("online top-up on: the amount is clamped, checked against the minimum and q
     await expect(dialog.getByTestId("topup-amount")).toHaveText("10 美元");
     await expect(dialog.getByTestId("topup-pay")).toHaveText(`${quote.data} 元`);
     await expect(dialog).toContainText("支付宝");
-    // No gateway yet: nothing can be paid, and the dialog says so.
-    await expect(dialog.getByText("在线支付网关尚未开放，暂时无法完成支付，请使用兑换码充值。")).toBeVisible();
-    await expect(dialog.getByRole("button", { name: "确定支付" })).toBeDisabled();
+    // Paying through the gateway is tests/e2e/pay-epay.spec.ts.
+    await expect(dialog.getByRole("button", { name: "确定支付" })).toBeEnabled();
     await settledDialog(page);
     await shot(page, "wallet-topup-dialog");
     await dialog.getByRole("button", { name: "取消" }).click();
