@@ -42,6 +42,9 @@ async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Pro
   };
 }
 
+/** A URL or event name in a hint: it may break anywhere, so a phone's card does not overflow. */
+const LongCode = ({ children }: { children: string }) => <code style={{ overflowWrap: "anywhere" }}>{children}</code>;
+
 const paymentNeedsServerAddress = (saved: SavedOptions) =>
   (saved.values.ServerAddress ?? "").trim() === "" ? PAYMENT_NEEDS_SERVER_ADDRESS : null;
 
@@ -78,7 +81,7 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         description={
           <>
             用以支持通过易支付（支付宝、微信）在线充值。回调地址留空则使用上方服务器地址，易支付的异步通知发往{" "}
-            <code>{callback}/api/user/epay/notify</code>；最低充值美元数量对 Stripe 同样适用。
+            <LongCode>{`${callback}/api/user/epay/notify`}</LongCode>；最低充值美元数量对 Stripe 同样适用。
           </>
         }
         section="payment"
@@ -91,11 +94,11 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         description={
           <>
             用以支持通过 Stripe Checkout 在线充值，<ExternalLink href="https://dashboard.stripe.com/webhooks">点击此处</ExternalLink>在
-            Stripe 中添加 Webhook 端点 <code>{`${callback}${STRIPE_WEBHOOK_PATH}`}</code>，监听事件{" "}
+            Stripe 中添加 Webhook 端点 <LongCode>{`${callback}${STRIPE_WEBHOOK_PATH}`}</LongCode>，监听事件{" "}
             {STRIPE_WEBHOOK_EVENTS.map((e, i) => (
               <span key={e}>
                 {i > 0 && "、"}
-                <code>{e}</code>
+                <LongCode>{e}</LongCode>
               </span>
             ))}
             ，并把它的签名密钥填入下方。商品价格决定收款币种（须为两位小数的币种，如 USD）与商品，实付金额为充值数量 × 充值价格 ×
