@@ -8,8 +8,8 @@ import { badRequest } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { isStripeTopUpEnabled, priceTopUp } from "@/lib/payments/amount";
-import { createOrder, expireOrder, newTradeNo, OrderTooLarge, PAYMENT_METHOD, quotaForAmount, setGatewayRef } from "@/lib/payments/orders";
-import { callbackBase, limitOrderCreation, PAY_RETURN_PATH } from "@/lib/payments/pay";
+import { expireOrder, PAYMENT_METHOD, setGatewayRef } from "@/lib/payments/orders";
+import { callbackBase, openOrder, PAY_RETURN_PATH } from "@/lib/payments/pay";
 import { TOPUP_MSG } from "@/lib/payments/schemas";
 import { configuredPrice, type StripePrice, stripeClient, stripeFailure } from "@/lib/payments/stripe";
 
@@ -38,23 +38,7 @@ export async function quoteStripeTopUp(user: { group: string }, amount: number):
 export async function startStripeCheckout(user: { id: number; group: string }, amount: number): Promise<{ pay_link: string }> {
   const o = await getOptions();
   const q = await quote(o, user.group, amount);
-  // Shared with EPay's orders: a valid start counts, a refused amount does not.
-  await limitOrderCreation(user.id);
-  const tradeNo = newTradeNo(user.id);
-  try {
-    await createOrder({
-      user_id: user.id,
-      amount,
-      quota: quotaForAmount(amount, o),
-      money_cents: q.cents,
-      currency: q.price.currency,
-      payment_method: PAYMENT_METHOD.stripe,
-      trade_no: tradeNo,
-    });
-  } catch (error) {
-    if (error instanceof OrderTooLarge) throw badRequest(TOPUP_MSG.tooLarge);
-    throw error;
-  }
+  const tradeNo = await openOrder(user.id, amount, o, { cents: q.cents, currency: q.price.currency, method: PAYMENT_METHOD.stripe });
   const db = await getDb();
   const { email } = await db.user.findUniqueOrThrow({ where: { id: user.id }, select: { email: true } });
   const base = callbackBase(o);
