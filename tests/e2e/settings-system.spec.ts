@@ -143,36 +143,63 @@ test("values are saved, kept after a reload, and secrets never reach the browser
   }
 });
 
-test("payment settings: EPay and Stripe save, and their hints give the callback addresses", async ({ page, playwright }) => {
+test("payment settings: EPay is configured here, and the notify address shown follows the callback address", async ({
+  page,
+  playwright,
+}) => {
+  const root = await rootApi(playwright);
+  const keys = ["PayAddress", "EpayId", "EpayKey", "CustomCallbackAddress"];
+  const before = (await root.list()).rows;
+  try {
+    await openTab(page);
+    const payment = card(page, "支付设置");
+    await expect(payment.getByText("尚未开放", { exact: true })).toHaveCount(0);
+    const server = before.get("ServerAddress")!.value.replace(/\/+$/, "");
+    await expect(payment.getByText(`${server}/api/user/epay/notify`)).toBeVisible();
+    await payment.getByLabel("支付地址").fill("https://pay.example.com/");
+    await payment.getByLabel("易支付商户 ID").fill("1001");
+    await payment.getByLabel("易支付商户密钥").fill("e2e-settings-epay-key");
+    await payment.getByLabel("回调地址").fill("https://cb.example.com");
+    await save(page, payment, "更新支付设置");
+    await expect(payment.getByLabel("支付地址")).toHaveValue("https://pay.example.com");
+    await expect(payment.getByLabel("易支付商户密钥")).toHaveAttribute("placeholder", "已设置");
+    await expect(payment.getByText("https://cb.example.com/api/user/epay/notify")).toBeVisible();
+    const stored = (await root.list()).rows;
+    expect(stored.get("EpayId")?.value).toBe("1001");
+    expect(stored.get("EpayKey")).toEqual({ key: "EpayKey", value: "", secret: true, set: true });
+  } finally {
+    for (const key of keys) await root.set(key, before.get(key)?.value ?? "");
+    await root.dispose();
+  }
+});
+
+test("payment settings: the Stripe block saves, and its webhook URL follows the server and callback addresses", async ({
+  page,
+  playwright,
+}) => {
   const root = await rootApi(playwright);
   const original = (await root.list()).rows.get("ServerAddress")!.value;
   try {
     await openTab(page);
     const payment = card(page, "支付设置");
     const stripe = card(page, "配置 Stripe");
-    await expect(payment.getByText("尚未开放", { exact: true })).toHaveCount(0);
-    for (const label of ["支付地址", "易支付商户 ID", "易支付商户密钥", "回调地址", "充值价格（x 元/美金）", "最低充值美元数量"]) {
-      await expect(payment.getByLabel(label)).toBeEnabled();
-    }
 
     // The server address is saved first; the OAuth and payment hints follow it.
     await card(page, "通用设置").getByLabel("服务器地址").fill("https://gw.example.com/");
     await save(page, card(page, "通用设置"), "更新服务器地址");
     await expect(card(page, "通用设置").getByLabel("服务器地址")).toHaveValue("https://gw.example.com");
     await expect(card(page, "配置 GitHub OAuth App").getByText("https://gw.example.com/oauth/github")).toBeVisible();
-    await expect(payment.getByText("https://gw.example.com/api/user/epay/notify")).toBeVisible();
     await expect(stripe.getByText("https://gw.example.com/api/stripe/webhook")).toBeVisible();
     for (const event of ["checkout.session.completed", "checkout.session.async_payment_succeeded", "checkout.session.expired"]) {
       await expect(stripe.getByText(event, { exact: true })).toBeVisible();
     }
 
-    // A callback address replaces it in both (its trailing slash dropped).
+    // A callback address replaces it (its trailing slash dropped).
     await payment.getByLabel("回调地址").fill("https://cb.example.com/");
     await save(page, payment, "更新支付设置");
-    await expect(payment.getByText("https://cb.example.com/api/user/epay/notify")).toBeVisible();
     await expect(stripe.getByText("https://cb.example.com/api/stripe/webhook")).toBeVisible();
 
-    // Stripe: the two secrets are write-only.
+    // The two secrets are write-only.
     await stripe.getByLabel("API 密钥").fill("sk_test_e2e_settings");
     await stripe.getByLabel("Webhook 签名密钥").fill("whsec_e2e_settings");
     await stripe.getByLabel("商品价格 ID").fill("price_e2e");

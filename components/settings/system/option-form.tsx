@@ -3,12 +3,11 @@
 // edited together and saved by one button, each changed one through PUT /api/option/ in the
 // registry's order (a toggle after the values it needs). Secrets are write-only: the server never
 // sends them, the field says whether one is set, and an empty secret field keeps the stored value.
-import { Anchor, Badge, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
+import { Anchor, Box, Button, Group, NumberInput, PasswordInput, SimpleGrid, Switch, TagsInput, TextInput } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { SettingCard } from "@/components/settings/setting-card";
 import { useOptionsForm } from "@/lib/client/options";
 import { type OptionField, type OptionKey, type OptionSection, sectionFields } from "@/lib/options/registry";
-import { NOT_YET_OPEN } from "@/lib/options/unavailable";
 
 export type OptionValues = Readonly<Record<string, string>>;
 
@@ -29,8 +28,6 @@ type Props = {
   check?: (saved: SavedOptions) => string | null;
   /** Reads the options again after a save; gives the stored values (null when the read failed). */
   reload: () => Promise<SavedOptions | null>;
-  /** The feature is not built yet: this says why; the fields are shown disabled and nothing is saved. */
-  unavailable?: string;
   /**
    * Runs before saving, with the values being edited: gives fields to set first (null stops the
    * save; it has said why).
@@ -42,7 +39,7 @@ type Props = {
 const forcedReason = (field: OptionField, values: OptionValues) =>
   field.input === "switch" && field.forcedOn ? field.forcedOn(values) : null;
 
-export function OptionForm({ title, description, section, saveLabel, saved, check, reload, unavailable, prepare, children }: Props) {
+export function OptionForm({ title, description, section, saveLabel, saved, check, reload, prepare, children }: Props) {
   const fields = sectionFields(section);
   const byKey = new Map(fields.map((f) => [f.key, f]));
   const form = useOptionsForm({
@@ -65,26 +62,7 @@ export function OptionForm({ title, description, section, saveLabel, saved, chec
   };
 
   return (
-    <SettingCard
-      title={title}
-      description={
-        unavailable ? (
-          <>
-            {unavailable}
-            {description && <> {description}</>}
-          </>
-        ) : (
-          description
-        )
-      }
-      extra={
-        unavailable && (
-          <Badge variant="light" color="gray">
-            {NOT_YET_OPEN}
-          </Badge>
-        )
-      }
-    >
+    <SettingCard title={title} description={description}>
       {children}
       <form
         noValidate
@@ -102,18 +80,15 @@ export function OptionForm({ title, description, section, saveLabel, saved, chec
                 set={set}
                 error={errors[field.key] ?? null}
                 secretSet={saved.secretsSet.has(field.key)}
-                disabled={!!unavailable}
               />
             </Box>
           ))}
         </SimpleGrid>
-        {!unavailable && (
-          <Group>
-            <Button type="submit" loading={form.saving || preparing}>
-              {saveLabel}
-            </Button>
-          </Group>
-        )}
+        <Group>
+          <Button type="submit" loading={form.saving || preparing}>
+            {saveLabel}
+          </Button>
+        </Group>
       </form>
     </SettingCard>
   );
@@ -125,17 +100,15 @@ function Field({
   set,
   error,
   secretSet,
-  disabled,
 }: {
   field: OptionField;
   values: OptionValues;
   set: (key: OptionKey, value: string) => void;
   error: string | null;
   secretSet: boolean;
-  disabled: boolean;
 }) {
   const value = values[field.key] ?? "";
-  const common = { label: field.label, description: field.description, disabled, error };
+  const common = { label: field.label, description: field.description, error };
   switch (field.input) {
     case "text":
       return (
@@ -183,7 +156,7 @@ function Field({
           label={field.label}
           description={forced ?? field.description}
           checked={forced ? true : value === "true"}
-          disabled={disabled || !!forced}
+          disabled={!!forced}
           onChange={(e) => set(field.key, String(e.currentTarget.checked))}
           mt="xs"
         />

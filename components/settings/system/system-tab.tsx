@@ -80,8 +80,9 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         title="支付设置"
         description={
           <>
-            用以支持通过易支付（支付宝、微信）在线充值。回调地址留空则使用上方服务器地址，易支付的异步通知发往{" "}
-            <LongCode>{`${callback}/api/user/epay/notify`}</LongCode>；最低充值美元数量对 Stripe 同样适用。
+            用以支持通过易支付（支付宝、微信）在线充值。回调地址留空则使用上方服务器地址：异步通知地址为{" "}
+            <LongCode>{`${callback}/api/user/epay/notify`}</LongCode>，支付完成后返回 <LongCode>{`${callback}/topup`}</LongCode>
+            ；最低充值美元数量对 Stripe 同样适用。
           </>
         }
         section="payment"
