@@ -16,13 +16,12 @@ function apiAddress(): { host: string; port: number; protocol: "http" | "https" 
   return { host: url.hostname, port: Number(url.port) || (protocol === "http" ? 80 : 443), protocol };
 }
 
-const clients = new Map<string, Stripe>();
+let current: { secret: string; client: Stripe } | null = null;
 
-/** The package's client for `secret` (one per key; a changed key gets a new one). */
+/** The package's client for `secret` (kept while the key stays the same). */
 export function stripeClient(secret: string): Stripe {
-  let client = clients.get(secret);
-  if (!client) {
-    client = new Stripe(secret, {
+  if (current?.secret !== secret) {
+    const client = new Stripe(secret, {
       ...apiAddress(),
       // A POST retried after a lost answer carries the same Idempotency-Key, so Stripe acts once.
       maxNetworkRetries: 2,
@@ -30,10 +29,9 @@ export function stripeClient(secret: string): Stripe {
       telemetry: false,
       appInfo: { name: "Qiao" },
     });
-    clients.clear();
-    clients.set(secret, client);
+    current = { secret, client };
   }
-  return client;
+  return current.client;
 }
 
 /**
