@@ -18,6 +18,7 @@ const nextConfig: NextConfig = {
     "bcryptjs",
     "gpt-tokenizer",
     "redis",
+    "stripe",
   ],
   experimental: {
     optimizePackageImports: ["@mantine/core", "@mantine/hooks"],

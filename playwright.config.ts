@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { E2E_BASE_URL, E2E_PORT, E2E_SESSION_SECRET } from "./tests/e2e/env";
+import { E2E_BASE_URL, E2E_PORT, E2E_SESSION_SECRET, E2E_STRIPE_URL } from "./tests/e2e/env";
 
 // The config is evaluated by the runner and again by every worker; workers inherit the runner's
 // environment, so one data directory is created per run.
@@ -63,6 +63,8 @@ export default defineConfig({
       CRITICAL_RATE_LIMIT: "1000",
       LOGIN_FAILURE_LIMIT: "1000",
       NEXT_TELEMETRY_DISABLED: "1",
+      // The mock Stripe API tests/e2e/pay-stripe.spec.ts starts on this fixed loopback port.
+      STRIPE_API_BASE_URL: E2E_STRIPE_URL,
     },
   },
 });

@@ -78,6 +78,13 @@ const schema = z.object({
   GITHUB_OAUTH_BASE_URL: baseUrl("https://github.com"),
   GITHUB_API_BASE_URL: baseUrl("https://api.github.com"),
   LINUXDO_BASE_URL: baseUrl("https://connect.linux.do"),
+  /**
+   * Where the Stripe package sends its API calls (Stripe's own API by default; a mock on loopback
+   * in tests). Only scheme, host and port: the package takes no path.
+   */
+  STRIPE_API_BASE_URL: baseUrl("https://api.stripe.com").refine((v) => new URL(v).pathname === "/", {
+    message: "must be an address without a path, e.g. http://127.0.0.1:4242",
+  }),
   /** The Telegram Login Widget's script, which the login page and personal settings load (a mirror, or a mock in tests). */
   TELEGRAM_WIDGET_URL: str("https://telegram.org/js/telegram-widget.js?22"),
   SECURE_COOKIES: bool(false),

@@ -140,6 +140,8 @@ describe("option keys", () => {
         "GitHubClientSecret",
         "LinuxDOClientSecret",
         "SMTPToken",
+        "StripeApiSecret",
+        "StripeWebhookSecret",
         "TelegramBotToken",
         "TurnstileSecretKey",
         "WeChatServerToken",
@@ -354,6 +356,10 @@ describe("cross-key rules", () => {
     expect(crossKeyError("PayAddress", "https://pay.example.com", withValues({ ServerAddress: "" }))).toMatch(/服务器地址/);
     expect(crossKeyError("PayAddress", "", withValues({ ServerAddress: "" }))).toBeNull();
     expect(crossKeyError("PayAddress", "https://pay.example.com", base)).toBeNull();
+    for (const key of ["StripeApiSecret", "StripeWebhookSecret", "StripePriceId"] as const) {
+      expect(crossKeyError(key, "x_123", withValues({ ServerAddress: "" }))).toMatch(/服务器地址/);
+      expect(crossKeyError(key, "x_123", base)).toBeNull();
+    }
   });
 });
 

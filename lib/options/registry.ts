@@ -546,9 +546,18 @@ export const OPTION_REGISTRY = {
   // Online top-up (Stripe Checkout; new-api's option names). On once the three texts are all set.
   StripeApiSecret: shown(secretText(), { section: "stripe", label: "API 密钥", placeholder: "sk_… 或 rk_…" }),
   StripeWebhookSecret: shown(secretText(), { section: "stripe", label: "Webhook 签名密钥", placeholder: "whsec_…" }),
-  StripePriceId: shown(text(""), { section: "stripe", label: "商品价格 ID", placeholder: "price_…" }),
+  StripePriceId: shown(text(""), {
+    section: "stripe",
+    label: "商品价格 ID",
+    placeholder: "price_…",
+    description: "Stripe 中一个价格的 ID：收款用它的币种与商品",
+  }),
   /** The Stripe price's currency per US$1 of quota. */
-  StripeUnitPrice: shown(float(8, { min: 0 }), { section: "stripe", label: "充值价格（x 元/美金）" }),
+  StripeUnitPrice: shown(float(8, { min: 0 }), {
+    section: "stripe",
+    label: "充值价格（x 价格币种/美金）",
+    description: "每充值 1 美元额度收取的金额，币种为上述价格的币种",
+  }),
 
   // Login and registration (each switch saves at once)
   PasswordLoginEnabled: shown(bool(true), { section: "login", label: "允许通过密码进行登录" }),
@@ -813,7 +822,14 @@ const ENABLE_REQUIRES: Partial<Record<OptionKey, Requirement>> = {
 };
 
 /** Payment settings are useless without the address EPay calls back (spec §5 Options). */
-const NEEDS_SERVER_ADDRESS: ReadonlySet<OptionKey> = new Set(["PayAddress", "EpayId", "EpayKey"]);
+const NEEDS_SERVER_ADDRESS: ReadonlySet<OptionKey> = new Set([
+  "PayAddress",
+  "EpayId",
+  "EpayKey",
+  "StripeApiSecret",
+  "StripeWebhookSecret",
+  "StripePriceId",
+]);
 
 /** Rules that involve other options' current values; null when the change is allowed. */
 export function crossKeyError(key: OptionKey, value: unknown, current: OptionValues): string | null {

@@ -2,7 +2,8 @@
 // enters is in US$ while the console shows currency (DisplayInCurrencyEnabled), else in quota
 // units, which are divided by QuotaPerUnit first. The price is
 //   amount × Price × TopupGroupRatio[user's group]
-// in the top-up currency (Price is currency per US$1), computed exactly from the decimals the
+// in the top-up currency (Price is currency per US$1; Stripe uses StripeUnitPrice in its price's
+// currency instead), computed exactly from the decimals the
 // admin typed and rounded once, half up, to cents: the quote and the later payment order use this
 // one rule, so what the dialog shows is what is charged.
 import { badRequest } from "@/lib/errors";
@@ -48,13 +49,14 @@ export type TopUpQuote =
 
 /**
  * The price of `amount` (an integer in entry units) for a user of `group`, or why it cannot be
- * bought. Pure; does not look at whether online top-up is enabled (quoteTopUp does).
+ * bought. `unitPrice` is the gateway's currency per US$1: `Price` for EPay (the default),
+ * `StripeUnitPrice` for Stripe. Pure; does not look at whether a gateway is enabled.
  */
-export function priceTopUp(amount: number, group: string, o: AmountOptions): TopUpQuote {
+export function priceTopUp(amount: number, group: string, o: AmountOptions, unitPrice: number = o.Price): TopUpQuote {
   if (!Number.isSafeInteger(amount)) return { ok: false, message: TOPUP_MSG.amountInvalid };
   const min = minTopUpAmount(o);
   if (amount < min) return { ok: false, message: TOPUP_MSG.tooSmall(min) };
-  const price = decimalToRat(o.Price);
+  const price = decimalToRat(unitPrice);
   const ratio = decimalToRat(topUpGroupRatio(o, group));
   let n = BigInt(amount) * price.n * ratio.n;
   let d = price.d * ratio.d;

@@ -98,6 +98,15 @@ export async function findOrder(tradeNo: string): Promise<Order | null> {
   return order && order.trade_no === tradeNo ? order : null;
 }
 
+/**
+ * Records the gateway's reference of a payment just started (the Stripe Checkout Session id), so
+ * an admin can look the order up at the gateway. Only on an order that has none yet.
+ */
+export async function setGatewayRef(tradeNo: string, ref: string): Promise<void> {
+  const db = await getDb();
+  await db.topUp.updateMany({ where: { trade_no: tradeNo, gateway_ref: "" }, data: { gateway_ref: ref } });
+}
+
 /** What the gateway (or the admin) says was paid; every field given must match the order. */
 export type PaymentProof = {
   /** Hundredths of the currency actually paid. */

@@ -8,7 +8,7 @@ import { badRequest, tooManyRequests } from "@/lib/errors";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { isOnlineTopUpEnabled, priceTopUp } from "@/lib/payments/amount";
 import { type EpayForm, type EpayMethod, epayForm } from "@/lib/payments/epay";
-import { createOrder, newTradeNo, OrderTooLarge, quotaForAmount } from "@/lib/payments/orders";
+import { createOrder, newTradeNo, OrderTooLarge, type PaymentMethod, quotaForAmount } from "@/lib/payments/orders";
 import { TOPUP_MSG } from "@/lib/payments/schemas";
 
 /**
@@ -41,28 +41,42 @@ export async function limitOrderCreation(userId: number): Promise<void> {
   }
 }
 
-/** Creates the pending order for `amount` paid with `method` and answers the signed gateway form. */
-export async function startEpayPayment(user: { id: number; group: string }, amount: number, method: EpayMethod): Promise<EpayStart> {
-  const o = await getOptions();
-  if (!isOnlineTopUpEnabled(o)) throw badRequest(TOPUP_MSG.disabled);
-  const quote = priceTopUp(amount, user.group, o);
-  if (!quote.ok) throw badRequest(quote.message);
-  await limitOrderCreation(user.id);
-  const tradeNo = newTradeNo(user.id);
+/**
+ * Writes the pending order of a payment being started (EPay or Stripe), once its price is known to
+ * be valid: counted against limitOrderCreation, its quota fixed now. Answers the order number.
+ */
+export async function openOrder(
+  userId: number,
+  amount: number,
+  o: Pick<OptionValues, "DisplayInCurrencyEnabled" | "QuotaPerUnit">,
+  pay: { cents: bigint; currency: string; method: PaymentMethod },
+): Promise<string> {
+  await limitOrderCreation(userId);
+  const tradeNo = newTradeNo(userId);
   try {
     await createOrder({
-      user_id: user.id,
+      user_id: userId,
       amount,
       quota: quotaForAmount(amount, o),
-      money_cents: quote.cents,
-      currency: "CNY",
-      payment_method: method,
+      money_cents: pay.cents,
+      currency: pay.currency,
+      payment_method: pay.method,
       trade_no: tradeNo,
     });
   } catch (error) {
     if (error instanceof OrderTooLarge) throw badRequest(TOPUP_MSG.tooLarge);
     throw error;
   }
+  return tradeNo;
+}
+
+/** Creates the pending order for `amount` paid with `method` and answers the signed gateway form. */
+export async function startEpayPayment(user: { id: number; group: string }, amount: number, method: EpayMethod): Promise<EpayStart> {
+  const o = await getOptions();
+  if (!isOnlineTopUpEnabled(o)) throw badRequest(TOPUP_MSG.disabled);
+  const quote = priceTopUp(amount, user.group, o);
+  if (!quote.ok) throw badRequest(quote.message);
+  const tradeNo = await openOrder(user.id, amount, o, { cents: quote.cents, currency: "CNY", method });
   const base = callbackBase(o);
   const form = epayForm({
     payAddress: o.PayAddress,

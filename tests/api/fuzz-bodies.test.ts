@@ -35,6 +35,9 @@ const ROUTES: Route[] = [
   { path: "/api/user/register", load: () => import("@/app/api/user/register/route") },
   { path: "/api/user/reset", load: () => import("@/app/api/user/reset/route") },
   { path: "/api/user/self", load: () => import("@/app/api/user/self/route") },
+  { path: "/api/user/stripe/amount", load: () => import("@/app/api/user/stripe/amount/route") },
+  { path: "/api/user/stripe/pay", load: () => import("@/app/api/user/stripe/pay/route") },
+  { path: "/api/stripe/webhook", load: () => import("@/app/api/stripe/webhook/route") },
   { path: "/api/user/topup", load: () => import("@/app/api/user/topup/route") },
   { path: "/api/user/topup/complete", load: () => import("@/app/api/user/topup/complete/route") },
 ];

@@ -78,6 +78,8 @@ describe("GET and PUT /api/option/", () => {
         "GitHubClientSecret",
         "LinuxDOClientSecret",
         "SMTPToken",
+        "StripeApiSecret",
+        "StripeWebhookSecret",
         "TelegramBotToken",
         "TurnstileSecretKey",
         "WeChatServerToken",

@@ -1,7 +1,7 @@
 // Root's system tab (spec §2 Settings → system, §5 Options) through the real console: values saved,
 // reloaded and kept; secrets write-only (shown as set, never in the HTML, the RSC payload or
-// GET /api/option/, and kept when saved empty); the EPay settings with the notify address they
-// imply; every third-party login open (their flows: tests/e2e/oauth.spec.ts,
+// GET /api/option/, and kept when saved empty); the payment settings (EPay, Stripe) with their
+// callback addresses; every third-party login open (their flows: tests/e2e/oauth.spec.ts,
 // tests/e2e/wechat-telegram.spec.ts); turning
 // password login off asks first and then refuses password logins. Screenshots in light, dark and
 // at 390 px.
@@ -173,6 +173,54 @@ test("payment settings: EPay is configured here, and the notify address shown fo
   }
 });
 
+test("payment settings: the Stripe block saves, and its webhook URL follows the server and callback addresses", async ({
+  page,
+  playwright,
+}) => {
+  const root = await rootApi(playwright);
+  const original = (await root.list()).rows.get("ServerAddress")!.value;
+  try {
+    await openTab(page);
+    const payment = card(page, "支付设置");
+    const stripe = card(page, "配置 Stripe");
+
+    // The server address is saved first; the OAuth and payment hints follow it.
+    await card(page, "通用设置").getByLabel("服务器地址").fill("https://gw.example.com/");
+    await save(page, card(page, "通用设置"), "更新服务器地址");
+    await expect(card(page, "通用设置").getByLabel("服务器地址")).toHaveValue("https://gw.example.com");
+    await expect(card(page, "配置 GitHub OAuth App").getByText("https://gw.example.com/oauth/github")).toBeVisible();
+    await expect(stripe.getByText("https://gw.example.com/api/stripe/webhook")).toBeVisible();
+    for (const event of ["checkout.session.completed", "checkout.session.async_payment_succeeded", "checkout.session.expired"]) {
+      await expect(stripe.getByText(event, { exact: true })).toBeVisible();
+    }
+
+    // A callback address replaces it (its trailing slash dropped).
+    await payment.getByLabel("回调地址").fill("https://cb.example.com/");
+    await save(page, payment, "更新支付设置");
+    await expect(stripe.getByText("https://cb.example.com/api/stripe/webhook")).toBeVisible();
+
+    // The two secrets are write-only.
+    await stripe.getByLabel("API 密钥").fill("sk_test_e2e_settings");
+    await stripe.getByLabel("Webhook 签名密钥").fill("whsec_e2e_settings");
+    await stripe.getByLabel("商品价格 ID").fill("price_e2e");
+    await stripe.getByLabel("充值价格（x 价格币种/美金）").fill("7.5");
+    await save(page, stripe, "保存 Stripe 设置");
+    await expect(stripe.getByLabel("API 密钥")).toHaveAttribute("placeholder", "已设置");
+    await expect(stripe.getByLabel("Webhook 签名密钥")).toHaveAttribute("placeholder", "已设置");
+    await stripe.screenshot({ path: `${SCREENSHOT_DIR}/settings-system-stripe.png` });
+    const stored = (await root.list()).rows;
+    expect(stored.get("StripeApiSecret")).toEqual({ key: "StripeApiSecret", value: "", secret: true, set: true });
+    expect(stored.get("StripePriceId")?.value).toBe("price_e2e");
+    expect(stored.get("StripeUnitPrice")?.value).toBe("7.5");
+    expect(stored.get("CustomCallbackAddress")?.value).toBe("https://cb.example.com");
+  } finally {
+    await root.set("ServerAddress", original);
+    for (const key of ["CustomCallbackAddress", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId"]) await root.set(key, "");
+    await root.set("StripeUnitPrice", "8");
+    await root.dispose();
+  }
+});
+
 test("turning password login off asks first, then password logins are refused", async ({ page, playwright, browser }) => {
   const root = await rootApi(playwright);
   try {
@@ -280,12 +328,13 @@ test("dark mode and a 390 px phone", async ({ page }) => {
   await page.getByRole("button", { name: "切换明暗主题" }).click();
   await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
   await shot(page, "settings-system-dark");
+  await card(page, "配置 Stripe").screenshot({ path: `${SCREENSHOT_DIR}/settings-system-stripe-dark.png` });
   await page.setViewportSize({ width: 390, height: 844 });
   await openTab(page);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   await shot(page, "settings-system-narrow");
   // The full page is too tall to read at once: the busiest cards one by one.
-  for (const name of ["支付设置", "配置登录注册", "配置邮箱域名白名单", "配置 GitHub OAuth App"]) {
+  for (const name of ["支付设置", "配置 Stripe", "配置登录注册", "配置邮箱域名白名单", "配置 GitHub OAuth App"]) {
     await card(page, name).screenshot({ path: `${SCREENSHOT_DIR}/settings-system-narrow-${name.replace(/\s+/g, "-")}.png` });
   }
 });

@@ -1,6 +1,6 @@
 "use client";
 // The super admin's system tab (spec §2 Settings → system): server address, worker proxy,
-// payment, login and registration toggles, e-mail domain whitelist, SMTP, and the GitHub, LinuxDO,
+// payment (EPay, Stripe), login and registration toggles, e-mail domain whitelist, SMTP, and the GitHub, LinuxDO,
 // WeChat, Telegram, OIDC and Turnstile settings. The options come from GET /api/option/'s function
 // (secrets only as set or not) and are read again through that call after every save. Each
 // block's fields are its section of the option registry (lib/options/registry.ts).
@@ -13,6 +13,7 @@ import { formError } from "@/lib/options/registry";
 import { api } from "@/lib/client/api";
 import type { ListedOption } from "@/lib/options";
 import { PAYMENT_NEEDS_SERVER_ADDRESS } from "@/lib/options/messages";
+import { STRIPE_WEBHOOK_EVENTS, STRIPE_WEBHOOK_PATH } from "@/lib/payments/stripe-events";
 
 export function toSaved(list: readonly ListedOption[]): SavedOptions {
   return {
@@ -41,8 +42,8 @@ async function fillOidcEndpoints(values: OptionValues, saved: OptionValues): Pro
   };
 }
 
-/** A long address breaks anywhere rather than widen a phone's page. */
-const WRAP_ANYWHERE = { overflowWrap: "anywhere" } as const;
+/** A URL or event name in a hint: it may break anywhere, so a phone's card does not overflow. */
+const LongCode = ({ children }: { children: string }) => <code style={{ overflowWrap: "anywhere" }}>{children}</code>;
 
 const paymentNeedsServerAddress = (saved: SavedOptions) =>
   (saved.values.ServerAddress ?? "").trim() === "" ? PAYMENT_NEEDS_SERVER_ADDRESS : null;
@@ -57,7 +58,8 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
     return next;
   }, []);
   const address = saved.values.ServerAddress || "{服务器地址}";
-  // Where EPay calls back (lib/payments/pay.ts callbackBase): the callback address, else the server's.
+  // Where the gateways call back: the callback address when set, else the server address
+  // (lib/payments/pay.ts callbackBase).
   const callback = (saved.values.CustomCallbackAddress || address).replace(/\/+$/, "");
   const form = { saved, reload };
 
@@ -78,13 +80,34 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         title="支付设置"
         description={
           <>
-            当前仅支持易支付接口，默认使用上方服务器地址作为回调地址！异步通知地址为{" "}
-            <code style={WRAP_ANYWHERE}>{callback}/api/user/epay/notify</code>，支付完成后返回{" "}
-            <code style={WRAP_ANYWHERE}>{callback}/topup</code>
+            用以支持通过易支付（支付宝、微信）在线充值。回调地址留空则使用上方服务器地址：异步通知地址为{" "}
+            <LongCode>{`${callback}/api/user/epay/notify`}</LongCode>，支付完成后返回 <LongCode>{`${callback}/topup`}</LongCode>
+            ；最低充值美元数量对 Stripe 同样适用。
           </>
         }
         section="payment"
         saveLabel="更新支付设置"
+        check={paymentNeedsServerAddress}
+        {...form}
+      />
+      <OptionForm
+        title="配置 Stripe"
+        description={
+          <>
+            用以支持通过 Stripe Checkout 在线充值，<ExternalLink href="https://dashboard.stripe.com/webhooks">点击此处</ExternalLink>在
+            Stripe 中添加 Webhook 端点 <LongCode>{`${callback}${STRIPE_WEBHOOK_PATH}`}</LongCode>，监听事件{" "}
+            {STRIPE_WEBHOOK_EVENTS.map((e, i) => (
+              <span key={e}>
+                {i > 0 && "、"}
+                <LongCode>{e}</LongCode>
+              </span>
+            ))}
+            ，并把它的签名密钥填入下方。商品价格决定收款币种（须为两位小数的币种，如 USD）与商品，实付金额为充值数量 × 充值价格 ×
+            充值分组倍率。
+          </>
+        }
+        section="stripe"
+        saveLabel="保存 Stripe 设置"
         check={paymentNeedsServerAddress}
         {...form}
       />
