@@ -2,11 +2,9 @@
 // two processes (two instances, each with its own connections), each handed to the notify route's
 // handler. The order is credited exactly once, with one log row, and every copy answers `success`
 // (the gateway stops).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbKind } from "@/lib/db";
+import { expect, it } from "vitest";
 import { newTradeNo } from "@/lib/payments/orders";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { type Instance, startInstance } from "@/tests/helpers/instance-process";
+import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";
 import { epayMerchantSign } from "@/tests/mocks/epay";
 
 type Notice = { method: "GET" | "POST"; params: Record<string, string> };
@@ -16,8 +14,8 @@ const PID = "1001";
 const KEY = "race-merchant-key";
 const QUOTA = 5_000_000n;
 
-const startNotifier = (t: TestDatabase, notices: Notice[]) =>
-  startInstance<Result>(t, "epay-notify-process.ts", { EPAY_NOTICES: JSON.stringify(notices) });
+const startNotifier = (start: RaceDatabase["start"], notices: Notice[]) =>
+  start<Result>("epay-notify-process.ts", { EPAY_NOTICES: JSON.stringify(notices) });
 
 function notice(outTradeNo: string): Record<string, string> {
   const params: Record<string, string> = {
@@ -32,19 +30,11 @@ function notice(outTradeNo: string): Record<string, string> {
   return { ...params, sign: epayMerchantSign(params, KEY), sign_type: "MD5" };
 }
 
-for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
-  describe(`EPay notices on ${kind}`, () => {
-    let t: TestDatabase;
-    const instances: Instance<Result>[] = [];
-    beforeAll(async () => {
-      t = await createTestDatabase(kind);
-    });
-    afterAll(async () => {
-      for (const i of instances) i.kill();
-      await t?.drop();
-    });
-
+describeOnEveryDatabase(
+  (kind) => `EPay notices on ${kind}`,
+  ({ t: db, start }) => {
     it("twenty duplicate notices from two instances at once: credited once, one log row, every copy answers success", async () => {
+      const t = db();
       await t.db.option.createMany({
         data: [
           { key: "PayAddress", value: "https://pay.example.com" },
@@ -59,10 +49,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       });
       const copies = (n: number): Notice[] =>
         Array.from({ length: n }, (_, i) => ({ method: i % 2 ? "POST" : "GET", params: notice(tradeNo) }));
-      instances.push(startNotifier(t, copies(10)), startNotifier(t, copies(10)));
-      await Promise.all(instances.map((i) => i.ready));
-      for (const i of instances) i.go();
-      const results = (await Promise.all(instances.map((i) => i.results))).flat();
+      const results = await race([startNotifier(start, copies(10)), startNotifier(start, copies(10))]);
       expect(results).toHaveLength(20);
       for (const r of results) expect(r).toEqual({ out_trade_no: tradeNo, status: 200, text: "success" });
 
@@ -77,19 +64,17 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
     });
 
     it("a signed notice naming the order in other letter case names no order (MariaDB's collation would match it)", async () => {
+      const t = db();
       const user = await t.db.user.create({ data: { username: `case_${Math.random().toString(36).slice(2, 8)}`, password: "x" } });
       const tradeNo = newTradeNo(user.id);
       await t.db.topUp.create({
         data: { user_id: user.id, amount: 10, quota: QUOTA, money_cents: 7300, currency: "CNY", trade_no: tradeNo, payment_method: "zfb" },
       });
       // Alone in its process: Prisma batches concurrent lookups and matches their rows back exactly.
-      const alone = startNotifier(t, [{ method: "GET", params: notice(tradeNo.toLowerCase()) }]);
-      instances.push(alone);
-      await alone.ready;
-      alone.go();
-      expect(await alone.results).toEqual([{ out_trade_no: tradeNo.toLowerCase(), status: 200, text: "fail" }]);
+      const alone = startNotifier(start, [{ method: "GET", params: notice(tradeNo.toLowerCase()) }]);
+      expect(await race([alone])).toEqual([{ out_trade_no: tradeNo.toLowerCase(), status: 200, text: "fail" }]);
       expect((await t.db.user.findUniqueOrThrow({ where: { id: user.id } })).quota).toBe(0n);
       expect(await t.db.topUp.findUniqueOrThrow({ where: { trade_no: tradeNo } })).toMatchObject({ status: "pending" });
     });
-  });
-}
+  },
+);

@@ -3,11 +3,9 @@
 // each marking orders paid while crediting them five times through creditOrder (or twice marking
 // them paid), all at once (Promise.all). Each order is credited exactly once: one balance
 // increase, one top-up log row, and an audit row only when an admin's call is the one that won.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbKind } from "@/lib/db";
+import { expect, it } from "vitest";
 import { ORDER_MSG } from "@/lib/payments/order-view";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { type Instance, startInstance } from "@/tests/helpers/instance-process";
+import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";
 
 type Job =
   | { kind: "admin"; tradeNo: string; admin: { id: number; username: string; role: number } }
@@ -19,22 +17,14 @@ const NOTIFICATIONS = 5;
 const QUOTA = 5_000_000n;
 const CENTS = 7300;
 
-const startCrediter = (t: TestDatabase, jobs: Job[]) =>
-  startInstance<Result>(t, "order-credit-process.ts", { ORDER_JOBS: JSON.stringify(jobs) });
+const startCrediter = (start: RaceDatabase["start"], jobs: Job[]) =>
+  start<Result>("order-credit-process.ts", { ORDER_JOBS: JSON.stringify(jobs) });
 
-for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
-  describe(`marking orders paid on ${kind}`, () => {
-    let t: TestDatabase;
-    const instances: Instance<Result>[] = [];
-    beforeAll(async () => {
-      t = await createTestDatabase(kind);
-    });
-    afterAll(async () => {
-      for (const i of instances) i.kill();
-      await t?.drop();
-    });
-
+describeOnEveryDatabase(
+  (kind) => `marking orders paid on ${kind}`,
+  ({ t: db, start }) => {
     it("admins marking orders paid against five notifications each, and against each other, from two instances at once: each order credits once", async () => {
+      const t = db();
       const tag = Math.random().toString(36).slice(2, 8);
       const admin = await t.db.user.create({ data: { username: `radmin_${tag}`, password: "x", role: 10 } });
       const user = await t.db.user.create({ data: { username: `rbuyer_${tag}`, password: "x" } });
@@ -72,10 +62,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
                 ...Array.from({ length: NOTIFICATIONS }, () => ({ kind: "gateway" as const, tradeNo: o.trade_no, paidCents: CENTS })),
               ],
         );
-      instances.push(startCrediter(t, jobs()), startCrediter(t, jobs()));
-      await Promise.all(instances.map((i) => i.ready));
-      for (const i of instances) i.go();
-      const results = (await Promise.all(instances.map((i) => i.results))).flat();
+      const results = await race([startCrediter(start, jobs()), startCrediter(start, jobs())]);
 
       expect(results).toHaveLength(2 * (ORDERS / 2) * (1 + NOTIFICATIONS) + 2 * (ORDERS / 2) * 2);
       for (const r of results.filter((x) => !x.credited)) {
@@ -98,5 +85,5 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       const buyer = await t.db.user.findUniqueOrThrow({ where: { id: user.id } });
       expect(buyer.quota).toBe(QUOTA * BigInt(ORDERS));
     });
-  });
-}
+  },
+);

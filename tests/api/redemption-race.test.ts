@@ -1,19 +1,18 @@
 // One code, many redeemers at once, on SQLite, PostgreSQL and MariaDB: two processes (two
 // instances, each with its own connections) and two users in each, all trying every code at the
 // same moment. Each code is credited exactly once, to the user it records, with one log row.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db, DbKind } from "@/lib/db";
+import { expect, it } from "vitest";
+import type { Db } from "@/lib/db";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateRedemptionKey, hashRedemptionKey, redemptionKeyHint } from "@/lib/redemptions/keys";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { type Instance, startInstance } from "@/tests/helpers/instance-process";
+import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";
 
 type Job = { userId: number; username: string; key: string };
 type Result = Job & { ok: boolean; quota: number; message: string };
 
 /** A redeeming process (tests/fixtures/redeem-process.ts) on the given database. */
-const startRedeemer = (t: TestDatabase, jobs: Job[]) =>
-  startInstance<Result>(t, "redeem-process.ts", { REDEEM_JOBS: JSON.stringify(jobs) });
+const startRedeemer = (start: RaceDatabase["start"], jobs: Job[]) =>
+  start<Result>("redeem-process.ts", { REDEEM_JOBS: JSON.stringify(jobs) });
 
 async function seedUsers(db: Db, n: number) {
   const users = [];
@@ -40,26 +39,15 @@ async function seedCodes(db: Db, n: number) {
 
 const CODES = 8;
 
-for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
-  describe(`redeeming on ${kind}`, () => {
-    let t: TestDatabase;
-    const instances: Instance<Result>[] = [];
-    beforeAll(async () => {
-      t = await createTestDatabase(kind);
-    });
-    afterAll(async () => {
-      for (const i of instances) i.kill();
-      await t?.drop();
-    });
-
+describeOnEveryDatabase(
+  (kind) => `redeeming on ${kind}`,
+  ({ t: db, start }) => {
     it("two instances, two users each, every code at once: each code credits exactly once, with one log row", async () => {
+      const t = db();
       const users = await seedUsers(t.db, 4);
       const codes = await seedCodes(t.db, CODES);
       const jobsOf = (who: typeof users) => codes.flatMap((c) => who.map((u) => ({ ...u, key: c.key })));
-      instances.push(startRedeemer(t, jobsOf(users.slice(0, 2))), startRedeemer(t, jobsOf(users.slice(2))));
-      await Promise.all(instances.map((i) => i.ready));
-      for (const i of instances) i.go();
-      const results = (await Promise.all(instances.map((i) => i.results))).flat();
+      const results = await race([startRedeemer(start, jobsOf(users.slice(0, 2))), startRedeemer(start, jobsOf(users.slice(2)))]);
 
       expect(results).toHaveLength(CODES * users.length);
       const won = results.filter((r) => r.ok);
@@ -88,5 +76,5 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       const sum = await t.db.user.aggregate({ where: { id: { in: users.map((u) => u.userId) } }, _sum: { quota: true } });
       expect(sum._sum.quota).toBe(BigInt(total));
     });
-  });
-}
+  },
+);

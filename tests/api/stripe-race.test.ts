@@ -2,10 +2,8 @@
 // processes (two instances, each with its own connections) hand 10 copies each of a signed
 // checkout.session.completed to the webhook's route handler at the same moment. The order is
 // credited exactly once, with one log row; every other delivery is answered "already".
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbKind } from "@/lib/db";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { type Instance, startInstance } from "@/tests/helpers/instance-process";
+import { expect, it } from "vitest";
+import { describeOnEveryDatabase, race } from "@/tests/helpers/instance-process";
 import { stripeSignature } from "@/tests/mocks/stripe";
 
 type Result = { status: number; body: string };
@@ -35,19 +33,11 @@ function paidEvent(tradeNo: string, sessionId: string, cents: number) {
   return { payload, header: stripeSignature(payload, WEBHOOK_SECRET) };
 }
 
-for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
-  describe(`Stripe webhook deliveries on ${kind}`, () => {
-    let t: TestDatabase;
-    const instances: Instance<Result>[] = [];
-    beforeAll(async () => {
-      t = await createTestDatabase(kind);
-    });
-    afterAll(async () => {
-      for (const i of instances) i.kill();
-      await t?.drop();
-    });
-
+describeOnEveryDatabase(
+  (kind) => `Stripe webhook deliveries on ${kind}`,
+  ({ kind, t: db, start }) => {
     it(`${2 * PER_INSTANCE} concurrent duplicates from two instances credit once, with one log row`, async () => {
+      const t = db();
       for (const [key, value] of [
         ["StripeApiSecret", "sk_test_race"],
         ["StripeWebhookSecret", WEBHOOK_SECRET],
@@ -73,10 +63,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       });
       const deliveries = Array.from({ length: PER_INSTANCE }, () => paidEvent(tradeNo, sessionId, 2400));
       const env = { STRIPE_DELIVERIES: JSON.stringify(deliveries) };
-      instances.push(startInstance(t, "stripe-webhook-process.ts", env), startInstance(t, "stripe-webhook-process.ts", env));
-      await Promise.all(instances.map((i) => i.ready));
-      for (const i of instances) i.go();
-      const results = (await Promise.all(instances.map((i) => i.results))).flat();
+      const results = await race([start<Result>("stripe-webhook-process.ts", env), start<Result>("stripe-webhook-process.ts", env)]);
 
       expect(results).toHaveLength(2 * PER_INSTANCE);
       for (const r of results) expect(r.status, r.body).toBe(200);
@@ -92,5 +79,5 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       expect(logs[0]).toMatchObject({ user_id: user.id, quota: 1_500_000n });
       expect(logs[0]!.content).toContain(tradeNo);
     });
-  });
-}
+  },
+);

@@ -3,19 +3,18 @@
 // once (the conditional UPDATE of last_step), and so does a backup code (the compare-and-swap of
 // the stored list), while a second backup code used at the same time passes too.
 import { generate, generateSecret } from "otplib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { storedBackupCodes, TWO_FACTOR_MSG } from "@/lib/accounts/two-factor";
 import { seal } from "@/lib/crypto/secret-box";
-import type { DbKind } from "@/lib/db";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { type Instance, startInstance } from "@/tests/helpers/instance-process";
+import type { TestDatabase } from "@/tests/helpers/databases";
+import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";
 
 type Job = { userId: number; code: string; ip: string };
 type Result = Job & { ok: boolean; used: string | null; message: string };
 
 /** A checking process (tests/fixtures/second-factor-process.ts) on the given database. */
-const startChecker = (t: TestDatabase, jobs: Job[]) =>
-  startInstance<Result>(t, "second-factor-process.ts", { CODE_JOBS: JSON.stringify(jobs) });
+const startChecker = (start: RaceDatabase["start"], jobs: Job[]) =>
+  start<Result>("second-factor-process.ts", { CODE_JOBS: JSON.stringify(jobs) });
 
 /** A user with two-factor on: its secret and backup codes, seeded straight into the test database. */
 async function seedUser(t: TestDatabase, name: string, backup: string[]) {
@@ -30,19 +29,11 @@ async function seedUser(t: TestDatabase, name: string, backup: string[]) {
 
 const TRIES = 2;
 
-for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
-  describe(`two-factor codes racing on ${kind}`, () => {
-    let t: TestDatabase;
-    const instances: Instance<Result>[] = [];
-    beforeAll(async () => {
-      t = await createTestDatabase(kind);
-    });
-    afterAll(async () => {
-      for (const i of instances) i.kill();
-      await t?.drop();
-    });
-
+describeOnEveryDatabase(
+  (kind) => `two-factor codes racing on ${kind}`,
+  ({ t: db, start }) => {
     it("two instances try one TOTP code and one backup code at once: each passes once; another backup code passes too", async () => {
+      const t = db();
       const totpUser = await seedUser(t, "totp", ["AAAA-BBBB"]);
       const backupUser = await seedUser(t, "backup", ["CCCC-DDDD", "EEEE-FFFF"]);
       const code = await generate({ secret: totpUser.secret });
@@ -51,13 +42,10 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
           { userId: totpUser.id, code, ip: `10.${instance}.${i}.1` },
           { userId: backupUser.id, code: "CCCC-DDDD", ip: `10.${instance}.${i}.2` },
         ]).flat();
-      instances.push(
-        startChecker(t, jobsOf(1)),
-        startChecker(t, [...jobsOf(2), { userId: backupUser.id, code: "eeeeffff", ip: "10.2.9.9" }]),
-      );
-      await Promise.all(instances.map((i) => i.ready));
-      for (const i of instances) i.go();
-      const results = (await Promise.all(instances.map((i) => i.results))).flat();
+      const results = await race([
+        startChecker(start, jobsOf(1)),
+        startChecker(start, [...jobsOf(2), { userId: backupUser.id, code: "eeeeffff", ip: "10.2.9.9" }]),
+      ]);
 
       const totp = results.filter((r) => r.userId === totpUser.id);
       expect(totp).toHaveLength(2 * TRIES);
@@ -73,5 +61,5 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       const [row] = await t.direct.query("SELECT backup_codes FROM two_factors WHERE user_id = ?", [backupUser.id]);
       expect(JSON.parse(String(row!.backup_codes))).toEqual([]);
     });
-  });
-}
+  },
+);

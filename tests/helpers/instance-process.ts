@@ -5,7 +5,9 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { TestDatabase } from "@/tests/helpers/databases";
+import { afterAll, beforeAll, describe } from "vitest";
+import type { DbKind } from "@/lib/db";
+import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 
 const require = createRequire(import.meta.url);
 
@@ -33,4 +35,52 @@ export function startInstance<R>(t: TestDatabase, fixture: string, env: Record<s
   const ready = seen(/^READY$/m).then(() => undefined);
   const results = seen(/^RESULT (.*)$/m).then((m) => JSON.parse(m[1]!) as R[]);
   return { ready, results, go: () => child.stdin!.write("go\n"), kill: () => child.kill("SIGKILL") };
+}
+
+/** Waits until every instance is ready, starts them all at once, and answers all their results. */
+export async function race<R>(instances: Instance<R>[]): Promise<R[]> {
+  await Promise.all(instances.map((i) => i.ready));
+  for (const i of instances) i.go();
+  return (await Promise.all(instances.map((i) => i.results))).flat();
+}
+
+export type RaceDatabase = {
+  kind: DbKind;
+  /** The block's test database (set before its tests run). */
+  t: () => TestDatabase;
+  /** startInstance on the block's database; killed when the block ends. */
+  start: <R>(fixture: string, env: Record<string, string>) => Instance<R>;
+};
+
+/**
+ * One describe block per database the race tests cover (SQLite, PostgreSQL, MariaDB), each on a
+ * fresh test database that is dropped, with the instances it started killed, when the block ends.
+ */
+export function describeOnEveryDatabase(title: (kind: DbKind) => string, body: (db: RaceDatabase) => void): void {
+  for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
+    describe(title(kind), () => {
+      let t: TestDatabase | undefined;
+      const started: Instance<unknown>[] = [];
+      beforeAll(async () => {
+        t = await createTestDatabase(kind);
+      });
+      afterAll(async () => {
+        for (const i of started) i.kill();
+        await t?.drop();
+      });
+      const db = () => {
+        if (!t) throw new Error("the test database is not open yet");
+        return t;
+      };
+      body({
+        kind,
+        t: db,
+        start: <R>(fixture: string, env: Record<string, string>) => {
+          const instance = startInstance<R>(db(), fixture, env);
+          started.push(instance);
+          return instance;
+        },
+      });
+    });
+  }
 }
