@@ -61,7 +61,17 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       </head>
       <body>
         <Providers session={await sessionHint()} display={await displaySettings()}>
-          <ConsoleShell registerOpen={options.RegisterEnabled}>{children}</ConsoleShell>
+          <ConsoleShell
+            registerOpen={options.RegisterEnabled}
+            menuFlags={{
+              chats: options.Chats,
+              enable_data_export: options.DataExportEnabled,
+              enable_drawing: options.DrawingEnabled,
+              enable_task: options.TaskEnabled,
+            }}
+          >
+            {children}
+          </ConsoleShell>
         </Providers>
       </body>
     </html>

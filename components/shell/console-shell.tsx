@@ -6,6 +6,7 @@ import { usePathname } from "next/navigation";
 import { useEffect, type ReactNode } from "react";
 import { DefaultPasswordAlert } from "@/components/shell/default-password-alert";
 import { SideMenu } from "@/components/shell/side-menu";
+import type { MenuFlags } from "@/lib/ui/menu";
 import { SiteFooter } from "@/components/shell/site-footer";
 import { TopBar } from "@/components/shell/top-bar";
 import { useAppStart } from "@/components/shell/use-app-start";
@@ -15,8 +16,12 @@ import { useStoredUser } from "@/lib/client/hooks";
 
 const HEADER_HEIGHT = 56;
 
-/** `registerOpen`: the RegisterEnabled option as the server rendered this page (no flash of 注册). */
-export function ConsoleShell({ registerOpen, children }: { registerOpen: boolean; children: ReactNode }) {
+/**
+ * `registerOpen`: the RegisterEnabled option as the server rendered this page (no flash of 注册).
+ * `menuFlags`: the side menu's feature flags as the server rendered it, so the menu's first render
+ * already has every entry and nothing shifts under a click once the stored status is read.
+ */
+export function ConsoleShell({ registerOpen, menuFlags, children }: { registerOpen: boolean; menuFlags: MenuFlags; children: ReactNode }) {
   useAppStart();
   const user = useStoredUser();
   const pathname = usePathname();
@@ -43,7 +48,7 @@ export function ConsoleShell({ registerOpen, children }: { registerOpen: boolean
       </AppShell.Header>
       {showMenu && (
         <AppShell.Navbar aria-label="侧边菜单">
-          <SideMenu role={user.role} pathname={pathname} />
+          <SideMenu role={user.role} pathname={pathname} serverFlags={menuFlags} />
         </AppShell.Navbar>
       )}
       <AppShell.Main style={{ display: "flex", flexDirection: "column" }}>

@@ -6,22 +6,18 @@ import { useEffect, useMemo } from "react";
 import { Icon } from "@/components/icons";
 import { useSiteStatus } from "@/lib/client/hooks";
 import { showError } from "@/lib/client/notify";
-import { buildMenu, isActivePath, parseChats } from "@/lib/ui/menu";
+import { buildMenu, isActivePath, type MenuFlags, parseChats } from "@/lib/ui/menu";
 
-export function SideMenu({ role, pathname }: { role: number; pathname: string }) {
-  const status = useSiteStatus();
+/** `serverFlags`: the flags the server rendered with, used until the stored status is read. */
+export function SideMenu({ role, pathname, serverFlags }: { role: number; pathname: string; serverFlags: MenuFlags }) {
+  const status = useSiteStatus() ?? serverFlags;
+  const { chats, enable_data_export, enable_drawing, enable_task } = status;
   const entries = useMemo(
-    () =>
-      buildMenu(role, {
-        chats: status?.chats,
-        enable_data_export: status?.enable_data_export,
-        enable_drawing: status?.enable_drawing,
-        enable_task: status?.enable_task,
-      }),
-    [role, status?.chats, status?.enable_data_export, status?.enable_drawing, status?.enable_task],
+    () => buildMenu(role, { chats, enable_data_export, enable_drawing, enable_task }),
+    [role, chats, enable_data_export, enable_drawing, enable_task],
   );
 
-  const chatsBroken = status ? parseChats(status.chats).error : false;
+  const chatsBroken = parseChats(chats).error;
   useEffect(() => {
     if (chatsBroken) showError("聊天数据解析失败");
   }, [chatsBroken]);
