@@ -23,10 +23,10 @@ export const splitKeyLines = (text: string) =>
     .filter(Boolean);
 
 /**
- * A JSON object of output limits, model name → a positive whole number of tokens ("" means none),
- * or null when it is not one.
+ * A JSON object whose every entry passes `accept`, as a plain record ("" or blank text is the empty
+ * map), or null when the text is not such an object.
  */
-export function parseLimitMap(text: string | null | undefined): Record<string, number> | null {
+function parseJsonMap<V>(text: string | null | undefined, accept: (key: string, value: unknown) => value is V): Record<string, V> | null {
   const raw = (text ?? "").trim();
   if (!raw) return {};
   let parsed: unknown;
@@ -36,32 +36,24 @@ export function parseLimitMap(text: string | null | undefined): Record<string, n
     return null;
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const out: Record<string, number> = {};
+  const out: Record<string, V> = {};
   for (const [k, v] of Object.entries(parsed)) {
-    if (k.trim() === "" || typeof v !== "number" || !Number.isSafeInteger(v) || v <= 0) return null;
+    if (!accept(k, v)) return null;
     out[k] = v;
   }
   return out;
 }
 
+/**
+ * A JSON object of output limits, model name → a positive whole number of tokens ("" means none),
+ * or null when it is not one.
+ */
+export const parseLimitMap = (text: string | null | undefined): Record<string, number> | null =>
+  parseJsonMap(text, (k, v): v is number => k.trim() !== "" && typeof v === "number" && Number.isSafeInteger(v) && v > 0);
+
 /** A JSON object whose values are all strings ("" means no mapping), or null when it is not one. */
-export function parseStringMap(text: string | null | undefined): Record<string, string> | null {
-  const raw = (text ?? "").trim();
-  if (!raw) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsed)) {
-    if (typeof v !== "string") return null;
-    out[k] = v;
-  }
-  return out;
-}
+export const parseStringMap = (text: string | null | undefined): Record<string, string> | null =>
+  parseJsonMap(text, (_k, v): v is string => typeof v === "string");
 
 export const trimTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, "");
 
