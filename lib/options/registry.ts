@@ -91,8 +91,6 @@ export type OptionUi = {
   suffix?: string;
   /** What each choice of a select reads as. */
   choiceLabels?: Readonly<Record<string, string>>;
-  /** Its feature is not built yet: shown disabled and off, with NOT_YET_OPEN, and never saved. */
-  unavailable?: boolean;
   /** Takes a whole row of its section's grid (long lists). */
   wide?: boolean;
   /** The form's text for a value the parser refuses, in place of the parser's (JSON that does not parse keeps the spec's text). */
@@ -349,27 +347,21 @@ export const OPTION_REGISTRY = {
     description: "未设置倍率或价格的模型默认被拒绝；开启后按默认倍率 37.5 计费并放行",
   }),
 
-  // Drawing (Midjourney) and asynchronous tasks (Suno). new-api's flags, default off here: their
-  // pages come with the task issue, and until then the menu never offers them (lib/ui/menu.ts).
-  DrawingEnabled: shown(bool(false), {
-    section: "drawing",
-    label: "启用绘图功能",
-    description: "绘图页面尚未提供：开启后侧边栏暂不显示「绘图」，待绘图页面上线后生效",
-  }),
+  // Drawing (Midjourney) and asynchronous tasks (Suno, video): new-api's flags and defaults. The
+  // relay serves /mj, /suno and /v1/videos whatever they say; they show and hide the console pages.
+  DrawingEnabled: shown(bool(false), { section: "drawing", label: "启用绘图功能" }),
+  TaskEnabled: shown(bool(false), { section: "drawing", label: "启用异步任务功能", description: "侧边栏显示「异步任务」（Suno 音乐、视频生成）" }),
   MjNotifyEnabled: shown(bool(false), { section: "drawing", label: "允许回调（会泄露服务器 IP 地址）" }),
-  MjAccountFilterEnabled: shown(bool(false), { section: "drawing", label: "允许 AccountFilter 参数", unavailable: true }),
-  MjForwardUrlEnabled: shown(bool(true), { section: "drawing", label: "开启之后将上游地址替换为服务器地址", unavailable: true }),
+  MjAccountFilterEnabled: shown(bool(false), { section: "drawing", label: "允许 AccountFilter 参数" }),
+  MjForwardUrlEnabled: shown(bool(true), { section: "drawing", label: "开启之后将上游地址替换为服务器地址" }),
   MjModeClearEnabled: shown(bool(false), {
     section: "drawing",
     label: "开启之后会清除用户提示词中的 --fast、--relax 以及 --turbo 参数",
-    unavailable: true,
   }),
   MjActionCheckSuccessEnabled: shown(bool(true), {
     section: "drawing",
     label: "检测必须等待绘图成功才能进行放大等操作",
-    unavailable: true,
   }),
-  TaskEnabled: bool(false),
 
   // Sensitive words (one word a line)
   CheckSensitiveEnabled: shown(bool(true), { section: "sensitive", label: "启用屏蔽词过滤功能" }),

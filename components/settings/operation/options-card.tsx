@@ -9,7 +9,6 @@ import { SettingCard } from "@/components/settings/setting-card";
 import { refreshStatus } from "@/lib/client/session";
 import { useOptionsForm } from "@/lib/client/options";
 import { type OptionKey, type OptionSection, sectionFields } from "@/lib/options/registry";
-import { NOT_YET_OPEN } from "@/lib/options/unavailable";
 
 type Props = {
   title: string;
@@ -79,9 +78,8 @@ export function OptionsCard({ title, description, section, initial, children }: 
             <Switch
               key={f.key}
               label={f.label}
-              description={f.unavailable ? NOT_YET_OPEN : f.description}
-              checked={!f.unavailable && values[f.key] === "true"}
-              disabled={f.unavailable}
+              description={f.description}
+              checked={values[f.key] === "true"}
               onChange={(e) => set(f.key, e.currentTarget.checked ? "true" : "false")}
             />
           ))}
