@@ -213,6 +213,15 @@ function quotaPerCall(pricing: Pricing, factor: Rat, b: PriceBreakdown): QuotaRe
   return { quota: finalQuota(total, mul(multiplier, factor)), breakdown: b };
 }
 
+/**
+ * Quota of a task billed per call or per unit (lib/tasks: a Midjourney or Suno submit is 1 unit, a
+ * video is its seconds): round(ModelPrice × units × groupRatio × quotaPerUnit). Per-call pricing only.
+ */
+export function quotaForUnits(pricing: Pricing, units: number): QuotaResult {
+  if (pricing.kind !== "price") throw new Error("quotaForUnits needs a per-call price");
+  return quotaPerCall(pricing, decimalToRat(units), baseBreakdown(pricing));
+}
+
 /** Quota of a TTS request: `tts*` models bill input characters as prompt tokens. */
 export function quotaForSpeech(pricing: Pricing, characters: number): QuotaResult {
   return quotaForTokens(pricing, {

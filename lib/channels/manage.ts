@@ -19,7 +19,7 @@ import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyProblem } f
 import { addressColumns, checkChannelAddress, checkOtherChange, movesChannel } from "@/lib/channels/address";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import { isRoot } from "@/lib/auth/roles";
-import { relayRefusal } from "@/lib/relay/providers";
+import { channelTypeRefusal } from "@/lib/relay/providers";
 
 /** Large batches and the full rebuild may take longer than Prisma's 5 s default. */
 const LONG_TX = { timeout: 60_000, maxWait: 10_000 };
@@ -58,9 +58,9 @@ const AUDITED_FIELDS = [
   "tag",
 ] as const;
 
-/** Channels of a type the relay does not serve cannot be created, nor can a channel change to one. */
+/** Channels of a type nothing serves cannot be created, nor can a channel change to one. */
 function refuseNotRelayed(type: number): void {
-  const refusal = relayRefusal(type);
+  const refusal = channelTypeRefusal(type);
   if (refusal) throw badRequest(refusal);
 }
 

@@ -350,7 +350,11 @@ export const OPTION_REGISTRY = {
   // Drawing (Midjourney) and asynchronous tasks (Suno, video): new-api's flags and defaults. The
   // relay serves /mj, /suno and /v1/videos whatever they say; they show and hide the console pages.
   DrawingEnabled: shown(bool(false), { section: "drawing", label: "启用绘图功能" }),
-  TaskEnabled: shown(bool(false), { section: "drawing", label: "启用异步任务功能", description: "侧边栏显示「异步任务」（Suno 音乐、视频生成）" }),
+  TaskEnabled: shown(bool(false), {
+    section: "drawing",
+    label: "启用异步任务功能",
+    description: "侧边栏显示「异步任务」（Suno 音乐、视频生成）",
+  }),
   MjNotifyEnabled: shown(bool(false), { section: "drawing", label: "允许回调（会泄露服务器 IP 地址）" }),
   MjAccountFilterEnabled: shown(bool(false), { section: "drawing", label: "允许 AccountFilter 参数" }),
   MjForwardUrlEnabled: shown(bool(true), { section: "drawing", label: "开启之后将上游地址替换为服务器地址" }),

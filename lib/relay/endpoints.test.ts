@@ -22,6 +22,16 @@ const RELAY_PATHS = [
   "/v1beta/models/gemini-2.0-flash",
   "/v1beta/models/gemini-2.0-flash:generateContent",
   "/v1beta/models/gemini-2.0-flash:streamGenerateContent",
+  // Tasks (lib/tasks): Midjourney with and without a mode, Suno, OpenAI's videos.
+  "/mj/submit/imagine",
+  "/mj/task/abc/fetch",
+  "/mj/image/abc",
+  "/fast/mj/submit/imagine",
+  "/relax/mj/task/list-by-condition",
+  "/suno/submit/music",
+  "/suno/fetch/abc",
+  "/v1/videos",
+  "/v1/videos/video_123/content",
 ];
 
 /** The app/ route file that answers `urlPath` (exact folders first, then `[x]`, then `[...x]`). */
@@ -50,7 +60,8 @@ describe("the endpoint table", () => {
 
   it("is answered by the relay core (isRelayPath) for every path", () => {
     for (const p of RELAY_PATHS) expect(isRelayPath(p), p).toBe(true);
-    for (const p of ["/", "/token", "/api/status", "/pgx", "/dashboard"]) expect(isRelayPath(p), p).toBe(false);
+    for (const p of ["/", "/token", "/api/status", "/pgx", "/dashboard", "/midjourney", "/task", "/mjx/a", "/sunos"])
+      expect(isRelayPath(p), p).toBe(false);
   });
 
   it("has an app/ route handler for every path (the relay served through Next)", () => {
@@ -67,6 +78,6 @@ describe("the endpoint table", () => {
     expect(literal).toBeDefined();
     const guarded = new RegExp(`^${JSON.parse(literal!)}$`);
     for (const p of RELAY_PATHS) expect(guarded.test(p), p).toBe(false);
-    for (const p of ["/token", "/pgx", "/apikeys"]) expect(guarded.test(p), p).toBe(true);
+    for (const p of ["/token", "/pgx", "/apikeys", "/midjourney", "/task"]) expect(guarded.test(p), p).toBe(true);
   });
 });

@@ -57,6 +57,12 @@ export const BILLING_PATH = /^(\/v1)?\/dashboard\/billing\/(subscription|usage)$
 export const NOT_IMPLEMENTED =
   /^\/v1\/((files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime)(\/|$)|responses\/)/;
 
+/**
+ * The task routes outside /v1 (lib/tasks): Midjourney's `/mj/…` and `/{mode}/mj/…` (mode: fast,
+ * relax, turbo…) and Suno's `/suno/…`. OpenAI's video routes are under /v1.
+ */
+export const TASK_PATH = /^\/(?:[^/]+\/)?mj\/|^\/suno\//;
+
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {
   return (
@@ -64,6 +70,7 @@ export function isRelayPath(path: string): boolean {
     path === "/v1" ||
     path.startsWith("/v1beta/") ||
     path.startsWith("/dashboard/billing/") ||
-    path === PLAYGROUND_PATH
+    path === PLAYGROUND_PATH ||
+    TASK_PATH.test(path)
   );
 }

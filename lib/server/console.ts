@@ -1,11 +1,12 @@
 // The console process of `npm start`: Next (pages, /api, next-auth) on a Unix socket that only
 // the relay workers talk to. It opens the database first (migrations, root account) and says
 // so, because the relay workers must not start on a database that is still being migrated. The
-// instance's periodic jobs (the scheduled channel test) run in this process.
+// instance's periodic jobs (the scheduled channel test, the task poller) run in this process.
 import { existsSync, unlinkSync } from "node:fs";
 import http from "node:http";
 import next from "next";
 import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
+import { startTaskPoller } from "@/lib/tasks/poller";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 
@@ -15,6 +16,7 @@ export async function runConsole(socketPath: string) {
   toParent({ qiao: "db-ready" });
   // Periodic jobs run here, once per instance, never in the relay workers.
   startChannelTestSchedule();
+  startTaskPoller();
   const app = next({ dev: false, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();

@@ -30,6 +30,7 @@ import {
   CORS_HEADERS,
   CORS_RESPONSE_HEADERS,
   decodePathSegment,
+  type ErrorShape,
   errorResponse,
   relayErrorResponse,
   type RelayRequest,
@@ -48,6 +49,7 @@ import { promptCheckEnabled } from "@/lib/relay/request/sensitive";
 import { settleFailure } from "@/lib/relay/call/settle";
 import { cachedRoutingTable, pickChannel, routingTable } from "@/lib/relay/memory/key-user-channel-cache";
 import type { RelayMode } from "@/lib/relay/types";
+import { matchTaskRoute } from "@/lib/tasks/registry";
 
 export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
   if (req.method === "OPTIONS") return Promise.resolve({ status: 204, headers: { ...CORS_HEADERS }, body: null });
@@ -63,7 +65,7 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
   // Set once the path names another caller protocol: its errors are answered in its shape.
   let inbound: ReturnType<typeof matchInbound> = null;
-  let errorShape: InboundProtocol | undefined;
+  let errorShape: ErrorShape | undefined;
   try {
     const path = req.path.length > 1 && req.path.endsWith("/") ? req.path.slice(0, -1) : req.path;
     if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
@@ -77,6 +79,12 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     // The served routes first: one lookup, no pattern, for nearly every request.
     const served = req.method === "POST" ? ROUTES[path] : undefined;
     if (served) return await relayCall(req, path, served.mode, served.defaultModel, requestId);
+    // Tasks (lib/tasks): Midjourney, Suno, OpenAI's videos; their errors in the platform's shape.
+    const task = matchTaskRoute(req.method, path);
+    if (task) {
+      errorShape = task.platform.errorShape;
+      return await task.handler(req, requestId);
+    }
     inbound = matchInbound(req.method, path, req.query);
     if (inbound) {
       const { protocol, match } = inbound;

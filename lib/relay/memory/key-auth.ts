@@ -40,11 +40,23 @@ export function maskKey(key: string): string {
   return `sk-${key.slice(0, 4)}****${key.slice(-4)}`;
 }
 
-/** The raw key from Authorization (Bearer), x-api-key or x-goog-api-key / ?key=. */
+/**
+ * The raw key from Authorization (Bearer), x-api-key, x-goog-api-key, mj-api-secret (Midjourney
+ * clients; their Authorization may hold the placeholder "midjourney-proxy") or ?key=.
+ */
 export function readKey(req: RelayRequest): string {
   const auth = req.headers.get("authorization");
-  if (auth) return auth.replace(/^Bearer\s+/i, "").trim();
-  return (req.headers.get("x-api-key") ?? req.headers.get("x-goog-api-key") ?? req.query.get("key") ?? "").trim();
+  if (auth) {
+    const key = auth.replace(/^Bearer\s+/i, "").trim();
+    if (key !== "midjourney-proxy") return key;
+  }
+  return (
+    req.headers.get("x-api-key") ??
+    req.headers.get("x-goog-api-key") ??
+    req.headers.get("mj-api-secret") ??
+    req.query.get("key") ??
+    ""
+  ).trim();
 }
 
 type ParsedKey = { key: string; channelPart: string | undefined; masked: string };

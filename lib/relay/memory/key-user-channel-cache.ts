@@ -7,7 +7,7 @@ import { getDirectDb } from "@/lib/db/direct";
 import { big, int, str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, type CacheEvent } from "@/lib/cache/bus";
-import { getProvider } from "@/lib/relay/providers";
+import { getProvider, isTasksOnlyType } from "@/lib/relay/providers";
 import { loadChannelsForRouting, type RoutingChannel } from "@/lib/channels/routing";
 import { parseCidrList, type Cidr } from "@/lib/net/ip";
 import { toChannelConfig } from "@/lib/relay/memory/channel";
@@ -213,8 +213,9 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
       config: toChannelConfig(row),
     };
     byId.set(row.id, rc);
-    // A type the relay does not serve (lib/relay/providers) never takes traffic.
-    if (row.status !== CHANNEL_STATUS.enabled || !getProvider(row.type)) continue;
+    // A type nothing serves (lib/relay/providers) never takes traffic. Task-only types (Midjourney,
+    // Suno) are routed like the others; only their task routes pick them (lib/tasks/submit.ts).
+    if (row.status !== CHANNEL_STATUS.enabled || !(getProvider(row.type) || isTasksOnlyType(row.type))) continue;
     for (const group of row.groups) {
       let models = byGroupModel.get(group);
       if (!models) byGroupModel.set(group, (models = new Map()));

@@ -24,16 +24,22 @@ import { vertex } from "./vertex";
 
 /** A channel type the relay does not serve yet: channels of it cannot be created, tested or routed to. */
 export type NotRelayed = { readonly notRelayed: string };
-export type RegistryEntry = ProviderAdapter | NotRelayed;
+/**
+ * A channel type that runs tasks only (lib/tasks: Midjourney, Suno): its channels are created and
+ * routed to like any other, but only the task routes it names use them; chat calls and the
+ * channel test refuse them.
+ */
+export type TasksOnly = { readonly tasksOnly: string };
+export type RegistryEntry = ProviderAdapter | NotRelayed | TasksOnly;
 
-const notRelayed = (reason: string): NotRelayed => ({ notRelayed: reason });
+const tasksOnly = (routes: string): TasksOnly => ({ tasksOnly: routes });
 
 export const CHANNEL_REGISTRY = {
   [T.OpenAI]: openai,
-  [T.Midjourney]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
+  [T.Midjourney]: tasksOnly("Midjourney 任务接口（/mj）"),
   [T.Azure]: azure,
   [T.Ollama]: ollama,
-  [T.MidjourneyPlus]: notRelayed("Midjourney 任务接口（/mj）尚未实现"),
+  [T.MidjourneyPlus]: tasksOnly("Midjourney 任务接口（/mj）"),
   [T.Custom]: custom,
   [T.PaLM]: palm,
   [T.Anthropic]: anthropic,
@@ -52,7 +58,7 @@ export const CHANNEL_REGISTRY = {
   [T.AWS]: bedrock,
   [T.Cohere]: cohere,
   [T.MiniMax]: minimax,
-  [T.Suno]: notRelayed("Suno 任务接口尚未实现"),
+  [T.Suno]: tasksOnly("Suno 任务接口（/suno）"),
   [T.Dify]: dify,
   [T.Jina]: jina,
   [T.Cloudflare]: cloudflare,
@@ -63,7 +69,15 @@ export const CHANNEL_REGISTRY = {
   [T.XAI]: xai,
 } as const satisfies Record<ChannelType, RegistryEntry>;
 
-const isAdapter = (e: RegistryEntry): e is ProviderAdapter => !("notRelayed" in e);
+const isAdapter = (e: RegistryEntry): e is ProviderAdapter => !("notRelayed" in e) && !("tasksOnly" in e);
+
+const entryOf = (type: number): RegistryEntry | undefined => (CHANNEL_REGISTRY as Record<number, RegistryEntry | undefined>)[type];
+
+/** Whether channels of this type run tasks only (Midjourney, Suno). */
+export function isTasksOnlyType(type: number): boolean {
+  const entry = entryOf(type);
+  return !!entry && "tasksOnly" in entry;
+}
 
 /**
  * The types whose upstream speaks OpenAI's protocol: the client's body goes up nearly as sent
@@ -103,12 +117,19 @@ export function getProvider(type: number): ProviderAdapter | undefined {
   return ADAPTERS[type];
 }
 
-/** Why channels of this type cannot be used (the spec envelope's message), or null when it relays. */
+/** Why a chat-style call (or the channel test) cannot use channels of this type, or null when it relays. */
 export function relayRefusal(type: number): string | null {
   if (getProvider(type)) return null;
-  const entry = (CHANNEL_REGISTRY as Record<number, RegistryEntry | undefined>)[type];
+  const entry = entryOf(type);
   if (!entry || isAdapter(entry)) return "未知的渠道类型";
-  return `渠道类型「${CHANNEL_CATALOG[type as ChannelType].name}」暂不可用：${entry.notRelayed}`;
+  const name = CHANNEL_CATALOG[type as ChannelType].name;
+  if ("tasksOnly" in entry) return `渠道类型「${name}」只用于${entry.tasksOnly}`;
+  return `渠道类型「${name}」暂不可用：${entry.notRelayed}`;
+}
+
+/** Why channels of this type cannot be created, or null: every type the relay or a task platform serves. */
+export function channelTypeRefusal(type: number): string | null {
+  return isTasksOnlyType(type) ? null : relayRefusal(type);
 }
 
 /** type → reason, for every type that is not relayed (the console's channel editor disables them). */
@@ -116,7 +137,7 @@ export function notRelayedTypes(): Record<number, string> {
   const out: Record<number, string> = {};
   for (const t of CHANNEL_TYPE_CODES) {
     const entry: RegistryEntry = CHANNEL_REGISTRY[t];
-    if (!isAdapter(entry)) out[t] = entry.notRelayed;
+    if ("notRelayed" in entry) out[t] = (entry as NotRelayed).notRelayed;
   }
   return out;
 }

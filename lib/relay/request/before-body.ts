@@ -6,6 +6,7 @@ import { PLAYGROUND_PATH } from "@/lib/relay/endpoints";
 import { newRequestId, RelayError } from "@/lib/relay/errors";
 import { type ErrorShape, errorResponse, relayErrorResponse, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { protocolFor } from "@/lib/relay/inbound";
+import { taskErrorShape } from "@/lib/tasks/registry";
 
 /**
  * Whether the key is checked before the body is read: every call that can carry a body, except
@@ -18,7 +19,7 @@ export function keyedBeforeBody(method: string, path: string): boolean {
 /** The caller's protocol's error shape for `method path`; OpenAI's for a path no protocol claims. */
 export function shapeFor(method: string, path: string, query?: URLSearchParams): ErrorShape | undefined {
   try {
-    return protocolFor(method, path, query);
+    return protocolFor(method, path, query) ?? taskErrorShape(method, path);
   } catch {
     return undefined; // a malformed path (bad percent-encoding) is answered in OpenAI's shape
   }
