@@ -97,8 +97,17 @@ async function openTasks(d: DirectDb, platform: TaskPlatform): Promise<OpenTask[
   return rows.map((row) => openTaskOf(platform, row));
 }
 
-/** Applies one poll answer: finished, failed (refunded once) or moved on. */
-async function apply(platform: TaskPlatform, p: TaskProgress, summary: PollSummary, d: DirectDb): Promise<void> {
+/**
+ * Applies what the vendor said about one task: finished, failed (refunded once) or moved on. The
+ * poller calls it; so may a platform that asks the vendor itself when a client fetches an open task.
+ */
+export async function applyTaskProgress(
+  platform: TaskPlatform,
+  p: TaskProgress,
+  summary: PollSummary = { polled: 0, finished: 0, failed: 0, refunded: 0n },
+  db?: DirectDb,
+): Promise<void> {
+  const d = db ?? (await getDirectDb());
   if (p.status === TASK_STATUS.failure) {
     const reason = p.failReason || "上游任务失败";
     const refunded = await refundTask(
@@ -175,7 +184,7 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
         }
         summary.polled += batch.length;
         const ids = new Set(batch.map((t) => t.id));
-        for (const answer of answers) if (ids.has(answer.id)) await apply(platform, answer, summary, d);
+        for (const answer of answers) if (ids.has(answer.id)) await applyTaskProgress(platform, answer, summary, d);
       }
     }
   }
