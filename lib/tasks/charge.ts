@@ -16,8 +16,9 @@
 // refundTask is the only way a row becomes FAILURE. Its first statement moves the row from an open
 // status to FAILURE and must match: a second refund (two pollers, a poller and a late answer, a
 // restart mid-poll) matches nothing and the whole transaction rolls back, so the quota comes back
-// once. It returns the quota to the user and to the key it was taken from, and takes it back out
-// of the used totals; the request count keeps the call.
+// once. It returns the quota to the user and what was taken from the key's remain_quota (none for
+// an unlimited key: the row keeps both), and takes it back out of the used totals; the request
+// count keeps the call.
 import { type DirectDb, getDirectDb, type Statement } from "@/lib/db/direct";
 import { big, int, nowSeconds, str } from "@/lib/db/num";
 import { retryConflicts } from "@/lib/billing/ledger";
@@ -33,10 +34,10 @@ export type TaskCharge = {
   /** The submit's request id: stored on the row and its log rows. */
   requestId: string;
   userId: number;
-  /** The key whose remain_quota pays (0: none, an unlimited key or the console). */
-  chargedTokenId: number;
-  /** The key used, for its used total (0: none). */
+  /** The key that submits (0: none). */
   keyId: number;
+  /** Whether the key has a limit: its remain_quota pays too. */
+  keyLimited: boolean;
   channelId: number;
   quota: bigint;
   /** The row's other columns (platform, action, prompt, submit_time…). */
@@ -63,10 +64,11 @@ export async function chargeTask(c: TaskCharge, db?: DirectDb): Promise<ChargeRe
     required: true,
   });
   const tokenAt = statements.length;
-  if (c.chargedTokenId) {
+  const fromKey = c.keyId && c.keyLimited ? c.quota : 0n;
+  if (fromKey > 0n) {
     statements.push({
-      sql: `UPDATE tokens SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_time = ? WHERE id = ?${paid ? " AND remain_quota >= ?" : ""}`,
-      params: paid ? [c.quota, c.quota, now, c.chargedTokenId, c.quota] : [0n, 0n, now, c.chargedTokenId],
+      sql: "UPDATE tokens SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_time = ? WHERE id = ? AND remain_quota >= ?",
+      params: [fromKey, c.quota, now, c.keyId, fromKey],
       required: true,
     });
   } else if (c.keyId) {
@@ -79,7 +81,8 @@ export async function chargeTask(c: TaskCharge, db?: DirectDb): Promise<ChargeRe
     ...c.columns,
     user_id: c.userId,
     channel_id: c.channelId,
-    token_id: c.chargedTokenId,
+    token_id: c.keyId,
+    token_quota: fromKey,
     quota: c.quota,
     request_id: c.requestId,
     status: TASK_STATUS.submitting,
@@ -90,7 +93,7 @@ export async function chargeTask(c: TaskCharge, db?: DirectDb): Promise<ChargeRe
     params: names.map((n) => columns[n]),
   });
   const { failed } = await retryConflicts(() => d.transaction(statements));
-  if (failed >= 0) return { ok: false, shortfall: failed === tokenAt && c.chargedTokenId ? "token" : "user" };
+  if (failed >= 0) return { ok: false, shortfall: failed === tokenAt && fromKey > 0n ? "token" : "user" };
   const [row] = await d.query(`SELECT id FROM ${q(d, c.table)} WHERE request_id = ? ORDER BY id DESC`, [c.requestId]);
   return { ok: true, id: int(row?.id) };
 }
@@ -142,11 +145,15 @@ export type Refund = {
 export async function refundTask(table: TaskTable, id: number, refund: Refund, db?: DirectDb): Promise<bigint | null> {
   const d = db ?? (await getDirectDb());
   for (;;) {
-    const [row] = await d.query(`SELECT user_id, token_id, channel_id, quota, status, request_id FROM ${q(d, table)} WHERE id = ?`, [id]);
+    const [row] = await d.query(
+      `SELECT user_id, token_id, token_quota, channel_id, quota, status, request_id FROM ${q(d, table)} WHERE id = ?`,
+      [id],
+    );
     const status = str(row?.status);
     if (!row || FINAL_STATUSES.includes(status)) return null;
     const userId = int(row.user_id);
     const tokenId = int(row.token_id);
+    const tokenQuota = big(row.token_quota);
     const channelId = int(row.channel_id);
     const quota = big(row.quota);
     const columns: Record<string, string | number | bigint> = {
@@ -174,7 +181,7 @@ export async function refundTask(table: TaskTable, id: number, refund: Refund, d
       if (tokenId)
         statements.push({
           sql: "UPDATE tokens SET remain_quota = remain_quota + ?, used_quota = used_quota - ? WHERE id = ?",
-          params: [quota, quota, tokenId],
+          params: [tokenQuota, quota, tokenId],
         });
       // Only an accepted task added to its channel's used total (acceptTask).
       if (channelId && status !== TASK_STATUS.submitting)

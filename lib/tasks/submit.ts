@@ -127,13 +127,12 @@ export async function submitTask(
   }
   const priced = quotaForUnits(pricing, plan.units);
   const quota = BigInt(priced.quota);
-  const chargedTokenId = caller.key && !caller.key.unlimited ? caller.key.id : 0;
   const charged = await chargeTask({
     table: plan.platform.table,
     requestId,
     userId: caller.user.id,
-    chargedTokenId,
     keyId: caller.key?.id ?? 0,
+    keyLimited: !!caller.key && !caller.key.unlimited,
     channelId: channel.row.id,
     quota,
     columns: plan.platform.table === "tasks" ? { ...plan.columns, platform: plan.platform.name } : plan.columns,

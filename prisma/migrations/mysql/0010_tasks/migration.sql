@@ -2,6 +2,7 @@
 
 -- AlterTable
 ALTER TABLE `midjourneys` ADD COLUMN `token_id` INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN `token_quota` BIGINT NOT NULL DEFAULT 0,
     ADD COLUMN `request_id` VARCHAR(191) NOT NULL DEFAULT '';
 
 -- CreateIndex
@@ -12,6 +13,7 @@ CREATE INDEX `midjourneys_status_idx` ON `midjourneys`(`status`);
 
 -- AlterTable
 ALTER TABLE `tasks` ADD COLUMN `token_id` INTEGER NOT NULL DEFAULT 0,
+    ADD COLUMN `token_quota` BIGINT NOT NULL DEFAULT 0,
     ADD COLUMN `request_id` VARCHAR(191) NOT NULL DEFAULT '';
 
 -- CreateIndex

@@ -2,11 +2,13 @@
 
 -- AlterTable
 ALTER TABLE "midjourneys" ADD COLUMN     "request_id" TEXT NOT NULL DEFAULT '',
-ADD COLUMN     "token_id" INTEGER NOT NULL DEFAULT 0;
+ADD COLUMN     "token_id" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "token_quota" BIGINT NOT NULL DEFAULT 0;
 
 -- AlterTable
 ALTER TABLE "tasks" ADD COLUMN     "request_id" TEXT NOT NULL DEFAULT '',
-ADD COLUMN     "token_id" INTEGER NOT NULL DEFAULT 0;
+ADD COLUMN     "token_id" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "token_quota" BIGINT NOT NULL DEFAULT 0;
 
 -- CreateIndex
 CREATE INDEX "midjourneys_request_id_idx" ON "midjourneys"("request_id");

@@ -25,6 +25,7 @@ CREATE TABLE "new_midjourneys" (
     "buttons" TEXT NOT NULL DEFAULT '',
     "properties" TEXT NOT NULL DEFAULT '',
     "token_id" INTEGER NOT NULL DEFAULT 0,
+    "token_quota" BIGINT NOT NULL DEFAULT 0,
     "request_id" TEXT NOT NULL DEFAULT ''
 );
 INSERT INTO "new_midjourneys" ("action", "buttons", "channel_id", "code", "description", "fail_reason", "finish_time", "id", "image_url", "mj_id", "progress", "prompt", "prompt_en", "properties", "quota", "start_time", "state", "status", "submit_time", "user_id") SELECT "action", "buttons", "channel_id", "code", "description", "fail_reason", "finish_time", "id", "image_url", "mj_id", "progress", "prompt", "prompt_en", "properties", "quota", "start_time", "state", "status", "submit_time", "user_id" FROM "midjourneys";
@@ -56,6 +57,7 @@ CREATE TABLE "new_tasks" (
     "properties" TEXT NOT NULL DEFAULT '',
     "data" TEXT NOT NULL DEFAULT '',
     "token_id" INTEGER NOT NULL DEFAULT 0,
+    "token_quota" BIGINT NOT NULL DEFAULT 0,
     "request_id" TEXT NOT NULL DEFAULT ''
 );
 INSERT INTO "new_tasks" ("action", "channel_id", "created_at", "data", "fail_reason", "finish_time", "id", "platform", "progress", "properties", "quota", "start_time", "status", "submit_time", "task_id", "updated_at", "user_id") SELECT "action", "channel_id", "created_at", "data", "fail_reason", "finish_time", "id", "platform", "progress", "properties", "quota", "start_time", "status", "submit_time", "task_id", "updated_at", "user_id" FROM "tasks";
