@@ -7,7 +7,7 @@ import { getOptions } from "@/lib/options";
 import { DRAWING_FILTER_KEYS, drawingFiltersOf, listDrawingTasks } from "@/lib/tasks/query";
 import { listParams, PAGE_SIZE_COOKIE, param, type SearchParams } from "@/lib/ui/list-params";
 
-// Drawing tasks (spec §2 Drawing page): rows rendered here through listDrawingTasks, the function
+// Drawing tasks (spec §2 "Drawing (midjourney) page"): rows rendered here through listDrawingTasks, the function
 // GET /api/mj/ and /api/mj/self/ call, with the filters from the URL so a view can be shared;
 // admins read everyone's rows, users their own.
 export default async function MidjourneyPage({ searchParams }: { searchParams: Promise<SearchParams> }) {

@@ -1,5 +1,5 @@
 "use client";
-// The /midjourney table's columns (spec §2 Drawing page, §4 codes, statuses, actions): the channel
+// The /midjourney table's columns (spec §2 "Drawing (midjourney) page", §4 codes, statuses, actions): the channel
 // for an admin only; the image behind 查看图片, prompts and failure reasons cut to one line.
 import type { Column } from "@/components/data/paged-table";
 import { ImagePreview } from "@/components/tasks/image-preview";
