@@ -47,14 +47,6 @@ export function parseChats(chats: SiteStatus["chats"]): { links: ChatLink[]; err
   return { links, error: links.length !== value.length };
 }
 
-/**
- * Pages of the route table that are not built yet (drawing and async tasks come with the task
- * issue). Their entries follow DrawingEnabled / TaskEnabled, but are never offered while the page
- * is missing, whatever the stored flag says (an imported new-api database has both on): a menu
- * link, and Next's prefetch of it on every page, would only reach 页面不存在.
- */
-export const UNBUILT_PAGES: ReadonlySet<string> = new Set(["/midjourney", "/task"]);
-
 export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
   const admin = role >= ROLE.admin;
   const root = role >= ROLE.root;
@@ -80,7 +72,7 @@ export function buildMenu(role: number, flags: MenuFlags): MenuEntry[] {
     root && { key: "audit", label: "审计日志", href: "/audit" },
     { key: "setting", label: "设置", href: "/setting" },
   ];
-  return entries.filter((e): e is MenuEntry => !!e && !(e.href && UNBUILT_PAGES.has(e.href)));
+  return entries.filter((e): e is MenuEntry => !!e);
 }
 
 /** Whether a menu link is the current page (exact, or a sub-path such as /channel/edit/3). */

@@ -48,8 +48,8 @@ const FLOORS: Record<string, string[]> = {
     "lib/payments",
     "lib/playground",
   ],
-  // The relay and the processes of `npm start`.
-  relay: ["lib/relay", "lib/server"],
+  // The relay, its tasks (drawing, music, video) and the processes of `npm start`.
+  relay: ["lib/relay", "lib/tasks", "lib/server"],
   components: ["components"],
   // Pages, route handlers and the entry files.
   top: ["app", "proxy.ts", "server.ts"],
