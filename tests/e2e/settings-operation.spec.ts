@@ -151,7 +151,7 @@ test("Chats: invalid JSON is refused with the spec's text; a valid list feeds th
   }
 });
 
-test("request limits (速率限制设置) are saved and checked; the Midjourney switches are not open yet", async ({ page, playwright }) => {
+test("request limits (速率限制设置) are saved and checked; the Midjourney switches are live", async ({ page, playwright }) => {
   const api = await rootApi(playwright);
   const keys = [
     "ModelRequestRateLimitEnabled",
@@ -181,10 +181,11 @@ test("request limits (速率限制设置) are saved and checked; the Midjourney 
     expect(saved.get("ModelRequestRateLimitCount")).toBe("30");
 
     const drawing = card(page, "绘图设置");
-    for (const name of ["允许 AccountFilter 参数", "开启之后将上游地址替换为服务器地址"]) {
-      await expect(drawing.getByRole("switch", { name })).toBeDisabled();
+    for (const name of ["允许 AccountFilter 参数", "开启之后将上游地址替换为服务器地址", "启用异步任务功能"]) {
+      await expect(drawing.getByRole("switch", { name })).toBeEnabled();
     }
-    await expect(drawing.getByText("尚未开放").first()).toBeVisible();
+    await expect(drawing.getByRole("switch", { name: "开启之后将上游地址替换为服务器地址" })).toBeChecked();
+    await expect(drawing.getByText("尚未开放")).toHaveCount(0);
     await limits.scrollIntoViewIfNeeded();
     await limits.screenshot({ path: "test-results/screenshots/settings-operation-rate-limit.png" });
     await page.setViewportSize({ width: 390, height: 844 });
