@@ -62,8 +62,11 @@ export interface VideoMock {
   port: number;
   requests: RecordedVideoRequest[];
   videos: Map<string, MockVideo>;
-  /** The next `times` creates (and remixes) answer `status` with an OpenAI error body. */
-  failCreates(status: number, times?: number): void;
+  /**
+   * The next `times` creates (and remixes) answer `status` with an OpenAI error body, or with `raw`
+   * (a proxy's page, a malformed answer) when given.
+   */
+  failCreates(status: number, times?: number, raw?: { contentType: string; body: string }): void;
   /** The bytes `GET …/content?variant=` answers for a video. */
   contentOf(id: string, variant?: string): { type: string; bytes: Buffer };
   reset(): void;
@@ -131,7 +134,7 @@ function bytesOf(id: string, variant: string): Buffer {
 export async function startVideoMock(options: VideoMockOptions = {}): Promise<VideoMock> {
   const requests: RecordedVideoRequest[] = [];
   const videos = new Map<string, MockVideo>();
-  let failure: { status: number; left: number } | null = null;
+  let failure: { status: number; left: number; raw?: { contentType: string; body: string } } | null = null;
   let url = "";
 
   const shown = (v: MockVideo) =>
@@ -181,7 +184,10 @@ export async function startVideoMock(options: VideoMockOptions = {}): Promise<Vi
   function failing(res: ServerResponse): boolean {
     if (!failure || failure.left <= 0) return false;
     failure.left--;
-    sendError(res, failure.status);
+    if (failure.raw) {
+      res.writeHead(failure.status, { "content-type": failure.raw.contentType });
+      res.end(failure.raw.body);
+    } else sendError(res, failure.status);
     return true;
   }
 
@@ -309,8 +315,8 @@ export async function startVideoMock(options: VideoMockOptions = {}): Promise<Vi
     port,
     requests,
     videos,
-    failCreates(status, times = 1) {
-      failure = { status, left: times };
+    failCreates(status, times = 1, raw) {
+      failure = { status, left: times, raw };
     },
     contentOf(id, variant = "video") {
       return { type: VARIANTS[variant]!, bytes: bytesOf(id, variant) };

@@ -255,6 +255,28 @@ for (const entry of ENTRIES) {
       expect(await channelUsed(second.id)).toBe(quotaOf(0.1, 4));
     });
 
+    it("a 200 that is no video is refused and costs nothing: a proxy's page is tried elsewhere, a video failed at once is not", async () => {
+      await updateOption("RetryTimes", "1");
+      await clearRelayData();
+      channelId = (await seedChannel({ base_url: mock.url, key: UPSTREAM_KEY, models: "sora-2", priority: 10 })).id;
+      await seedChannel({ base_url: backup.url, key: UPSTREAM_KEY, models: "sora-2", priority: 0 });
+      const before = await money(user);
+      mock.failCreates(200, 1, { contentType: "text/html", body: "<html>Sign in to the proxy</html>" });
+      const video = await client.videos.create({ prompt: "behind a proxy", seconds: "4" });
+      expect(backup.videos.has(video.id)).toBe(true);
+      expect(before.quota - (await money(user)).quota).toBe(quotaOf(0.1, 4));
+
+      const failedAtOnce = { id: "video_x", object: "video", status: "failed", error: { code: "moderation_blocked", message: "Blocked." } };
+      mock.failCreates(200, 1, { contentType: "application/json", body: JSON.stringify(failedAtOnce) });
+      const middle = await money(user);
+      const res = await postJson(user.key, { prompt: "blocked" });
+      expect(res.status).toBe(502);
+      expect((await res.json()).error).toMatchObject({ code: "moderation_blocked", message: expect.stringContaining("Blocked.") });
+      expect(backup.requests.filter((r) => r.kind === "create")).toHaveLength(1);
+      expect(await money(user)).toEqual(middle);
+      expect(await logs(user.id, 2)).toHaveLength(1);
+    });
+
     it("answers a caller's own video, and 404 for another user's", async () => {
       const video = await client.videos.create({ prompt: "mine", seconds: "4" });
       const other = await seedPayingUser();

@@ -108,10 +108,11 @@ async function sendVideo(
   const video = VendorVideo.parse(answer.json ?? {});
   const status = rowStatusOf(video.status) ?? TASK_STATUS.submitted;
   if (!video.id || status === TASK_STATUS.failure) {
-    // Nothing to follow (no id), or failed at once: refused, so the charge comes back.
+    // Nothing to follow (no id), or failed at once: refused, so the charge comes back. An answer
+    // that is not JSON at all (a proxy's page) created nothing: another channel may do better.
     const message = readableVendorText(video.id ? video.error?.message || "视频生成失败" : "上游没有返回视频 ID", row.key);
     refused({ status: 502, message, type: UPSTREAM_ERROR_TYPE, code: video.id ? (video.error?.code ?? "video_failed") : "bad_response" });
-    return { accepted: false, failReason: message };
+    return { accepted: false, failReason: message, retry: answer.json === undefined };
   }
   const { progress, data } = videoColumns(video, row.key);
   return {
