@@ -111,6 +111,9 @@ const OPENAI_MODELS = [
   "tts-1-hd-1106",
 ] as const;
 
+/** OpenAI's video models (lib/tasks/video), served by OpenAI and Azure channels only. */
+const OPENAI_VIDEO_MODELS = ["sora-2", "sora-2-pro"] as const;
+
 const CLAUDE_MODELS = [
   "claude-instant-1.2",
   "claude-2",
@@ -229,12 +232,12 @@ const SILICONFLOW_MODELS = [
 const apiVersion = (fallback: string): ChannelOther => ({ label: "API 版本", default: fallback });
 
 export const CHANNEL_CATALOG = {
-  1: { name: "OpenAI", baseUrl: "https://api.openai.com", models: OPENAI_MODELS, other: null },
+  1: { name: "OpenAI", baseUrl: "https://api.openai.com", models: [...OPENAI_MODELS, ...OPENAI_VIDEO_MODELS], other: null },
   2: { name: "Midjourney Proxy", baseUrl: "", models: MIDJOURNEY_MODELS, other: null },
   3: {
     name: "Azure OpenAI",
     baseUrl: "",
-    models: OPENAI_MODELS,
+    models: [...OPENAI_MODELS, ...OPENAI_VIDEO_MODELS],
     other: apiVersion("2023-06-01-preview"),
   },
   4: { name: "Ollama", baseUrl: "http://localhost:11434", models: ["llama3-7b"], other: null },

@@ -16,9 +16,11 @@ import { quoteIdent } from "@/lib/logs/insert";
 import { getOptions } from "@/lib/options";
 import { routingTable } from "@/lib/relay/memory/key-user-channel-cache";
 import { processSingleton } from "@/lib/singleton";
-import { refundTask, updateTask } from "@/lib/tasks/charge";
+import { applyTaskProgress, type PollSummary } from "@/lib/tasks/progress";
 import { TASK_PLATFORMS } from "@/lib/tasks/registry";
 import { FINAL_STATUSES, type OpenTask, TASK_STATUS, type TaskPlatform, type TaskProgress } from "@/lib/tasks/types";
+
+export type { PollSummary } from "@/lib/tasks/progress";
 
 export const TASK_POLL_LEASE_KEY = "lease:TaskPoller";
 export const POLL_INTERVAL_MS = 15_000;
@@ -36,10 +38,6 @@ const BATCH = 100;
 export const TIMEOUT_REASON = "上游任务超时（超过1小时）";
 export const STALE_SUBMIT_REASON = "提交未得到上游答复（服务中断），已退还额度";
 export const CHANNEL_GONE_REASON = "任务所在渠道已删除，已退还额度";
-
-/** Refund log text per table (new-api's wording). */
-const refundLog = (platform: TaskPlatform, reason: string) => (quota: bigint) =>
-  platform.table === "midjourneys" ? `构图失败 ${reason}，补偿 ${quota}` : `异步任务执行失败 ${reason}，补偿 ${quota}`;
 
 const instanceId = processSingleton("taskPollerId", () => `${process.pid}-${randomBytes(4).toString("hex")}`);
 
@@ -65,8 +63,6 @@ export async function claimPollLease(holder: string = instanceId, now = Date.now
   ]);
   return won === 1;
 }
-
-export type PollSummary = { polled: number; finished: number; failed: number; refunded: bigint };
 
 function openTaskOf(platform: TaskPlatform, row: Row): OpenTask {
   return {
@@ -97,49 +93,9 @@ async function openTasks(d: DirectDb, platform: TaskPlatform): Promise<OpenTask[
   return rows.map((row) => openTaskOf(platform, row));
 }
 
-/**
- * Applies what the vendor said about one task: finished, failed (refunded once) or moved on. The
- * poller calls it; so may a platform that asks the vendor itself when a client fetches an open task.
- */
-export async function applyTaskProgress(
-  platform: TaskPlatform,
-  p: TaskProgress,
-  summary: PollSummary = { polled: 0, finished: 0, failed: 0, refunded: 0n },
-  db?: DirectDb,
-): Promise<void> {
-  const d = db ?? (await getDirectDb());
-  if (p.status === TASK_STATUS.failure) {
-    const reason = p.failReason || "上游任务失败";
-    const refunded = await refundTask(
-      platform.table,
-      p.id,
-      { reason, logContent: refundLog(platform, reason), columns: p.columns, finishTime: p.finishTime },
-      d,
-    );
-    if (refunded !== null) {
-      summary.failed++;
-      summary.refunded += refunded;
-    }
-    return;
-  }
-  const columns: Record<string, string | number> = { ...p.columns, status: p.status };
-  if (p.progress !== undefined) columns.progress = p.progress;
-  if (p.startTime !== undefined) columns.start_time = p.startTime;
-  if (p.finishTime !== undefined) columns.finish_time = p.finishTime;
-  if (p.status === TASK_STATUS.success) {
-    columns.progress = "100%";
-    columns.finish_time ??= Date.now();
-  }
-  if (platform.table === "tasks") columns.updated_at = Math.floor(Date.now() / 1000);
-  if ((await updateTask(platform.table, p.id, columns, d)) && p.status === TASK_STATUS.success) summary.finished++;
-}
-
-async function fail(platform: TaskPlatform, id: number, reason: string, summary: PollSummary, d: DirectDb): Promise<void> {
-  const refunded = await refundTask(platform.table, id, { reason, logContent: refundLog(platform, reason) }, d);
-  if (refunded !== null) {
-    summary.failed++;
-    summary.refunded += refunded;
-  }
+/** Fails and refunds a task the vendor was not asked about (timed out, channel gone, never answered). */
+function fail(platform: TaskPlatform, id: number, reason: string, summary: PollSummary, d: DirectDb): Promise<void> {
+  return applyTaskProgress(platform, { id, status: TASK_STATUS.failure, failReason: reason }, summary, d);
 }
 
 /**

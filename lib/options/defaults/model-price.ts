@@ -1,5 +1,7 @@
 // Default `ModelPrice` table: US$ per call. A model listed here is always billed per call, even
-// for chat (new-api semantics). Values are new-api's (v0.3.2.x), plus xAI's image model.
+// for chat (new-api semantics). Values are new-api's (v0.3.2.x), plus xAI's image model and
+// OpenAI's video models. For a video model (lib/tasks/video) the price is per second of video:
+// a clip costs ModelPrice × its seconds × the group ratio.
 
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   suno_music: 0.1,
@@ -24,4 +26,7 @@ export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   swap_face: 0.05,
   mj_upload: 0.05,
   "grok-2-image": 0.07,
+  // Per second of video (OpenAI's list prices).
+  "sora-2": 0.1,
+  "sora-2-pro": 0.3,
 };
