@@ -135,7 +135,7 @@ export async function submitTask(
     keyLimited: !!caller.key && !caller.key.unlimited,
     channelId: channel.row.id,
     quota,
-    columns: plan.platform.table === "tasks" ? { ...plan.columns, platform: plan.platform.name } : plan.columns,
+    columns: { ...plan.columns, action: plan.action, ...(plan.platform.table === "tasks" ? { platform: plan.platform.name } : {}) },
   });
   if (!charged.ok) throw await shortfallRefusal(caller, charged.shortfall, priced.quota);
 
