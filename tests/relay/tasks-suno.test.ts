@@ -210,7 +210,23 @@ for (const entry of ENTRIES) {
       expect(row).toMatchObject({ status: "FAILURE", fail_reason: "tags too long", progress: "100%", task_id: "" });
     });
 
-    it("a vendor's 5xx without retries: answered 500, not billed, the row FAILURE", async () => {
+    it("a vendor that refuses the channel's key (401) disables the channel when automatic disabling is on", async () => {
+      await updateOption("AutomaticDisableChannelEnabled", "true");
+      try {
+        await clearRelayData();
+        const wrongKey = await seedChannel({ type: 36, base_url: mock.url, key: "not-the-key", models: "suno_music" });
+        const u = await seedPayer();
+        const res = await submit(u, "music", { prompt: "x" });
+        expect(res.status).toBe(401);
+        expect(res.json).toMatchObject({ code: "fail_to_fetch_task", message: expect.stringContaining("invalid api key") });
+        expect((await money(u)).quota).toBe(USER_QUOTA);
+        await expect.poll(async () => (await (await getDb()).channel.findUniqueOrThrow({ where: { id: wrongKey.id } })).status).toBe(3);
+      } finally {
+        await updateOption("AutomaticDisableChannelEnabled", "false");
+      }
+    });
+
+    it("a vendor's 5xx without retries: answered with its status, not billed, the row FAILURE", async () => {
       mock.refuseSubmits = { status: 503, body: { code: "internal_error", message: "no account available", data: null } };
       const u = await seedPayer();
       const res = await submit(u, "music", { prompt: "x" });
