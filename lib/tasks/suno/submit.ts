@@ -62,7 +62,8 @@ export async function submitSuno(
     }
     const parsed = SunoAnswer.safeParse(answer.json);
     const said = parsed.success ? parsed.data : null;
-    const vendorId = typeof said?.data === "string" ? said.data : "";
+    // The id is the row's task_id, a VARCHAR(191).
+    const vendorId = typeof said?.data === "string" && said.data.length <= 191 ? said.data : "";
     if (answer.status === 200 && said?.code === "success" && vendorId) {
       const now = Math.floor(Date.now() / 1000);
       return { accepted: true, vendorId, columns: { task_id: vendorId, status: TASK_STATUS.notStart, updated_at: now } };
