@@ -57,6 +57,11 @@ export const parseStringMap = (text: string | null | undefined): Record<string, 
 
 export const trimTrailingSlashes = (url: string) => url.trim().replace(/\/+$/, "");
 
+/** The channel's base URL, or its type's default when empty, without trailing slashes. */
+export function channelBaseUrl(type: number, base_url: string): string {
+  return trimTrailingSlashes(base_url || channelTypeInfo(type)?.baseUrl || "");
+}
+
 /** An empty `other` takes the type's default: API version (Azure, Spark) or region (Vertex). */
 export const defaultOtherFor = (type: number, other: string) => other.trim() || channelTypeInfo(type)?.other?.default || "";
 

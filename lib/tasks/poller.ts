@@ -12,9 +12,9 @@
 import { randomBytes } from "node:crypto";
 import { type DirectDb, getDirectDb, type Row } from "@/lib/db/direct";
 import { int, str } from "@/lib/db/num";
+import { loadChannelsForRouting } from "@/lib/channels/routing";
 import { quoteIdent } from "@/lib/logs/insert";
 import { getOptions } from "@/lib/options";
-import { routingTable } from "@/lib/relay/memory/key-user-channel-cache";
 import { processSingleton } from "@/lib/singleton";
 import { applyTaskProgress, type PollSummary } from "@/lib/tasks/progress";
 import { TASK_PLATFORMS } from "@/lib/tasks/registry";
@@ -106,7 +106,9 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
   const d = db ?? (await getDirectDb());
   const summary: PollSummary = { polled: 0, finished: 0, failed: 0, refunded: 0n };
   const options = await getOptions();
-  const table = await routingTable();
+  // Read each round, not the relay's cached table: the poller runs in the console process, where
+  // nothing keeps that table current, and a channel created or deleted since must count.
+  const channels = new Map((await loadChannelsForRouting()).map((c) => [c.id, c]));
   for (const platform of TASK_PLATFORMS) {
     const byChannel = new Map<number, OpenTask[]>();
     for (const task of await openTasks(d, platform)) {
@@ -123,7 +125,7 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
       else byChannel.set(task.channelId, [task]);
     }
     for (const [channelId, tasks] of byChannel) {
-      const channel = table.byId.get(channelId);
+      const channel = channels.get(channelId);
       if (!channel) {
         for (const task of tasks) await fail(platform, task.id, CHANNEL_GONE_REASON, summary, d);
         continue;
@@ -133,7 +135,7 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
         const batch = tasks.slice(i, i + BATCH);
         let answers: TaskProgress[];
         try {
-          answers = await platform.poll(channel.row, batch, options);
+          answers = await platform.poll(channel, batch, options);
         } catch (error) {
           console.warn(`[tasks] polling ${platform.name} on channel #${channelId} failed:`, error instanceof Error ? error.message : error);
           continue;

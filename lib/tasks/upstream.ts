@@ -4,12 +4,12 @@
 // client (a video's content) without being held in memory.
 import type { Readable } from "node:stream";
 import { request } from "undici";
+import { channelBaseUrl } from "@/lib/channels/fields";
 import type { RoutingChannel } from "@/lib/channels/routing";
 import type { OptionValues } from "@/lib/options";
 import { describeUpstreamNetworkError } from "@/lib/relay/errors";
 import type { RelayStreamBody } from "@/lib/relay/http";
 import { agentForChannel } from "@/lib/relay/memory/runtime";
-import { channelBaseUrl } from "@/lib/relay/probe/upstream";
 
 /** The channel's base URL (its type's default when empty), without trailing slashes. */
 export function vendorBase(channel: Pick<RoutingChannel, "type" | "base_url">): string {

@@ -16,12 +16,11 @@ import { ApiError, badRequest } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { CHANNEL_TYPES } from "@/lib/channels/catalog";
-import { CHANNEL_STATUS } from "@/lib/channels/fields";
+import { CHANNEL_STATUS, channelBaseUrl } from "@/lib/channels/fields";
 import { type ChannelJob, startChannelJob, type StepOutcome } from "@/lib/channels/jobs";
 import { setChannelStatus } from "@/lib/channels/routing";
 import {
   bearer,
-  channelBaseUrl,
   getUpstreamJson,
   loadChannelTarget,
   loadChannelTargets,

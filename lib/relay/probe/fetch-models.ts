@@ -7,17 +7,10 @@ import { ApiError, badRequest } from "@/lib/errors";
 import { isRoot } from "@/lib/auth/roles";
 import { checkChannelAddress } from "@/lib/channels/address";
 import { CHANNEL_TYPES, isChannelType } from "@/lib/channels/catalog";
-import { trimTrailingSlashes } from "@/lib/channels/fields";
+import { channelBaseUrl, trimTrailingSlashes } from "@/lib/channels/fields";
 import { CHANNEL_MSG } from "@/lib/channels/schemas";
 import { MODELS_PATH } from "@/lib/relay/endpoints";
-import {
-  bearer,
-  channelBaseUrl,
-  getUpstreamJson,
-  loadChannelTarget,
-  UpstreamCallError,
-  type UpstreamTarget,
-} from "@/lib/relay/probe/upstream";
+import { bearer, getUpstreamJson, loadChannelTarget, UpstreamCallError, type UpstreamTarget } from "@/lib/relay/probe/upstream";
 import { hideSecrets } from "@/lib/net/mask";
 
 export const FETCH_MODELS_MSG = {

@@ -7,8 +7,6 @@ import { request } from "undici";
 import { notFound } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { openChannelKey } from "@/lib/channels/routing";
-import { channelTypeInfo } from "@/lib/channels/catalog";
-import { trimTrailingSlashes } from "@/lib/channels/fields";
 import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
@@ -64,11 +62,6 @@ export class UpstreamCallError extends Error {
 const TIMEOUT_MS = 30_000;
 /** Model lists of large vendors run to a few hundred KB; nothing legitimate is near this. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-/** The channel's base URL, or its type's default when empty, without trailing slashes. */
-export function channelBaseUrl(type: number, base_url: string): string {
-  return trimTrailingSlashes(base_url || channelTypeInfo(type)?.baseUrl || "");
-}
 
 /** The message an admin reads for a failed connection: the refused internal address, or a generic network reason. */
 export function describeConnectError(error: unknown): string {
