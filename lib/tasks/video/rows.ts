@@ -2,7 +2,8 @@
 // vendor's id, which is also the id the client knows), and the video object a row reads as: the
 // vendor's last answer (stored without addresses) under what the row knows for certain (status,
 // progress, the caller's model and parameters, the failure).
-import { getDb } from "@/lib/db";
+import { getDirectDb, type Row } from "@/lib/db/direct";
+import { big, int, str } from "@/lib/db/num";
 import { isObj } from "@/lib/obj";
 import { videoStatusOf } from "@/lib/tasks/video/api";
 
@@ -19,18 +20,21 @@ export type VideoProperties = {
   remix_of?: string;
 };
 
-const SELECT = {
-  id: true,
-  task_id: true,
-  channel_id: true,
-  status: true,
-  progress: true,
-  fail_reason: true,
-  created_at: true,
-  finish_time: true,
-  properties: true,
-  data: true,
-} as const;
+// Read on the direct connection: these run in a relay worker, which never loads Prisma.
+const COLUMNS = "id, task_id, channel_id, status, progress, fail_reason, created_at, finish_time, properties, data";
+
+const rowOf = (r: Row): VideoRow => ({
+  id: int(r.id),
+  task_id: str(r.task_id),
+  channel_id: int(r.channel_id),
+  status: str(r.status),
+  progress: str(r.progress),
+  fail_reason: str(r.fail_reason),
+  created_at: int(r.created_at),
+  finish_time: big(r.finish_time),
+  properties: str(r.properties),
+  data: str(r.data),
+});
 
 export type VideoRow = {
   id: number;
@@ -48,8 +52,13 @@ export type VideoRow = {
 /** The caller's video `videoId`, or null (another user's is as absent as one that never was). */
 export async function findVideo(userId: number, videoId: string): Promise<VideoRow | null> {
   if (videoId === "") return null;
-  const db = await getDb();
-  return db.task.findFirst({ where: { platform: VIDEO_PLATFORM, user_id: userId, task_id: videoId }, select: SELECT });
+  const db = await getDirectDb();
+  const [row] = await db.query(`SELECT ${COLUMNS} FROM tasks WHERE platform = ? AND user_id = ? AND task_id = ? ORDER BY id LIMIT 1`, [
+    VIDEO_PLATFORM,
+    userId,
+    videoId,
+  ]);
+  return row ? rowOf(row) : null;
 }
 
 export type VideoPage = { rows: VideoRow[]; hasMore: boolean };
@@ -59,19 +68,14 @@ export type VideoPage = { rows: VideoRow[]; hasMore: boolean };
  * `after` (null: from the start). Submits the vendor refused have no id and are not listed.
  */
 export async function listVideos(userId: number, o: { after: VideoRow | null; limit: number; order: "asc" | "desc" }): Promise<VideoPage> {
-  const db = await getDb();
-  const rows = await db.task.findMany({
-    where: {
-      platform: VIDEO_PLATFORM,
-      user_id: userId,
-      task_id: { not: "" },
-      ...(o.after ? { id: o.order === "asc" ? { gt: o.after.id } : { lt: o.after.id } } : {}),
-    },
-    orderBy: { id: o.order },
-    take: o.limit + 1,
-    select: SELECT,
-  });
-  return { rows: rows.slice(0, o.limit), hasMore: rows.length > o.limit };
+  const db = await getDirectDb();
+  const after = o.after ? (o.order === "asc" ? " AND id > ?" : " AND id < ?") : "";
+  const limit = Math.max(1, Math.floor(o.limit)) + 1;
+  const rows = await db.query(
+    `SELECT ${COLUMNS} FROM tasks WHERE platform = ? AND user_id = ? AND task_id <> ''${after} ORDER BY id ${o.order === "asc" ? "ASC" : "DESC"} LIMIT ${limit}`,
+    o.after ? [VIDEO_PLATFORM, userId, o.after.id] : [VIDEO_PLATFORM, userId],
+  );
+  return { rows: rows.slice(0, limit - 1).map(rowOf), hasMore: rows.length >= limit };
 }
 
 function objectOf(text: string): Record<string, unknown> {
