@@ -78,6 +78,7 @@ describeOnEveryDatabase(
                 user_id: user.id,
                 channel_id: channel.id,
                 token_id: token.id,
+                token_quota: QUOTA,
                 quota: QUOTA,
                 submit_time: BigInt(Date.now()),
                 request_id: `req-${vendorId}`,
