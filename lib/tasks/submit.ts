@@ -11,6 +11,7 @@ import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
 import { noChannelError, RelayError } from "@/lib/relay/errors";
 import type { RelayRequest } from "@/lib/relay/http";
 import { priceFor } from "@/lib/relay/call/pricing";
+import { isTasksOnlyType } from "@/lib/relay/providers";
 import { checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/memory/key-auth";
 import {
   cachedRoutingTable,
@@ -109,8 +110,10 @@ export async function submitTask(
         throw new RelayError(400, `渠道 #${pinned} 不能执行此任务`, { code: "invalid_api_type" });
       return channel;
     }
+    // Midjourney and Suno channels are task-only; OpenAI and Azure ones (videos) are relayed channels.
+    const tiers = plan.platform.channelTypes.every(isTasksOnlyType) ? table.tasksByGroupModel : table.byGroupModel;
     for (;;) {
-      const channel = pickChannel(table, caller.group, plan.model, tried);
+      const channel = pickChannel(table, caller.group, plan.model, tried, null, Math.random, tiers);
       if (!channel) return null;
       if (plan.platform.channelTypes.includes(channel.row.type)) return channel;
       tried.add(channel.row.id); // a channel of another kind listing the same model

@@ -58,6 +58,11 @@ type Tier = { priority: number; channels: RouteChannel[]; weights: number[]; tot
 export type RoutingTable = {
   /** group → model → tiers by priority, highest first; only enabled channels of relayed types. */
   byGroupModel: Map<string, Map<string, Tier[]>>;
+  /**
+   * The same for enabled channels of task-only types (Midjourney, Suno): only their task routes
+   * pick from it (lib/tasks/submit.ts), so a chat call never lands on one and /v1/models lists none.
+   */
+  tasksByGroupModel: Map<string, Map<string, Tier[]>>;
   /** Every channel by id, enabled or not (for pinned requests and the admin's key pinning). */
   byId: Map<number, RouteChannel>;
   /** group → models reachable, for /v1/models. */
@@ -203,45 +208,56 @@ export async function userEntry(id: number): Promise<UserEntry | null> {
   return entry;
 }
 
+function addToTiers(byGroupModel: Map<string, Map<string, Tier[]>>, rc: RouteChannel, names: ((group: string) => Set<string>) | null) {
+  const row = rc.row;
+  for (const group of row.groups) {
+    let models = byGroupModel.get(group);
+    if (!models) byGroupModel.set(group, (models = new Map()));
+    const listed = names?.(group);
+    for (const model of row.models) {
+      listed?.add(model);
+      let tiers = models.get(model);
+      if (!tiers) models.set(model, (tiers = []));
+      let tier = tiers.find((t) => t.priority === row.priority);
+      if (!tier) {
+        tier = { priority: row.priority, channels: [], weights: [], total: 0 };
+        tiers.push(tier);
+        tiers.sort((a, b) => b.priority - a.priority);
+      }
+      // new-api's smoothing: weight 0 channels still get traffic.
+      const w = Math.max(0, row.weight) + 10;
+      tier.channels.push(rc);
+      tier.weights.push(w);
+      tier.total += w;
+    }
+  }
+}
+
 function buildRouting(channels: RoutingChannel[]): RoutingTable {
   const byId = new Map<number, RouteChannel>();
   const byGroupModel = new Map<string, Map<string, Tier[]>>();
+  const tasksByGroupModel = new Map<string, Map<string, Tier[]>>();
   const modelsByGroup = new Map<string, Set<string>>();
+  const namesOf = (group: string) => {
+    let names = modelsByGroup.get(group);
+    if (!names) modelsByGroup.set(group, (names = new Set()));
+    return names;
+  };
   for (const row of channels) {
     const rc: RouteChannel = {
       row,
       config: toChannelConfig(row),
     };
     byId.set(row.id, rc);
-    // A type nothing serves (lib/relay/providers) never takes traffic. Task-only types (Midjourney,
-    // Suno) are routed like the others; only their task routes pick them (lib/tasks/submit.ts).
-    if (row.status !== CHANNEL_STATUS.enabled || !(getProvider(row.type) || isTasksOnlyType(row.type))) continue;
-    for (const group of row.groups) {
-      let models = byGroupModel.get(group);
-      if (!models) byGroupModel.set(group, (models = new Map()));
-      let names = modelsByGroup.get(group);
-      if (!names) modelsByGroup.set(group, (names = new Set()));
-      for (const model of row.models) {
-        names.add(model);
-        let tiers = models.get(model);
-        if (!tiers) models.set(model, (tiers = []));
-        let tier = tiers.find((t) => t.priority === row.priority);
-        if (!tier) {
-          tier = { priority: row.priority, channels: [], weights: [], total: 0 };
-          tiers.push(tier);
-          tiers.sort((a, b) => b.priority - a.priority);
-        }
-        // new-api's smoothing: weight 0 channels still get traffic.
-        const w = Math.max(0, row.weight) + 10;
-        tier.channels.push(rc);
-        tier.weights.push(w);
-        tier.total += w;
-      }
-    }
+    if (row.status !== CHANNEL_STATUS.enabled) continue;
+    // A type nothing serves (lib/relay/providers) never takes traffic; a task-only type only task traffic.
+    if (getProvider(row.type)) addToTiers(byGroupModel, rc, namesOf);
+    else if (isTasksOnlyType(row.type)) addToTiers(tasksByGroupModel, rc, null);
   }
   return {
     byId,
     byGroupModel,
+    tasksByGroupModel,
     modelsByGroup: new Map([...modelsByGroup].map(([g, s]) => [g, [...s].sort()])),
   };
 }
@@ -267,6 +283,7 @@ export async function routingTable(): Promise<RoutingTable> {
 /**
  * Picks a channel for (group, model): the highest-priority tier that still has channels not yet
  * tried, weighted random inside it (weight + 10). Returns null when every channel was tried.
+ * `tiersOf`: the relayed channels by default; a task route passes the task-only ones.
  *
  * `preferred` (a session's sticky channel, lib/relay/memory/session-sticky.ts) is taken when it is
  * in that tier and untried: the tiers hold only enabled channels serving the model in the group,
@@ -280,8 +297,9 @@ export function pickChannel(
   tried: ReadonlySet<number>,
   preferred: number | null = null,
   random = Math.random,
+  tiersOf: RoutingTable["byGroupModel"] = table.byGroupModel,
 ): RouteChannel | null {
-  const tiers = table.byGroupModel.get(group)?.get(model);
+  const tiers = tiersOf.get(group)?.get(model);
   if (!tiers) return null;
   for (const tier of tiers) {
     let total = 0;
