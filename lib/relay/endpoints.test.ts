@@ -28,6 +28,7 @@ const RELAY_PATHS = [
   "/mj/image/abc",
   "/fast/mj/submit/imagine",
   "/relax/mj/task/list-by-condition",
+  "/turbo/mj/submit/blend",
   "/suno/submit/music",
   "/suno/fetch/abc",
   "/v1/videos",
@@ -60,7 +61,20 @@ describe("the endpoint table", () => {
 
   it("is answered by the relay core (isRelayPath) for every path", () => {
     for (const p of RELAY_PATHS) expect(isRelayPath(p), p).toBe(true);
-    for (const p of ["/", "/token", "/api/status", "/pgx", "/dashboard", "/midjourney", "/task", "/mjx/a", "/sunos"])
+    for (const p of [
+      "/",
+      "/token",
+      "/api/status",
+      "/pgx",
+      "/dashboard",
+      "/midjourney",
+      "/task",
+      "/mjx/a",
+      "/sunos",
+      "/api/mj/",
+      "/api/mj/self/",
+      "/token/mj/x",
+    ])
       expect(isRelayPath(p), p).toBe(false);
   });
 
