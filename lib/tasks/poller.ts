@@ -14,7 +14,7 @@ import { type DirectDb, getDirectDb, type Row } from "@/lib/db/direct";
 import { int, str } from "@/lib/db/num";
 import { quoteIdent } from "@/lib/logs/insert";
 import { getOptions } from "@/lib/options";
-import { routingTable } from "@/lib/relay/memory/key-user-channel-cache";
+import { routingTable, startRelayState } from "@/lib/relay/memory/key-user-channel-cache";
 import { processSingleton } from "@/lib/singleton";
 import { refundTask, updateTask } from "@/lib/tasks/charge";
 import { TASK_PLATFORMS } from "@/lib/tasks/registry";
@@ -150,6 +150,8 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
   const d = db ?? (await getDirectDb());
   const summary: PollSummary = { polled: 0, finished: 0, failed: 0, refunded: 0n };
   const options = await getOptions();
+  // The channels as they are now (the console process may never have started the relay's caches).
+  startRelayState();
   const table = await routingTable();
   for (const platform of TASK_PLATFORMS) {
     const byChannel = new Map<number, OpenTask[]>();
