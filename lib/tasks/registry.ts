@@ -2,9 +2,10 @@
 // and one line here. The relay (lib/relay/call/pipeline.ts) asks matchTaskRoute for every path it
 // does not serve itself; the poller (lib/tasks/poller.ts) polls every platform listed.
 import type { ErrorShape } from "@/lib/relay/http";
+import { midjourney } from "@/lib/tasks/midjourney";
 import type { TaskHandler, TaskPlatform } from "@/lib/tasks/types";
 
-export const TASK_PLATFORMS: readonly TaskPlatform[] = [];
+export const TASK_PLATFORMS: readonly TaskPlatform[] = [midjourney];
 
 /** The platform and handler for a relay path, or null. `path` has no trailing slash. */
 export function matchTaskRoute(method: string, path: string): { platform: TaskPlatform; handler: TaskHandler } | null {
