@@ -14,7 +14,7 @@ import { priceFor } from "@/lib/relay/call/pricing";
 import { checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/memory/key-auth";
 import {
   cachedRoutingTable,
-  pickChannel,
+  pickTaskChannel,
   type RouteChannel,
   type RoutingTable,
   routingTable,
@@ -115,10 +115,10 @@ export async function submitTask(
       return channel;
     }
     for (;;) {
-      const channel = pickChannel(table, caller.group, plan.model, tried);
+      const channel = pickTaskChannel(table, caller.group, plan.model, tried);
       if (!channel) return null;
       if (plan.platform.channelTypes.includes(channel.row.type)) return channel;
-      tried.add(channel.row.id); // a channel of another kind listing the same model
+      tried.add(channel.row.id); // another platform's channel listing the same model
     }
   };
   let channel = next();

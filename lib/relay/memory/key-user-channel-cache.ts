@@ -58,6 +58,8 @@ type Tier = { priority: number; channels: RouteChannel[]; weights: number[]; tot
 export type RoutingTable = {
   /** group → model → tiers by priority, highest first; only enabled channels of relayed types. */
   byGroupModel: Map<string, Map<string, Tier[]>>;
+  /** The same for the task-only types (Midjourney, Suno): only task routes pick from it (lib/tasks/submit.ts). */
+  tasksByGroupModel: Map<string, Map<string, Tier[]>>;
   /** Every channel by id, enabled or not (for pinned requests and the admin's key pinning). */
   byId: Map<number, RouteChannel>;
   /** group → models reachable, for /v1/models. */
@@ -206,6 +208,7 @@ export async function userEntry(id: number): Promise<UserEntry | null> {
 function buildRouting(channels: RoutingChannel[]): RoutingTable {
   const byId = new Map<number, RouteChannel>();
   const byGroupModel = new Map<string, Map<string, Tier[]>>();
+  const tasksByGroupModel = new Map<string, Map<string, Tier[]>>();
   const modelsByGroup = new Map<string, Set<string>>();
   for (const row of channels) {
     const rc: RouteChannel = {
@@ -214,15 +217,19 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
     };
     byId.set(row.id, rc);
     // A type nothing serves (lib/relay/providers) never takes traffic. Task-only types (Midjourney,
-    // Suno) are routed like the others; only their task routes pick them (lib/tasks/submit.ts).
-    if (row.status !== CHANNEL_STATUS.enabled || !(getProvider(row.type) || isTasksOnlyType(row.type))) continue;
+    // Suno) have their own table: a chat call never lands on one, whatever models it lists.
+    if (row.status !== CHANNEL_STATUS.enabled) continue;
+    const tasksOnly = isTasksOnlyType(row.type);
+    if (!tasksOnly && !getProvider(row.type)) continue;
+    const table = tasksOnly ? tasksByGroupModel : byGroupModel;
     for (const group of row.groups) {
-      let models = byGroupModel.get(group);
-      if (!models) byGroupModel.set(group, (models = new Map()));
-      let names = modelsByGroup.get(group);
-      if (!names) modelsByGroup.set(group, (names = new Set()));
+      let models = table.get(group);
+      if (!models) table.set(group, (models = new Map()));
+      // /v1/models lists what chat calls reach.
+      let names = tasksOnly ? undefined : modelsByGroup.get(group);
+      if (!names && !tasksOnly) modelsByGroup.set(group, (names = new Set()));
       for (const model of row.models) {
-        names.add(model);
+        names?.add(model);
         let tiers = models.get(model);
         if (!tiers) models.set(model, (tiers = []));
         let tier = tiers.find((t) => t.priority === row.priority);
@@ -242,6 +249,7 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
   return {
     byId,
     byGroupModel,
+    tasksByGroupModel,
     modelsByGroup: new Map([...modelsByGroup].map(([g, s]) => [g, [...s].sort()])),
   };
 }
@@ -281,7 +289,20 @@ export function pickChannel(
   preferred: number | null = null,
   random = Math.random,
 ): RouteChannel | null {
-  const tiers = table.byGroupModel.get(group)?.get(model);
+  return pickFromTiers(table.byGroupModel.get(group)?.get(model), tried, preferred, random);
+}
+
+/** pickChannel among the channels of the task-only types (lib/tasks). */
+export function pickTaskChannel(table: RoutingTable, group: string, model: string, tried: ReadonlySet<number>): RouteChannel | null {
+  return pickFromTiers(table.tasksByGroupModel.get(group)?.get(model), tried, null, Math.random);
+}
+
+function pickFromTiers(
+  tiers: Tier[] | undefined,
+  tried: ReadonlySet<number>,
+  preferred: number | null,
+  random: () => number,
+): RouteChannel | null {
   if (!tiers) return null;
   for (const tier of tiers) {
     let total = 0;
