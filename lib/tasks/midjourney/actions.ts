@@ -61,6 +61,11 @@ export function changeAction(body: Record<string, unknown>): FollowUp {
   return { taskId, action: action as MjAction };
 }
 
+/** `/submit/modal`: `{taskId, prompt?, maskBase64?}`, completing a task that waits in MODAL. */
+export function modalAction(body: Record<string, unknown>): FollowUp {
+  return { taskId: taskIdOf(body.taskId), action: MJ_ACTION.modal };
+}
+
 /** `/submit/simple-change`: `{content: "<taskId> U1|V2|R"}`. */
 export function simpleChangeAction(body: Record<string, unknown>): FollowUp {
   const content = typeof body.content === "string" ? body.content.trim() : "";

@@ -7,7 +7,7 @@ import { RelayError } from "@/lib/relay/errors";
 import type { RelayRequest, RelayResponse } from "@/lib/relay/http";
 import { currentRoutingTable, relayOptions, taskCaller } from "@/lib/tasks/submit";
 import { callVendor, VendorUnreachable, vendorBase } from "@/lib/tasks/upstream";
-import { mjJson, upstreamFailure } from "@/lib/tasks/midjourney/answer";
+import { mjJson, readJsonObject, upstreamFailure } from "@/lib/tasks/midjourney/answer";
 import { ownTask, ownTasks, storedImageUrl, taskObject } from "@/lib/tasks/midjourney/rows";
 
 /** Ids one list-by-condition may ask for. */
@@ -27,13 +27,8 @@ export async function fetchTask(req: RelayRequest, requestId: string, mjId: stri
 /** `POST /mj/task/list-by-condition {ids}`. */
 export async function listTasks(req: RelayRequest, requestId: string): Promise<RelayResponse> {
   const caller = await taskCaller(req);
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(req.body).toString("utf8") || "{}");
-  } catch {
-    throw new RelayError(400, "请求体不是有效的 JSON", { type: "invalid_request_error" });
-  }
-  const raw = isObj(body) && Array.isArray(body.ids) ? body.ids : [];
+  const body = readJsonObject(req);
+  const raw = Array.isArray(body.ids) ? body.ids : [];
   const ids = [...new Set(raw.filter((id) => typeof id === "string" || typeof id === "number").map(String))];
   if (ids.length > MAX_IDS) throw new RelayError(400, `ids 最多 ${MAX_IDS} 个`, { type: "invalid_request_error" });
   const options = await relayOptions();

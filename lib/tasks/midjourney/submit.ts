@@ -26,11 +26,12 @@ import {
   MJ_ACTION,
   type MjAction,
   MODAL_PENDING_ACTIONS,
+  modalAction,
   modelOfAction,
   simpleChangeAction,
 } from "@/lib/tasks/midjourney/actions";
 import { MjSubmitAnswer } from "@/lib/tasks/midjourney/api";
-import { mjJson, upstreamFailure } from "@/lib/tasks/midjourney/answer";
+import { mjJson, readJsonObject, upstreamFailure } from "@/lib/tasks/midjourney/answer";
 import { ownTask } from "@/lib/tasks/midjourney/rows";
 
 /** What a submit path asks for: a new task of one action, or a follow-up read from the body. */
@@ -52,25 +53,12 @@ const KNOWN_STATUSES: ReadonlySet<string> = new Set([
 
 const bad = (message: string) => new RelayError(400, message, { type: "invalid_request_error" });
 
-function readBody(req: RelayRequest): Obj {
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(req.body).toString("utf8") || "{}");
-  } catch {
-    throw bad("请求体不是有效的 JSON");
-  }
-  if (!isObj(body)) throw bad("请求体应为 JSON 对象");
-  return body;
-}
-
 function followUpOf(kind: "change" | "simple-change" | "action" | "modal", body: Obj): FollowUp {
   try {
     if (kind === "change") return changeAction(body);
     if (kind === "simple-change") return simpleChangeAction(body);
     if (kind === "action") return buttonAction(body);
-    const taskId = typeof body.taskId === "string" ? body.taskId.trim() : typeof body.taskId === "number" ? String(body.taskId) : "";
-    if (!taskId) throw new ActionError("缺少 taskId（原任务 ID）");
-    return { taskId, action: MJ_ACTION.modal };
+    return modalAction(body);
   } catch (error) {
     if (error instanceof ActionError) throw bad(error.message);
     throw error;
@@ -149,7 +137,8 @@ export function outcomeOf(action: MjAction, answer: VendorAnswer, now = Date.now
 function clientAnswer(action: MjAction, answer: VendorAnswer, requestId: string): RelayResponse {
   const body = answer.json;
   if (!isObj(body)) return upstreamFailure(`上游返回了无法识别的应答（HTTP ${answer.status}）`, requestId);
-  const rewritten = body.code === CODE.queued || (body.code === CODE.exists && !MODAL_PENDING_ACTIONS.has(action));
+  const rewritten =
+    answer.status === 200 && (body.code === CODE.queued || (body.code === CODE.exists && !MODAL_PENDING_ACTIONS.has(action)));
   return mjJson(answer.status, rewritten ? { ...body, code: CODE.submitted } : body, requestId);
 }
 
@@ -157,7 +146,7 @@ function clientAnswer(action: MjAction, answer: VendorAnswer, requestId: string)
 export function submitHandler(platform: TaskPlatform, kind: SubmitKind, upstreamPath: string) {
   return async (req: RelayRequest, requestId: string): Promise<RelayResponse> => {
     const caller = await taskCaller(req);
-    const body = readBody(req);
+    const body = readJsonObject(req);
     const options = await relayOptions();
 
     let action: MjAction;
