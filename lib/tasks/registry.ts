@@ -3,10 +3,11 @@
 // does not serve itself; the poller (lib/tasks/poller.ts) polls every platform listed.
 import type { ErrorShape } from "@/lib/relay/http";
 import { suno } from "@/lib/tasks/suno";
+import { midjourney } from "@/lib/tasks/midjourney";
 import type { TaskHandler, TaskPlatform } from "@/lib/tasks/types";
 import { video } from "@/lib/tasks/video";
 
-export const TASK_PLATFORMS: readonly TaskPlatform[] = [suno, video];
+export const TASK_PLATFORMS: readonly TaskPlatform[] = [midjourney, suno, video];
 
 /** The platform and handler for a relay path, or null. `path` has no trailing slash. */
 export function matchTaskRoute(method: string, path: string): { platform: TaskPlatform; handler: TaskHandler } | null {

@@ -19,12 +19,16 @@ import {
   type RouteChannel,
   type RoutingTable,
   routingTable,
+  startRelayState,
 } from "@/lib/relay/memory/key-user-channel-cache";
 import { acceptTask, chargeTask, refundTask, type TaskColumns } from "@/lib/tasks/charge";
 import type { TaskPlatform } from "@/lib/tasks/types";
 
 /** The key's caller of a task route (the door may have checked it before the body). */
 export async function taskCaller(req: RelayRequest): Promise<RelayCaller> {
+  // The key, user and channel caches follow invalidations once started; a process that has served
+  // only task routes (no chat call started the ledger, which starts them) must start them itself.
+  startRelayState();
   const caller = keyCaller(req);
   return caller instanceof Promise ? await caller : caller;
 }
@@ -34,6 +38,7 @@ export async function relayOptions(): Promise<OptionValues> {
 }
 
 export async function currentRoutingTable(): Promise<RoutingTable> {
+  startRelayState();
   return cachedRoutingTable() ?? (await routingTable());
 }
 
@@ -116,7 +121,7 @@ export async function submitTask(
       const channel = pickChannel(table, caller.group, plan.model, tried, null, Math.random, tiers);
       if (!channel) return null;
       if (plan.platform.channelTypes.includes(channel.row.type)) return channel;
-      tried.add(channel.row.id); // a channel of another kind listing the same model
+      tried.add(channel.row.id); // another platform's channel listing the same model
     }
   };
   let channel = next();

@@ -9,7 +9,7 @@ import * as testAll from "@/app/api/channel/test/route";
 import * as jobs from "@/app/api/channel/jobs/route";
 import { startVendorAccountsMock } from "@/tests/mocks/vendor-accounts";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
-import { clearRelayData, seedChannel, seedNotRelayedChannel } from "@/tests/helpers/relay";
+import { clearRelayData, seedChannel } from "@/tests/helpers/relay";
 import { relayRefusal } from "@/lib/relay/providers";
 import { call, createUser } from "@/tests/helpers/api";
 
@@ -83,7 +83,7 @@ describe("channel tests", () => {
     expect(row.test_time).toBeGreaterThan(0);
   });
 
-  it("tests an embedding-only vendor with an embedding, and says why a not-relayed type is not tested", async () => {
+  it("tests an embedding-only vendor with an embedding, and says why a task-only type is not tested", async () => {
     const jina = await seedChannel({ type: 38, base_url: mock.url, models: "jina-embeddings-v3" });
     expect((await testOf(jina.id)).json.success).toBe(true);
     expect(mock.requests[0]).toMatchObject({
@@ -92,15 +92,16 @@ describe("channel tests", () => {
       json: { model: "jina-embeddings-v3", input: "hi" },
     });
     await updateOption("AutomaticDisableChannelEnabled", "true");
-    // A type the relay does not serve is not sent anywhere: the test gives the registry's reason.
-    const claude = await seedNotRelayedChannel(36, { base_url: mock.url, models: "claude-3-haiku-20240307" });
-    const refused = await testOf(claude.id);
+    // A type that runs tasks only (Suno, Midjourney) has no chat to test: nothing is sent, the
+    // test gives the registry's reason, and the channel stays enabled.
+    const suno = await seedChannel({ type: 36, base_url: mock.url, models: "suno_music" });
+    const refused = await testOf(suno.id);
     expect(refused.json).toMatchObject({ success: false, message: relayRefusal(36) });
-    expect(refused.json.message).toBe("渠道类型「Suno API」暂不可用：Suno 任务接口尚未实现");
-    expect((await rowOf(claude.id)).status).toBe(1);
+    expect(refused.json.message).toBe("渠道类型「Suno API」只用于Suno 任务接口（/suno）");
+    expect((await rowOf(suno.id)).status).toBe(1);
     expect(mock.requests).toHaveLength(1);
-    const log = await (await getDb()).log.findFirstOrThrow({ where: { channel_id: claude.id } });
-    expect(log).toMatchObject({ type: 5, quota: 0n, content: `渠道 #${claude.id} 测试失败：${relayRefusal(36)}` });
+    const log = await (await getDb()).log.findFirstOrThrow({ where: { channel_id: suno.id } });
+    expect(log).toMatchObject({ type: 5, quota: 0n, content: `渠道 #${suno.id} 测试失败：${relayRefusal(36)}` });
   });
 
   it("records the response time and test time, and answers 404 for a missing channel", async () => {

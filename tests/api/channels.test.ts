@@ -14,7 +14,6 @@ import * as fix from "@/app/api/channel/fix/route";
 import * as models from "@/app/api/channel/models/route";
 import { loadChannelsForRouting, setChannelStatus } from "@/lib/channels/routing";
 import { toChannelConfig } from "@/lib/relay/memory/channel";
-import { relayRefusal } from "@/lib/relay/providers";
 
 type Caller = { id: number; cookie: string };
 let root: Caller;
@@ -139,34 +138,35 @@ describe("creating channels", () => {
   });
 });
 
-describe("channel types the relay does not serve", () => {
-  it("refuses creating one, in single and batch mode, with the reason, and writes nothing", async () => {
-    const before = await counts();
-    for (const [type, name] of [
-      [2, "Midjourney Proxy"],
-      [5, "Midjourney Proxy Plus"],
-      [36, "Suno API"],
+describe("channel types that run tasks only (Midjourney, Suno)", () => {
+  it("creates them in single and batch mode, with their abilities", async () => {
+    const db = await getDb();
+    for (const [type, model] of [
+      [2, "mj_imagine"],
+      [5, "mj_imagine"],
+      [36, "suno_music"],
     ] as const) {
-      for (const mode of ["single", "batch"]) {
-        const res = await create({ ...base, type, mode, key: "k1\nk2" });
-        expect(res.status).toBe(400);
-        expect(res.json).toEqual({ success: false, message: relayRefusal(type) });
-        expect(res.json.message).toMatch(new RegExp(`^渠道类型「${name}」暂不可用：.+尚未实现$`));
+      for (const mode of ["single", "batch"] as const) {
+        const res = await create({ ...base, type, mode, name: `tasks-${type}-${mode}`, key: "k1\nk2", models: model });
+        expect(res.status, `${type} ${mode}`).toBe(200);
+        const ids = (res.json.data as { id: number; type: number }[]).map((c) => c.id);
+        expect(ids).toHaveLength(mode === "batch" ? 2 : 1);
+        for (const id of ids) {
+          expect((await db.channel.findUniqueOrThrow({ where: { id } })).type).toBe(type);
+          expect(await db.ability.count({ where: { channel_id: id, model } })).toBe(1);
+        }
       }
     }
-    expect(await counts()).toEqual(before);
   });
 
-  it("refuses changing a channel to one, but lets a stored row of one be edited", async () => {
-    const db = await getDb();
-    const made = await create({ ...base, name: "to-claude" });
+  it("lets a channel change to one and back", async () => {
+    const made = await create({ ...base, name: "to-mj" });
     const id = made.json.data[0].id as number;
-    const refused = await call(channels.PUT, "PUT", "/api/channel/", { as: root, body: { id, type: 36, key: "sk-new" } });
-    expect(refused.status).toBe(400);
-    expect(refused.json).toEqual({ success: false, message: relayRefusal(36) });
-    expect((await db.channel.findUniqueOrThrow({ where: { id } })).type).toBe(1);
-
-    await db.channel.update({ where: { id }, data: { type: 5 } });
+    const toMj = await call(channels.PUT, "PUT", "/api/channel/", {
+      as: root,
+      body: { id, type: 5, key: "mj-secret", models: "mj_imagine" },
+    });
+    expect(toMj.json).toMatchObject({ success: true, data: { type: 5 } });
     const renamed = await call(channels.PUT, "PUT", "/api/channel/", { as: admin, body: { id, type: 5, name: "old-mj", status: 2 } });
     expect(renamed.json.success).toBe(true);
     expect(renamed.json.data).toMatchObject({ type: 5, name: "old-mj", status: 2 });

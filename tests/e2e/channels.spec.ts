@@ -110,16 +110,14 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await expect(page.getByRole("textbox", { name: "AZURE_OPENAI_ENDPOINT", exact: true })).toBeVisible();
   await pickType("Cloudflare");
   await expect(page.getByRole("textbox", { name: "Account ID", exact: true })).toHaveValue("");
-  // Types the relay does not serve yet are listed, greyed out, with the reason, and cannot be picked.
+  // Types that run tasks only (Midjourney /mj, Suno /suno) are listed and picked like the others.
   await type.click();
   await type.fill("Suno");
-  const claude = page.getByRole("option", { name: /^Suno API（暂不可用）/ });
-  await expect(claude).toBeDisabled();
-  await expect(claude).toContainText("Suno 任务接口尚未实现");
+  const suno = page.getByRole("option", { name: "Suno API", exact: true });
+  await expect(suno).toBeEnabled();
   await shot(page, "channel-editor-types");
-  await claude.click({ force: true });
-  await page.getByRole("heading", { name: "创建新的渠道" }).click();
-  await expect(type).toHaveValue("Cloudflare");
+  await suno.click();
+  await expect(type).toHaveValue("Suno API");
   // Models are only prefilled when empty: clear them, then pick DeepSeek.
   await page.getByRole("button", { name: "清除所有模型", exact: true }).click();
   await pickType("DeepSeek");

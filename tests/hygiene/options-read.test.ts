@@ -20,18 +20,9 @@ import { OPTION_KEYS } from "@/lib/options/registry";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-const NOT_YET = "its feature comes with a later issue; the console shows it disabled with 尚未开放 (lib/options/unavailable.ts)";
 const NOT_OFFERED =
   "not offered in the console: new-api stores it, so PUT /api/option/ accepts it (a migrated options table or an admin script keeps working), but nothing in Qiao acts on it";
 const EXCEPTIONS: Record<string, string> = {
-  // Third-party login: the WeChat and Telegram flows come with the accounts issue. Their
-  // switches are disabled, /api/status reports them off, the login page shows no button.
-  // Midjourney is not relayed (channel types 2 and 5 are refused); the drawing card itself and
-  // DrawingEnabled belong to issue 20 item 16 and the task issue.
-  MjAccountFilterEnabled: `Midjourney: ${NOT_YET}`,
-  MjModeClearEnabled: `Midjourney: ${NOT_YET}`,
-  MjForwardUrlEnabled: `Midjourney: ${NOT_YET}`,
-  MjActionCheckSuccessEnabled: `Midjourney: ${NOT_YET}`,
   // new-api's check of completions (Qiao checks prompts: CheckSensitiveOnPromptEnabled).
   CheckSensitiveOnCompletionEnabled: NOT_OFFERED,
   StopOnSensitiveEnabled: NOT_OFFERED,

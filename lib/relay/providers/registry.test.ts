@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, type ChannelType } from "@/lib/channels/catalog";
-import { CHANNEL_REGISTRY, getProvider, notRelayedTypes, RELAYED_TYPES, relayRefusal, type RegistryEntry } from "./index";
+import {
+  CHANNEL_REGISTRY,
+  channelTypeRefusal,
+  getProvider,
+  isTasksOnlyType,
+  notRelayedTypes,
+  RELAYED_TYPES,
+  relayRefusal,
+  type RegistryEntry,
+} from "./index";
 
 // The compile-time half: tsc fails here if Record<ChannelType, …> stopped requiring every type.
 const { [CHANNEL_TYPES.Anthropic]: _claude, ...withoutClaude } = CHANNEL_REGISTRY;
@@ -17,23 +26,28 @@ describe("channel registry", () => {
     expect(Object.keys(incomplete)).not.toContain(String(CHANNEL_TYPES.Anthropic));
   });
 
-  it("gives every type either an adapter or a reason, never both or neither", () => {
+  it("gives every type exactly one of an adapter, a task platform or a reason", () => {
     const refused = notRelayedTypes();
     for (const t of CHANNEL_TYPE_CODES) {
       const adapter = getProvider(t);
       const reason = refused[t];
-      expect(adapter === undefined, `type ${t}`).toBe(reason !== undefined);
+      expect([adapter !== undefined, isTasksOnlyType(t), reason !== undefined].filter(Boolean), `type ${t}`).toHaveLength(1);
       if (adapter) expect(adapter).toBe(CHANNEL_REGISTRY[t]);
-      else expect(reason).toMatch(/\S/);
+      if (reason !== undefined) expect(reason).toMatch(/\S/);
     }
-    expect(RELAYED_TYPES.length + Object.keys(refused).length).toBe(CHANNEL_TYPE_CODES.length);
+    const tasksOnly = CHANNEL_TYPE_CODES.filter(isTasksOnlyType);
+    expect(RELAYED_TYPES.length + tasksOnly.length + Object.keys(refused).length).toBe(CHANNEL_TYPE_CODES.length);
   });
 
-  it("relays the OpenAI-protocol types and refuses the others for now", () => {
+  it("relays the chat types; Midjourney and Suno run tasks only; no type is refused", () => {
     expect([...RELAYED_TYPES]).toEqual([
       1, 3, 4, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 37, 38, 39, 40, 41, 42, 43, 48,
     ]);
-    expect(Object.keys(notRelayedTypes()).map(Number)).toEqual([2, 5, 36]);
+    expect(CHANNEL_TYPE_CODES.filter(isTasksOnlyType)).toEqual([2, 5, 36]);
+    expect(notRelayedTypes()).toEqual({});
+    for (const t of [2, 5, 36]) expect(channelTypeRefusal(t), `type ${t}`).toBeNull();
+    expect(relayRefusal(2)).toBe("渠道类型「Midjourney Proxy」只用于Midjourney 任务接口（/mj）");
+    expect(relayRefusal(36)).toBe("渠道类型「Suno API」只用于Suno 任务接口（/suno）");
   });
 
   it("explains a refusal with the catalogue's name", () => {
