@@ -46,5 +46,5 @@ export const config = {
   // Everything except the API, the relay (/v1, /v1beta, /mj, /{mode}/mj, /suno, /pg, /dashboard),
   // Next's own assets and files with an extension (public/). Only whole first segments are
   // excluded, so a page such as /apikeys or /pgx still gets the guard and the policy.
-  matcher: ["/((?!(?:api|v1|v1beta|mj|suno|pg|dashboard|_next)(?:/|$)|(?:fast|relax|turbo)/mj/|.*\\..*).*)"],
+  matcher: ["/((?!(?:api|v1|v1beta|mj|suno|pg|dashboard|_next)(?:/|$)|(?:mj-)?(?:fast|relax|turbo)/mj/|.*\\..*).*)"],
 };

@@ -29,6 +29,7 @@ const RELAY_PATHS = [
   "/fast/mj/submit/imagine",
   "/relax/mj/task/list-by-condition",
   "/turbo/mj/submit/blend",
+  "/mj-fast/mj/submit/imagine",
   "/suno/submit/music",
   "/suno/fetch/abc",
   "/v1/videos",

@@ -58,12 +58,13 @@ export const NOT_IMPLEMENTED =
   /^\/v1\/((files|fine-tunes|fine_tuning|assistants|threads|batches|uploads|vector_stores|images\/(edits|variations)|edits|realtime)(\/|$)|responses\/)/;
 
 /**
- * The task routes outside /v1 (lib/tasks): Midjourney's `/mj/…` and `/{mode}/mj/…` (the speed
- * modes fast, relax and turbo, forwarded to the proxy) and Suno's `/suno/…`. OpenAI's video routes
- * are under /v1. (Any first segment would also take the console's `/api/mj/…`.)
+ * The task routes outside /v1 (lib/tasks): Midjourney's `/mj/…` and `/{mode}/mj/…`, and Suno's
+ * `/suno/…` (OpenAI's video routes are under /v1). The mode is a speed, as a Midjourney proxy
+ * names it: fast, relax, turbo, or with new-api's `mj-` prefix. (Any first segment would also
+ * take the console's `/api/mj/…`.)
  */
-export const MJ_MODES = ["fast", "relax", "turbo"] as const;
-export const TASK_PATH = /^\/(?:(?:fast|relax|turbo)\/)?mj\/|^\/suno\//;
+export const MJ_MODE = "(?:mj-)?(?:fast|relax|turbo)";
+export const TASK_PATH = new RegExp(`^/(?:${MJ_MODE}/)?mj/|^/suno/`);
 
 /** Paths the relay core answers; everything else belongs to Next. */
 export function isRelayPath(path: string): boolean {

@@ -749,6 +749,7 @@ describeOnEveryDatabase(
       const row = {
         user_id: user.id,
         token_id: token.id,
+        token_quota: quota,
         channel_id: channel.id,
         action: "IMAGINE",
         code: 1,

@@ -3,6 +3,7 @@
 // fast, relax, turbo…, goes on to the proxy in the path, except new-api's `/mj-{mode}/mj/…` form,
 // which reaches the proxy as `/mj/…`). Errors in new-api's Midjourney shape (answer.ts).
 import { CHANNEL_TYPES } from "@/lib/channels/catalog";
+import { MJ_MODE } from "@/lib/relay/endpoints";
 import { decodePathSegment } from "@/lib/relay/http";
 import { RelayError } from "@/lib/relay/errors";
 import type { TaskHandler, TaskPlatform } from "@/lib/tasks/types";
@@ -12,8 +13,8 @@ import { fetchTask, imageSeed, listTasks, serveImage } from "@/lib/tasks/midjour
 import { pollMidjourney } from "@/lib/tasks/midjourney/poll";
 import { type SubmitKind, submitHandler } from "@/lib/tasks/midjourney/submit";
 
-/** `/mj/rest` or `/{mode}/mj/rest`. */
-const MJ_PATH = /^(?:\/([^/]+))?\/mj(\/.*)$/;
+/** `/mj/rest` or `/{mode}/mj/rest` (the modes of lib/relay/endpoints.ts). */
+const MJ_PATH = new RegExp(`^(?:/(${MJ_MODE}))?/mj(/.*)$`);
 
 /** POST paths that submit, under /mj. */
 const SUBMITS: Readonly<Record<string, SubmitKind>> = {
