@@ -410,3 +410,62 @@ test("root reads every user's tasks with the channel filter and is told the call
     await context.close();
   }
 });
+
+// The whole path on the `npm start` server: a drawing submitted to the relay workers (with a mode
+// prefix and the key in mj-api-secret) is charged, polled by the console process's poller until
+// the proxy says SUCCESS, fetched through the relay, and listed on 绘图日志 as 成功.
+test("a drawing submitted through the relay is polled to its end and listed", async ({ browser }) => {
+  const { startMidjourneyMock } = await import("../mocks/midjourney");
+  const mj = await startMidjourneyMock("e2e-mj-secret");
+  const name = uniqueName("mj");
+  let priceTable: string | null = null;
+  try {
+    const call = async (method: string, url: string, data?: unknown) => {
+      const body = await (await root.fetch(url, { method, data })).json();
+      expect(body.success, `${method} ${url}: ${body.message}`).toBe(true);
+      return body.data;
+    };
+    await call("POST", "/api/channel/", { name, type: 2, key: mj.secret, base_url: mj.url, models: "mj_imagine", group: "default" });
+    // Other specs share the server and may have replaced the price table: price the model here.
+    const listed: { key: string; value: string }[] = await call("GET", "/api/option/");
+    priceTable = listed.find((o) => o.key === "ModelPrice")?.value ?? "{}";
+    await setOption("ModelPrice", JSON.stringify({ ...JSON.parse(priceTable), mj_imagine: 0.1 }));
+    const token = await call("POST", "/api/token/", { name, remain_quota: 0, unlimited_quota: true, expired_time: -1 });
+    const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
+    const before = (await call("GET", "/api/user/self")).quota as number;
+
+    const submitted = await root.post("/fast/mj/submit/imagine", {
+      headers: { "mj-api-secret": key },
+      data: { prompt: `${name} a red kite over the sea` },
+    });
+    expect(submitted.status()).toBe(200);
+    const answer = await submitted.json();
+    expect(answer).toMatchObject({ code: 1 });
+    const id = String(answer.result);
+    // ModelPrice mj_imagine 0.1 × 500 000, taken at the submit.
+    await expect.poll(async () => before - ((await call("GET", "/api/user/self")).quota as number)).toBe(50_000);
+
+    // The poller runs every 15 s; the mock moves one state per poll.
+    await expect
+      .poll(async () => (await (await root.get(`/mj/task/${id}/fetch`, { headers: { authorization: `Bearer ${key}` } })).json()).status, {
+        timeout: 100_000,
+        intervals: [3_000],
+      })
+      .toBe("SUCCESS");
+
+    const context = await browser.newContext({ storageState: ROOT_STATE, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      await page.goto(`/midjourney?mj_id=${id}`);
+      const drawings = "绘图任务列表";
+      await expect(rows(page, drawings)).toHaveCount(1);
+      await expect(row(page, drawings, id)).toContainText("成功");
+      await expect(row(page, drawings, id)).toContainText("100%");
+    } finally {
+      await context.close();
+    }
+  } finally {
+    if (priceTable !== null) await setOption("ModelPrice", priceTable);
+    await mj.close();
+  }
+});
