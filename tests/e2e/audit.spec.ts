@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import type { APIRequestContext } from "@playwright/test";
 import { ROOT_STATE } from "./env";
-import { expect, loginViaUi, type Page, sideMenu, test, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, sideMenu, test, uniqueName } from "./support";
 
 const SHOTS_DIR = process.env.QIAO_SHOTS_DIR ?? "test-results/screenshots";
 const AS_ROOT = { "New-Api-User": "1" };
@@ -111,7 +111,7 @@ test.describe("as root", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/audit");
     await expect(page.getByRole("list", { name: "审计日志列表" })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shoot(page, "audit-narrow-dark");
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");

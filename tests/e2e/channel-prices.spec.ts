@@ -1,7 +1,7 @@
 // Issue 20.17: the channel editor says which of the channel's models have no price (the relay
 // refuses them with 倍率或价格未配置), without blocking the save. Light, dark and 390 px.
 import { ROOT_STATE } from "./env";
-import { expect, shot, test, uniqueName } from "./support";
+import { expect, expectFits, shot, test, uniqueName } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 
@@ -28,7 +28,7 @@ test("the channel editor warns about models without a price, and only about thos
   await page.getByRole("button", { name: "切换明暗主题" }).click();
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(warning).toBeVisible();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await shot(page, "channel-unpriced-390");
 
   // Not blocking: the channel saves, and a price set later clears the warning on its editor.

@@ -3,7 +3,7 @@
 // AI's service-account JSON key (a monospace textarea, checked before saving, no batch mode).
 // Driven as root through the real console; screenshots in light, dark and at 390 px.
 import { ROOT_STATE } from "./env";
-import { expect, type Page, shot as fullPageShot, test, toast } from "./support";
+import { expect, expectFits, type Page, shot as fullPageShot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 test.describe.configure({ mode: "serial" });
@@ -173,7 +173,7 @@ test.describe("looks", () => {
     await openEditor(page);
     await pickType(page, "Vertex AI");
     await keyField(page).fill(SERVICE_ACCOUNT);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "channel-editor-vertex-narrow");
     await page.getByRole("textbox", { name: "名称", exact: true }).fill(`narrow${uid}`);
     await page.getByRole("textbox", { name: "部署地区（Region）", exact: true }).fill("attacker.example/x?");

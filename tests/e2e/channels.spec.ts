@@ -8,7 +8,7 @@ import { type OpenAIMock, startOpenAIMock } from "../mocks/openai-upstream";
 import { startVendorAccountsMock, type VendorAccountsMock } from "../mocks/vendor-accounts";
 import { ROOT_STATE } from "./env";
 import type { Locator } from "@playwright/test";
-import { expect, type Page, shot, test, toast } from "./support";
+import { expect, expectFits, type Page, shot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 test.describe.configure({ mode: "serial" });
@@ -168,7 +168,7 @@ test("the editor validates, fetches models, creates one and a batch, and edits",
   await shot(page, "channel-editor");
   // The filled editor on a phone, in the light theme (the dark one is in "looks").
   await page.setViewportSize({ width: 390, height: 844 });
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   // From the top, so the fixed header is drawn where it sits.
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, "channel-editor-filled-narrow");
@@ -391,7 +391,7 @@ test.describe("looks", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/channel");
     await expect(page.getByRole("link", { name: "添加渠道", exact: true })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     // A card per channel on a phone, its 启用 drawn at full strength under the greyed text.
     const card = page.getByRole("listitem").filter({ hasText: MAIN });
     await expect(card.getByRole("button", { name: "启用", exact: true })).toBeVisible();
@@ -403,7 +403,7 @@ test.describe("looks", () => {
     await shot(page, "channel-list-narrow");
     await page.goto("/channel/add");
     await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "channel-editor-narrow");
     await page.getByRole("combobox", { name: "类型" }).fill("Claude");
     await expect(page.getByRole("option", { name: /^Anthropic Claude/ })).toBeVisible();

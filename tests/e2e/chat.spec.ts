@@ -4,7 +4,7 @@
 import { type APIRequestContext, request as playwrightRequest } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 import { type PageServer, startPageServer } from "./page-server";
-import { expect, newUserSession, type Page, shot, sideMenu, test } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test } from "./support";
 
 const MSG = {
   noToken: "当前没有可用的启用令牌，请确认是否有令牌处于启用状态！",
@@ -192,7 +192,7 @@ test.describe("looks", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/chat/0");
     await expect(page.frameLocator('iframe[title="本地聊天"]').getByRole("heading")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "chat-frame-narrow");
   });
 });

@@ -5,7 +5,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type OpenAIMock, startOpenAIMock } from "../mocks/openai-upstream";
 import { ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, sideMenu, test, uniqueName } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test, uniqueName } from "./support";
 
 const AS_ROOT = { "New-Api-User": "1" };
 
@@ -190,7 +190,7 @@ test.describe("as root", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/detail?by=user");
     await expect(figure(page, "额度消耗（按用户）")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "detail-admin-narrow");
   });
 

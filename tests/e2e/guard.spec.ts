@@ -1,5 +1,5 @@
 // Page guard, expired sessions and the not-found page.
-import { expect, forgedSessionCookie, newUserSession, type Page, shot, sideMenu, test } from "./support";
+import { expect, expectFits, forgedSessionCookie, newUserSession, type Page, shot, sideMenu, test } from "./support";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 
 test.describe("logged out", () => {
@@ -109,7 +109,7 @@ test.describe("session gone mid-use", () => {
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.getByTestId("expired-notice")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "login-expired-390");
   });
 });

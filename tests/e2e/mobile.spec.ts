@@ -1,5 +1,5 @@
 // Narrow screens: the side menu hides behind a burger.
-import { expect, type Page, shot, sideMenu, test, uniqueName } from "./support";
+import { expect, expectFits, type Page, shot, sideMenu, test, uniqueName } from "./support";
 import { ROOT_STATE } from "./env";
 
 test.use({ storageState: ROOT_STATE, viewport: { width: 390, height: 844 } });
@@ -65,7 +65,7 @@ test("every list fits a phone: a card per row, all actions on screen, whole badg
       }
       const rows = page.locator("main [data-row-id]");
       await expect(rows.first()).toBeVisible();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await expectFits(page, 390);
       for (const row of await rows.all()) {
         if (list.action) await expect(row.getByRole("button", { name: list.action, exact: true })).toBeVisible();
         for (const button of await row.getByRole("button").all()) {

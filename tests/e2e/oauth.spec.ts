@@ -9,7 +9,7 @@ import type { APIRequestContext, Browser, BrowserContext, Locator } from "@playw
 import { type OAuth2Mock, startGitHubMock, startLinuxDoMock } from "../mocks/oauth2-provider";
 import { type OidcMock, startOidcMock } from "../mocks/oidc-provider";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { expect, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -115,7 +115,7 @@ test("the login page offers GitHub, LinuxDO and OIDC: light, dark and 390 px", a
     await page.goto("/login");
     await expect(page.getByText("第三方登录")).toBeVisible();
     for (const label of ["GitHub", "LinuxDO", "OIDC"]) await expect(page.getByRole("button", { name: label, exact: true })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await expectFits(page, width);
     await snap(page, name);
     if (width === 1280) {
       await page.getByRole("button", { name: "切换明暗主题" }).click();
@@ -273,7 +273,7 @@ test("personal settings bind GitHub, LinuxDO and OIDC in a new window; an id bou
   await loginViaUi(small, username, "password-123");
   await small.goto("/setting");
   await expect(bindingRow(small, "github")).not.toContainText("未绑定");
-  expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(small, 390);
   await snap(bindingsCard(small), "oauth-bindings-390");
   await phone.close();
 });

@@ -4,7 +4,7 @@
 // Screenshots of both lists in light, dark and at 390 px.
 import type { APIRequestContext, Browser, Locator } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, sideMenu, test, toast } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test, toast } from "./support";
 
 let root: APIRequestContext;
 const saved: Record<string, string> = {};
@@ -68,7 +68,7 @@ async function darkAndNarrow(page: Page, list: string, name: string) {
   await shot(page, `${name}-dark`);
   await page.setViewportSize({ width: 390, height: 844 });
   await expect.poll(() => page.getByRole("list", { name: list }).isVisible()).toBe(true);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await shot(page, `${name}-390`);
   await toggleTheme(page, "light");
 }

@@ -5,7 +5,7 @@
 // button in light, dark and at 390 px.
 import type { Page } from "@playwright/test";
 import { E2E_PORT } from "./env";
-import { expect, loginViaUi, shot, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, shot, test, toast, uniqueName } from "./support";
 
 test.use({ baseURL: `http://localhost:${E2E_PORT}` });
 
@@ -31,7 +31,7 @@ async function toggleTheme(page: Page, scheme: "dark" | "light") {
 async function narrowShot(page: Page, name: string) {
   await page.setViewportSize({ width: 390, height: 844 });
   // Polled: the cards that change layout by a media query settle a frame after the resize.
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await shot(page, name);
   await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -6,7 +6,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type MockEpay, startMockEpay } from "../mocks/epay";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, test } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, test } from "./support";
 
 const PID = "1001";
 const KEY = "e2e-epay-merchant-key";
@@ -90,7 +90,7 @@ test("支付宝 and 微信: the server's price, the gateway's page, back on /top
   await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
   await shot(page, "pay-epay-banner-dark");
   await page.setViewportSize({ width: 390, height: 844 });
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await shot(page, "pay-epay-banner-narrow-dark");
   await page.getByRole("button", { name: "微信", exact: true }).click();
   await expect(page.locator(".mantine-Modal-content")).toHaveCSS("opacity", "1");

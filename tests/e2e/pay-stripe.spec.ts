@@ -7,7 +7,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type MockStripe, startMockStripe } from "../mocks/stripe";
 import { E2E_BASE_URL, E2E_STRIPE_PORT, ROOT_STATE } from "./env";
-import { expect, sideMenu, newUserSession, shot, test } from "./support";
+import { expect, expectFits, newUserSession, shot, sideMenu, test } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -78,7 +78,7 @@ test("a user pays through Stripe Checkout and comes back credited", async ({ pag
   await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
   await shot(page, "pay-stripe-paid-dark");
   await page.setViewportSize({ width: 390, height: 844 });
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   // The side menu slides away as the layout turns narrow: shoot once it is off the screen.
   await expect
     .poll(async () => {

@@ -6,7 +6,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import type { OpenAIMock } from "../mocks/openai-upstream";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { clipboardText, expect, loginViaUi, type Page, shot, test, toast, uniqueName } from "./support";
+import { clipboardText, expect, expectFits, loginViaUi, type Page, shot, test, toast, uniqueName } from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -400,7 +400,7 @@ test.describe("looks", () => {
     await say(page, "手机上问一句");
     await expect(lastReply(page)).toHaveAttribute("data-status", "complete");
     expect((chatRequests().at(-1) as { model: string }).model).toBe(ALPHA);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "playground-narrow-dark");
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");

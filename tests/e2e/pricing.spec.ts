@@ -3,7 +3,7 @@
 // creates a channel with models of known ratios and prices, so every number on the page is known.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { clipboardText, expect, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
+import { clipboardText, expect, expectFits, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -188,7 +188,7 @@ test.describe("looks", () => {
     await page.goto(`/pricing?keyword=${prefix}`);
     // A card per model on a phone (components/data/paged-table.tsx); the page never scrolls sideways.
     await expect(page.getByRole("listitem").filter({ has: page.getByText(ALPHA, { exact: true }) })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "pricing-narrow-dark");
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");

@@ -3,7 +3,7 @@
 // ordinary user through POST /api/user/topup. Screenshots in light, dark and at 390 px.
 import { readFile } from "node:fs/promises";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { clipboardText, expect, newUserSession, type Page, shot, test, toast } from "./support";
+import { clipboardText, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE, permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -230,7 +230,7 @@ test.describe("looks", () => {
     await page.goto("/redemption");
     await expect(page.getByRole("button", { name: "添加兑换码" })).toBeVisible();
     // The table scrolls sideways inside its box; the page itself never does.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "redemption-list-narrow");
     await page.getByRole("button", { name: "添加兑换码" }).click();
     await expect(page.getByRole("heading", { name: "创建新的兑换码" })).toBeVisible();

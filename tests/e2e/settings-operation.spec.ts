@@ -6,7 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, type Page, shot, sideMenu, test, toast } from "./support";
+import { expect, expectFits, type Page, shot, sideMenu, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 // Long flows on a shared two-core machine.
@@ -100,7 +100,7 @@ test("general, drawing, data dashboard, monitoring and quota settings are saved 
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(card(page, "通用设置")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "settings-operation-390");
   } finally {
     for (const key of [

@@ -5,7 +5,7 @@
 import type { Browser } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 import { type PageServer, startPageServer } from "./page-server";
-import { expect, type Page, shot, test, toast, uniqueName } from "./support";
+import { expect, expectFits, type Page, shot, test, toast, uniqueName } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 
@@ -219,7 +219,7 @@ test.describe("looks", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/setting?tab=other");
     await expect(card(page, "公告")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "settings-other-narrow");
   });
 });

@@ -9,6 +9,7 @@ import {
   clipboardText,
   DEFAULT_PASSWORD_NOTICE,
   expect,
+  expectFits,
   loginViaUi,
   newUserSession,
   type Page,
@@ -168,7 +169,7 @@ test("an ordinary user reads the profile, copies models and the invite link, and
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(figure(page, "个人信息", "当前余额")).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "settings-user-390");
     await invite.getByRole("button", { name: "划转到余额" }).click();
     await expect(dialog).toBeVisible();

@@ -70,6 +70,39 @@ export const test = base.extend<{ network: NetworkWatch }>({
 
 export const SCREENSHOT_DIR = "test-results/screenshots";
 
+const FIT_SETTLE_MS = 5_000;
+
+/**
+ * The page is no wider than its viewport (nothing scrolls sideways). On failure the message names
+ * the elements whose right edge passes the viewport, widest first, so a run's log says what grew.
+ * Passes as soon as the page fits; fails only if it still does not after FIT_SETTLE_MS.
+ */
+export async function expectFits(page: Page, width: number) {
+  // A layout change (the side menu leaving at the breakpoint) runs a short transition: wait for it.
+  const deadline = Date.now() + FIT_SETTLE_MS;
+  while (Date.now() < deadline) {
+    if ((await page.evaluate(() => document.documentElement.scrollWidth)) <= width) return;
+    await page.waitForTimeout(100);
+  }
+  const found = await page.evaluate((limit) => {
+    const scrollWidth = document.documentElement.scrollWidth;
+    if (scrollWidth <= limit) return { scrollWidth, over: [] as string[] };
+    const over = [...document.body.querySelectorAll<HTMLElement>("*")]
+      .map((el) => ({ el, right: el.getBoundingClientRect().right }))
+      .filter(({ right }) => right > limit + 0.5)
+      .sort((a, b) => b.right - a.right)
+      .slice(0, 8)
+      .map(({ el, right }) => {
+        const tag = el.tagName.toLowerCase();
+        const cls = typeof el.className === "string" ? el.className.split(/\s+/).slice(0, 3).join(".") : "";
+        const text = (el.textContent ?? "").trim().slice(0, 40);
+        return `${tag}${cls ? `.${cls}` : ""} right=${Math.round(right)} «${text}»`;
+      });
+    return { scrollWidth, over };
+  }, width);
+  expect(found.scrollWidth, `page wider than ${width} px:\n${found.over.join("\n")}`).toBeLessThanOrEqual(width);
+}
+
 export async function shot(page: Page, name: string) {
   await page.screenshot({ path: `${SCREENSHOT_DIR}/${name}.png`, fullPage: true });
 }

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { APIRequestContext, Locator } from "@playwright/test";
 import Database from "better-sqlite3";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, sideMenu, test, uniqueName } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test, uniqueName } from "./support";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -214,7 +214,7 @@ async function shots(page: Page, list: string, name: string) {
   await toggleTheme(page, "light");
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(page.getByRole("list", { name: list })).toBeVisible();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await shot(page, `${name}-390`);
   await page.setViewportSize({ width: 1280, height: 800 });
 }

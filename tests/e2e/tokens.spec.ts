@@ -1,6 +1,6 @@
 // The token page (spec §2 Token page, §4 Token status, §5 Token form, §8) driven through the real
 // console as an ordinary user; screenshots in light, dark and at 390 px.
-import { expect, newUserSession, clipboardText, shot, test, toast, type Page } from "./support";
+import { clipboardText, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -156,7 +156,7 @@ test.describe("looks", () => {
     await page.goto("/token");
     await expect(page.getByRole("button", { name: "添加令牌" })).toBeVisible();
     // The table scrolls sideways inside its box; the page itself never does.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "token-list-narrow");
     await page.getByRole("button", { name: "添加令牌" }).click();
     await expect(page.getByRole("heading", { name: "创建新的令牌" })).toBeVisible();

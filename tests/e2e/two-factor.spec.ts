@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { generate } from "otplib";
 import type { Browser, BrowserContext } from "@playwright/test";
 import { E2E_BASE_URL } from "./env";
-import { expect, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 // Codes come from a 30-second clock: a flow may wait for the next step.
@@ -267,8 +267,7 @@ for (const look of [
     test.use({ colorScheme: look.colorScheme, viewport: look.viewport });
 
     test(`the setup, the backup codes, the code step and the step-up dialog (${look.name})`, async ({ page, browser }) => {
-      const fits = async (p: Page) =>
-        expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(look.viewport.width);
+      const fits = async (p: Page) => await expectFits(p, look.viewport.width);
       const { username, secret, codes, dialog } = await enableTwoFactor(page, look.name);
       await fits(page);
       await dialog.getByRole("button", { name: "我已保存" }).click();

@@ -4,7 +4,7 @@
 // of the card in light, dark and at 390 px (SHOTS_DIR, outside the repository).
 import { mkdirSync } from "node:fs";
 import type { Browser, BrowserContext, Locator } from "@playwright/test";
-import { expect, loginViaUi, type Page, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, test, toast, uniqueName } from "./support";
 
 const SHOTS_DIR = process.env.QIAO_SHOTS_DIR ?? "test-results/screenshots";
 const PASSWORD = "password-123";
@@ -116,7 +116,7 @@ test("the card in dark mode and on a 390 px phone", async ({ page, browser }) =>
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/setting");
     await expect(card(page).getByRole("listitem")).toHaveCount(2);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await snap(card(page), "sessions-card-narrow");
     await page.getByRole("button", { name: "切换明暗主题" }).click();
     await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");

@@ -4,7 +4,7 @@
 // screenshots in light, dark and at 390 px.
 import type { APIRequestContext, Browser } from "@playwright/test";
 import { ROOT_STATE } from "./env";
-import { expect, loginViaUi, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
 
 const AS_ROOT = { "New-Api-User": "1" };
 const PASSWORD = "password-123";
@@ -257,7 +257,7 @@ test.describe("looks", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/user");
     await expect(page.getByRole("button", { name: "添加用户" })).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectFits(page, 390);
     await shot(page, "user-list-narrow");
     await page.getByRole("button", { name: "添加用户" }).click();
     await expect(page.getByRole("heading", { name: "添加用户" })).toBeVisible();

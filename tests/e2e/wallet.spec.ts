@@ -3,7 +3,7 @@
 // Screenshots in light, dark and at 390 px.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, newUserSession, type Page, shot, test, toast } from "./support";
+import { expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 let root: APIRequestContext;
 
@@ -239,7 +239,7 @@ test.describe("looks", () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto("/topup");
       await expect(page.getByRole("button", { name: "支付宝" })).toBeVisible();
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await expectFits(page, 390);
       await shot(page, "wallet-narrow-dark");
       await page.getByRole("button", { name: "微信" }).click();
       await expect(page.getByRole("dialog", { name: "确定要充值吗？" })).toBeVisible();

@@ -10,7 +10,7 @@ import type { APIRequestContext, Browser, BrowserContext } from "@playwright/tes
 import { type MockTelegramWidget, startMockTelegramWidget, telegramLogin } from "../mocks/telegram";
 import { type MockWeChatServer, startMockWeChatServer, WECHAT_CODE_VALID_MS } from "../mocks/wechat";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { expect, loginViaUi, type Page, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -170,7 +170,7 @@ test("the WeChat modal in dark mode and on a 390 px phone", async ({ browser }) 
   const page = await context.newPage();
   await page.goto("/login");
   // Polled: the cards that change layout by a media query settle a frame after the resize.
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await snap(page, "login-page-390");
   await page.getByRole("button", { name: "微信", exact: true }).click();
   await expect(page.getByRole("dialog", { name: "微信扫码登录" })).toBeVisible();
@@ -229,7 +229,7 @@ test("a user binds WeChat and Telegram in personal settings, then signs in with 
   await snap(page, "bindings-bound-dark", bindings(page));
   await page.setViewportSize({ width: 390, height: 900 });
   // Polled: the cards that change layout by a media query settle a frame after the resize.
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expectFits(page, 390);
   await snap(page, "bindings-bound-dark-390", bindings(page));
   await switchScheme(page, "light");
   await snap(page, "bindings-bound-390", bindings(page));
