@@ -19,6 +19,7 @@ import { DEFAULT_CHATS } from "@/lib/options/defaults/chats";
 import { DEFAULT_COMPLETION_RATIO } from "@/lib/options/defaults/completion-ratio";
 import { DEFAULT_MODEL_PRICE } from "@/lib/options/defaults/model-price";
 import { DEFAULT_MODEL_RATIO } from "@/lib/options/defaults/model-ratio";
+import { type LimitSet, ROUTING_STRATEGIES, type RoutingStrategy } from "@/lib/limits/types";
 
 export type OptionKind = "bool" | "int" | "float" | "string" | "json";
 
@@ -54,6 +55,7 @@ export const OPTION_SECTIONS = {
   logs: "operation",
   dashboard: "operation",
   monitoring: "operation",
+  routing: "operation",
   quota: "operation",
   rateLimit: "operation",
   chats: "operation",
@@ -265,6 +267,27 @@ const rateLimitGroups = namedTable(
   "分组名不能为空",
 );
 
+/** `{"rpm": n, "tpm": n, "concurrency": n}`, each optional, integers ≥ 0 (0 = no limit). */
+const limitSet: z.ZodType<LimitSet> = z
+  .object(
+    {
+      rpm: rateLimitCount("rpm", 0).optional(),
+      tpm: rateLimitCount("tpm", 0).optional(),
+      concurrency: rateLimitCount("concurrency", 0).optional(),
+    },
+    { error: (issue) => (issue.code === "invalid_type" ? '应为形如 {"rpm": 60, "tpm": 100000, "concurrency": 5} 的对象' : undefined) },
+  )
+  .strict();
+/** `{"group" or "*": limits}`: per user (UserRateLimits) or per whole group (GroupRateLimits). */
+const groupLimits = namedTable(limitSet, '{"default": {"rpm": 60}}', "分组名不能为空");
+/** `{"group" or "*": {"model": limits}}`: per user and model. */
+const modelLimits = namedTable(namedTable(limitSet, '{"gpt-4o": {"rpm": 60}}', "模型名不能为空"), '{"default": {"gpt-4o": {"rpm": 60}}}', "分组名不能为空");
+const routingStrategies = namedTable(
+  z.enum(ROUTING_STRATEGIES, { error: `策略只能是 ${ROUTING_STRATEGIES.join("、")} 之一` }) as z.ZodType<RoutingStrategy>,
+  '{"default": "least_inflight"}',
+  "分组名不能为空",
+);
+
 const CHAT_ITEM = '每一项必须是 {"名称": "链接"} 形式';
 const chats = z.array(
   z
@@ -429,6 +452,26 @@ export const OPTION_REGISTRY = {
    */
   ChannelPrivateAddressAllowed: bool(true),
 
+  // Routing (issue 26): the circuit breaker and the choice among channels of one priority
+  ChannelBreakerEnabled: shown(bool(true), {
+    section: "routing",
+    label: "启用渠道熔断",
+    description:
+      "渠道（多密钥渠道则为其中的密钥）在统计窗口内失败（超时、5xx、连接错误）达到次数后暂停使用，冷却后放行一个试探请求，成功即恢复；认证错误仍由「失败时自动禁用通道」处理",
+  }),
+  ChannelBreakerFailures: shown(int(5, { min: 1, max: 1000 }), { section: "routing", label: "熔断失败次数" }),
+  ChannelBreakerWindowSeconds: shown(int(60, { min: 1, max: 3600 }), { section: "routing", label: "统计窗口", suffix: " 秒" }),
+  ChannelBreakerCooldownSeconds: shown(int(30, { min: 1, max: 86_400 }), { section: "routing", label: "冷却时间", suffix: " 秒" }),
+  /** Per group: how the relay chooses among the channels of one priority (weighted when not listed). */
+  ChannelRoutingStrategy: shown(json(routingStrategies, {}), {
+    section: "routing",
+    label: "分组路由策略",
+    description:
+      '{"组名": "策略"}，同一优先级内选择渠道的方式：weighted 按权重随机（默认）、least_inflight 进行中请求最少、lowest_latency 首字延迟最低',
+    invalid: '分组路由策略应为 JSON 对象，形如 {"default": "least_inflight"}',
+    wide: true,
+  }),
+
   // Quota (quota units; QuotaPerUnit of them = US$1)
   QuotaForNewUser: shown(int(0, { min: 0 }), { section: "quota", label: "新用户初始额度" }),
   PreConsumedQuota: shown(int(500, { min: 0 }), {
@@ -470,6 +513,32 @@ export const OPTION_REGISTRY = {
     description:
       '{"组名": [最多请求次数, 最多请求完成次数]}，例如 {"default": [200, 100], "vip": [0, 1000]}；最多请求次数不小于 0（0 为不限），最多请求完成次数不小于 1。分组的配置优先于上面的全局限制，周期统一使用「限制周期」。',
     invalid: '分组速率限制应为 JSON 对象，形如 {"default": [200, 100]}：最多请求次数不小于 0，最多请求完成次数不小于 1',
+  }),
+
+  /** Per user, by the caller's group ("*": every group not listed). */
+  UserRateLimits: shown(json(groupLimits, {}), {
+    section: "rateLimit",
+    label: "用户限制",
+    description:
+      '每个用户的每分钟请求数、每分钟 token 数和并发数，按分组设置（"*" 为其余分组），例如 {"default": {"rpm": 60, "tpm": 100000, "concurrency": 5}}；0 或不写为不限',
+    invalid: '用户限制应为 JSON 对象，形如 {"default": {"rpm": 60}}',
+    wide: true,
+  }),
+  /** Per whole group: every user of the group together. */
+  GroupRateLimits: shown(json(groupLimits, {}), {
+    section: "rateLimit",
+    label: "分组总限制",
+    description: '整个分组所有用户合计的限制，例如 {"default": {"rpm": 6000, "concurrency": 200}}',
+    invalid: '分组总限制应为 JSON 对象，形如 {"default": {"rpm": 6000}}',
+    wide: true,
+  }),
+  /** Per user and model, by the caller's group ("*": every group not listed). */
+  ModelRateLimits: shown(json(modelLimits, {}), {
+    section: "rateLimit",
+    label: "模型限制",
+    description: '每个用户对单个模型的限制，按分组设置，例如 {"default": {"gpt-4o": {"rpm": 60}}}',
+    invalid: '模型限制应为 JSON 对象，形如 {"default": {"gpt-4o": {"rpm": 60}}}',
+    wide: true,
   }),
 
   // Chats

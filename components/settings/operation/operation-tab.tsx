@@ -23,6 +23,12 @@ export function OperationTab({ options }: OperationTabProps) {
       </OptionsCard>
       <OptionsCard title="数据看板设置" section="dashboard" initial={options} />
       <OptionsCard title="监控设置" section="monitoring" initial={options} />
+      <OptionsCard
+        title="路由与熔断设置"
+        description="熔断对每个渠道（多密钥渠道则对每个密钥）分别计数；路由策略只在同一优先级的渠道之间选择。"
+        section="routing"
+        initial={options}
+      />
       <OptionsCard title="额度设置" section="quota" initial={options} />
       <OptionsCard
         title="速率限制设置"
