@@ -27,7 +27,6 @@ import {
 } from "@/lib/limits/store";
 import { BUDGET_PERIOD_LABELS, type KeyLimitColumns, type KeyLimitUsage } from "@/lib/limits/types";
 import type { OptionValues } from "@/lib/options";
-import { RelayError } from "@/lib/relay/errors";
 import { processSingleton } from "@/lib/singleton";
 
 /** After a Redis failure, how long the limits count in this process before trying Redis again. */
@@ -220,15 +219,23 @@ function scopeWords(c: LimitCheck): string {
   return `模型 ${c.name} `;
 }
 
-function refusal(c: LimitCheck, waitMs: number, headers: Record<string, string> | null): RelayError {
+/** A call over one of its limits: the relay answers 429 in the caller's protocol with these headers. */
+export class LimitRefusal extends Error {
+  constructor(
+    message: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "LimitRefusal";
+  }
+}
+
+function refusal(c: LimitCheck, waitMs: number, headers: Record<string, string> | null): LimitRefusal {
   const wait = c.budget ? c.budget.end * 1000 - Date.now() : waitMs;
   const message = c.budget
     ? `令牌${BUDGET_PERIOD_LABELS[c.budget.period]}预算已用完 (${c.limit})`
     : `${scopeWords(c)}${KIND_WORDS[c.kind as keyof typeof KIND_WORDS]}已达上限 (${c.limit})`;
-  return new RelayError(429, message, {
-    code: "rate_limit_exceeded",
-    headers: { ...headers, "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) },
-  });
+  return new LimitRefusal(message, { ...headers, "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) });
 }
 
 /** OpenAI's duration format: "20ms", "1s", "1.5s", "6m0s", "1h2m3s". */

@@ -7,7 +7,6 @@ import { env } from "@/lib/env";
 import { countLimitsIn } from "@/lib/limits/engine";
 import { type AdmitAnswer, type AdmitAsk, type LimitStore, MemoryLimitStore, type SettleAsk } from "@/lib/limits/store";
 import { isObj } from "@/lib/obj";
-import { toParent } from "@/lib/server/ipc";
 
 export type LimitsAsk = { qiao: "limits"; id: number; admit?: AdmitAsk; settle?: SettleAsk };
 export type LimitsAnswer = { qiao: "limits-answer"; id: number; answer: AdmitAnswer };
@@ -76,7 +75,9 @@ export function limitsViaParent(
  */
 export function countLimitsInPrimary() {
   if (env.REDIS_CONN_STRING || !process.send) return;
-  const viaPrimary = limitsViaParent(toParent);
+  const viaPrimary = limitsViaParent((ask) => {
+    if (process.send && process.connected) process.send(ask, undefined, undefined, () => undefined);
+  });
   process.on("message", viaPrimary.onMessage);
   countLimitsIn(viaPrimary.store);
 }

@@ -10,7 +10,7 @@
 // retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
 // steady state: keys, users, channels and options come from memory (lib/relay/memory/key-user-channel-cache, options).
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
-import { admitCall, type CallLimits, tokenEstimate } from "@/lib/limits/engine";
+import { admitCall, type CallLimits, LimitRefusal, tokenEstimate } from "@/lib/limits/engine";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { authenticateSession, checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/memory/key-auth";
@@ -213,13 +213,24 @@ async function relayCall(
 
 /** The call's limits admission; null (no store asked) when no limit applies. */
 function admitLimits(options: OptionValues, caller: RelayCaller, body: ParsedBody, promptEstimate: number, reserveAmount: number) {
-  return admitCall(
-    options,
-    { key: caller.key, userId: caller.user.id, group: caller.group },
-    body.model,
-    tokenEstimate(body.json, promptEstimate),
-    reserveAmount,
-  );
+  try {
+    const admitted = admitCall(
+      options,
+      { key: caller.key, userId: caller.user.id, group: caller.group },
+      body.model,
+      tokenEstimate(body.json, promptEstimate),
+      reserveAmount,
+    );
+    return admitted instanceof Promise ? admitted.catch(limitError) : admitted;
+  } catch (error) {
+    return limitError(error);
+  }
+}
+
+/** A limit's refusal as the relay's 429. */
+function limitError(error: unknown): never {
+  if (!(error instanceof LimitRefusal)) throw error;
+  throw new RelayError(429, error.message, { code: "rate_limit_exceeded", headers: error.headers });
 }
 
 /** A limited call's error answer carries its x-ratelimit-* headers too. */
