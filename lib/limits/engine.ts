@@ -183,20 +183,23 @@ export function tokenEstimate(json: Record<string, unknown> | null, promptTokens
 
 /**
  * Admits the call or throws the 429; null when no limit applies (then no store is asked). `tokens`:
- * the tpm estimate; `quota`: the ledger's reservation.
+ * the tpm estimate; `quota`: the ledger's reservation. A task submit (lib/tasks/submit.ts) passes
+ * `tokens` null: it counts no tokens, so its tpm limits do not apply.
  */
 export function admitCall(
   options: OptionValues,
   caller: LimitCaller,
   model: string,
-  tokens: number,
+  tokens: number | null,
   quota: number,
 ): CallLimits | null | Promise<CallLimits | null> {
   const now = Date.now();
-  const checks = limitChecks(options, caller, model, now);
+  const all = limitChecks(options, caller, model, now);
+  const checks = tokens === null ? all.filter((c) => c.kind !== "tpm") : all;
   if (checks.length === 0) return null;
   const specs = counters(checks, now);
-  return specs instanceof Promise ? specs.then((s) => admitWith(checks, s, tokens, quota)) : admitWith(checks, specs, tokens, quota);
+  const estimate = tokens ?? 0;
+  return specs instanceof Promise ? specs.then((s) => admitWith(checks, s, estimate, quota)) : admitWith(checks, specs, estimate, quota);
 }
 
 function admitWith(checks: LimitCheck[], specs: CounterSpec[], tokens: number, quota: number): CallLimits | Promise<CallLimits> {
