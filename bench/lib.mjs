@@ -362,11 +362,19 @@ export class QiaoApi {
 }
 
 /**
+ * The limits `--limits` puts on the bench (issue 26): on the token and, through UserRateLimits, on
+ * root's group; each far above what one box can send (rpm 100 M is 1.6 M requests a second), so
+ * none trips and the run measures what counting them costs.
+ */
+export const BENCH_LIMITS = { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 };
+
+/**
  * Seeds Qiao through the real API: root login, a large quota for root, an OpenAI (type 1) and a
  * Claude (type 14) channel on the mock upstream, an unlimited token. Then waits (bounded) until a
- * relay call succeeds, and checks one call of every scenario.
+ * relay call succeeds, and checks one call of every scenario. `limits`: BENCH_LIMITS on the token
+ * and on root's group, set before the token's first call (the relay caches a key's limits with it).
  */
-export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } = {}) {
+export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000, limits = false } = {}) {
   const api = new QiaoApi(qiao.url);
   const me = await api.login();
   await api.call("PUT", "/api/user/", { id: me.id, quota });
@@ -394,6 +402,7 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } 
   });
   const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
   if (!/^sk-[A-Za-z0-9]{48}$/.test(key)) throw new Error(`unexpected token key shape: ${key.slice(0, 8)}…`);
+  if (limits) await limitBench(qiao, api, token.id, me.group);
   // The relay's routing table may lag the write by a moment: retry a real call, bounded.
   const deadline = Date.now() + 30_000;
   let last = "";
@@ -408,7 +417,33 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000 } 
     const s = await relayOnce(qiao.url, key, scenario);
     if (!s.ok) throw new Error(`${scenario} relay call failed after seeding: ${s.detail}`);
   }
+  if (limits) {
+    // A limited call says so in its answer: the limits are on for the run.
+    const r = await relayOnce(qiao.url, key, "json");
+    const said = r.headers?.get("x-ratelimit-limit-requests");
+    if (said !== String(BENCH_LIMITS.rpm)) throw new Error(`--limits: the relay's answer has x-ratelimit-limit-requests ${said}`);
+  }
   return { api, key, userId: me.id };
+}
+
+/**
+ * BENCH_LIMITS on the token (its columns written in Qiao's SQLite file: this branch's token API does
+ * not take them) and in UserRateLimits for `group`, through the option API.
+ */
+async function limitBench(qiao, api, tokenId, group) {
+  const { rpm, tpm, concurrency } = BENCH_LIMITS;
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(path.join(qiao.dataDir, "qiao.db"));
+  try {
+    db.pragma("busy_timeout = 10000");
+    const changed = db
+      .prepare("UPDATE tokens SET rpm_limit = ?, tpm_limit = ?, concurrency_limit = ? WHERE id = ?")
+      .run(rpm, tpm, concurrency, tokenId).changes;
+    if (changed !== 1) throw new Error(`token ${tokenId} not found in ${qiao.dataDir}/qiao.db`);
+  } finally {
+    db.close();
+  }
+  await api.call("PUT", "/api/option/", { key: "UserRateLimits", value: JSON.stringify({ [group || "default"]: BENCH_LIMITS }) });
 }
 
 const chatBody = (stream) =>
@@ -468,7 +503,7 @@ export async function relayOnce(url, key, scenarioName) {
     });
     const text = await r.text();
     const ok = r.ok && text.includes(scenario.complete) && text.includes("mock");
-    return { ok, detail: `HTTP ${r.status} ${text.slice(0, 200)}` };
+    return { ok, detail: `HTTP ${r.status} ${text.slice(0, 200)}`, headers: r.headers };
   } catch (e) {
     return { ok: false, detail: String(e) };
   }

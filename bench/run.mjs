@@ -1,7 +1,7 @@
 // Relay throughput/latency benchmark: upstream direct vs the two floors vs Qiao.
 //   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1]
 //                      [--modes json,stream,messages-stream] [--tool wrk|autocannon] [--threads 1]
-//                      [--start-timeout 1200] [--entry <built server.mjs>]
+//                      [--start-timeout 1200] [--entry <built server.mjs>] [--limits]
 // Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR;
 // with --entry that built server bundle runs directly, to compare two builds without rebuilding),
 // seeds Qiao through its /api, then for each mode × concurrency loads every target in turn
@@ -10,9 +10,11 @@
 // Anthropic's Messages API passed through to a Claude channel. The targets of one point run back
 // to back, so a box whose speed drifts moves them together. Any non-2xx answer or socket error
 // fails the run (exit 1). Afterwards it checks that Qiao billed the traffic: the user's quota went
-// down and consume log rows exist.
+// down and consume log rows exist. --limits puts generous key and user limits on Qiao's token
+// (lib.mjs BENCH_LIMITS: rpm, tpm, concurrency; none trips), to measure what counting them costs.
 import os from "node:os";
 import {
+  BENCH_LIMITS,
   fmt,
   hasWrk,
   load,
@@ -42,6 +44,7 @@ const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
 const entry = typeof args.entry === "string" ? args.entry : null;
 const modes = String(args.modes ?? Object.keys(SCENARIOS).join(",")).split(",");
+const limits = args.limits === true;
 if (
   !(duration > 0) ||
   !(warmup >= 0) ||
@@ -50,7 +53,7 @@ if (
   modes.some((m) => !Object.hasOwn(SCENARIOS, m))
 ) {
   console.error(
-    `usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--modes ${Object.keys(SCENARIOS).join(",")}] [--tool wrk|autocannon]`,
+    `usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--modes ${Object.keys(SCENARIOS).join(",")}] [--tool wrk|autocannon] [--limits]`,
   );
   process.exit(2);
 }
@@ -61,7 +64,10 @@ runMain(async () => {
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(" ")}; ` +
-      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds} modes=${modes.join(",")}`,
+      `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds} modes=${modes.join(",")}` +
+      (limits
+        ? ` limits=on (key and user: rpm ${BENCH_LIMITS.rpm}, tpm ${BENCH_LIMITS.tpm}, concurrency ${BENCH_LIMITS.concurrency})`
+        : ""),
   );
   const work = tempDir("qiao-bench-work-");
   const upstream = await startMockUpstream();
@@ -75,7 +81,7 @@ runMain(async () => {
   console.log(
     `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
   );
-  const { api, key } = await seedQiao(qiao, upstream.url);
+  const { api, key } = await seedQiao(qiao, upstream.url, { limits });
   await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
   const before = await api.self();
   const logsBefore = await api.consumeLogTotal();

@@ -2,7 +2,7 @@
 // reminder windows, rate-limit windows): Redis when REDIS_CONN_STRING is set, else this process's
 // memory (one instance; its processes share it only through what they each hold, so a
 // multi-process start without Redis keeps such state per process). Every write carries a TTL.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { env } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
 
@@ -167,6 +167,9 @@ end
 return wait`;
 const COUNT_WINDOW = `${NOW_MS} return redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1])), '+inf')`;
 
+/** The SHA1 of each script run by runScript, computed once. */
+const scriptShas: Record<string, string> = {};
+
 const CONNECT_TIMEOUT_MS = 3000;
 /** After a dropped connection: this many reconnection tries (commands wait meanwhile), then commands fail. */
 const RECONNECT_TRIES = 4;
@@ -274,6 +277,22 @@ export class RedisCache implements SharedCache {
   async logHit(key: string, limit: number, windowMs: number, record: HitRecord) {
     const args = [String(Math.ceil(windowMs)), String(limit), record];
     return Number(await (await this.redis()).eval(LOG_HIT, { keys: [this.prefix + key], arguments: args }));
+  }
+
+  /**
+   * Runs a Lua script by its SHA (EVALSHA: the text crosses the wire once per connection), loading
+   * it when Redis does not know it. `keys` get the cache's prefix.
+   */
+  async runScript(script: string, keys: string[], args: string[]): Promise<unknown> {
+    const client = await this.redis();
+    const sha = (scriptShas[script] ??= createHash("sha1").update(script).digest("hex"));
+    const options = { keys: keys.map((k) => this.prefix + k), arguments: args };
+    try {
+      return await client.evalSha(sha, options);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return client.eval(script, options);
+    }
   }
 
   /** Closes the connection (tests; a process otherwise keeps it). */

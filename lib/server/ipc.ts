@@ -5,6 +5,7 @@
 // every other child, so a channel disabled in the console is gone from the relay at once.
 import { deliverLocally, addRemotePublisher, type CacheEvent } from "@/lib/cache/bus";
 import type { HitLogAnswer, HitLogAsk } from "@/lib/server/hit-log";
+import type { LimitsAnswer, LimitsAsk } from "@/lib/server/limits-ipc";
 
 export type ServerMessage =
   | { qiao: "cache"; event: CacheEvent }
@@ -18,7 +19,10 @@ export type ServerMessage =
   | { qiao: "listening" }
   /** relay worker → primary → that worker: the request limits' shared logs (lib/server/hit-log.ts). */
   | HitLogAsk
-  | HitLogAnswer;
+  | HitLogAnswer
+  /** relay worker or console → primary → that child: the request limits' counters (lib/server/limits-ipc.ts). */
+  | LimitsAsk
+  | LimitsAnswer;
 
 export function isServerMessage(m: unknown): m is ServerMessage {
   return typeof m === "object" && m !== null && typeof (m as { qiao?: unknown }).qiao === "string";

@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env";
 import { hitLogServer } from "@/lib/server/hit-log";
+import { limitsServer } from "@/lib/server/limits-ipc";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
@@ -46,6 +47,8 @@ export function runPrimary(entry: string) {
 
   // Without Redis, the workers' request limits count here, in one place.
   const hitLogs = hitLogServer();
+  // Likewise the key, user, group and model limits (and the console reads them here).
+  const limits = limitsServer();
 
   const relay = (from: Child | null, m: ServerMessage) => {
     for (const c of [consoleChild, ...workers]) if (c && c !== from) c.send(m);
@@ -66,6 +69,9 @@ export function runPrimary(entry: string) {
         break;
       case "hit-log":
         hitLogs(m, (answer) => from.send(answer));
+        break;
+      case "limits":
+        limits(m, (answer) => from.send(answer));
         break;
       case "listening":
         if (!announced) {

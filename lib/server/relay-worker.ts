@@ -13,6 +13,7 @@ import { ConsoleProxy } from "@/lib/server/proxy";
 import { hitLogViaParent } from "@/lib/server/hit-log";
 import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
 import { countHitsIn } from "@/lib/relay/call/rate-limit";
+import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -23,6 +24,7 @@ export async function runRelayWorker() {
     process.on("message", viaPrimary.onMessage);
     countHitsIn(viaPrimary.store);
   }
+  countLimitsInPrimary();
   const proxy = new ConsoleProxy();
   process.on("message", (m: unknown) => {
     if (!isServerMessage(m)) return;

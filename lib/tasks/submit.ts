@@ -5,6 +5,7 @@
 import { plain, quotaForUnits } from "@/lib/billing/price";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { setChannelStatus } from "@/lib/channels/routing";
+import { admitCall, type CallLimits, LimitRefusal } from "@/lib/limits/engine";
 import type { LogRow } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
@@ -135,81 +136,101 @@ export async function submitTask(
   }
   const priced = quotaForUnits(pricing, plan.units);
   const quota = BigInt(priced.quota);
-  const charged = await chargeTask({
-    table: plan.platform.table,
-    requestId,
-    userId: caller.user.id,
-    keyId: caller.key?.id ?? 0,
-    keyLimited: !!caller.key && !caller.key.unlimited,
-    channelId: channel.row.id,
-    quota,
-    columns: { ...plan.columns, action: plan.action, ...(plan.platform.table === "tasks" ? { platform: plan.platform.name } : {}) },
-  });
-  if (!charged.ok) throw await shortfallRefusal(caller, charged.shortfall, priced.quota);
-
-  const retries = pinned === null || pinned === undefined ? Math.max(0, Number(options.RetryTimes) || 0) : 0;
-  let outcome: SubmitOutcome;
-  for (let attempt = 0; ; attempt++) {
-    tried.add(channel.row.id);
-    try {
-      outcome = await send(channel);
-    } catch (error) {
-      await refundTask(plan.platform.table, charged.id, { reason: error instanceof Error ? error.message : String(error) });
-      throw error;
-    }
-    if (outcome.accepted || !outcome.retry || attempt >= retries) break;
-    const another = next();
-    if (!another) break;
-    channel = another;
-  }
-
-  if (outcome.accepted) {
-    const content =
-      `模型价格 ${plain(pricing.modelPrice)}，分组倍率 ${plain(pricing.groupRatio)}` +
-      (plan.units !== 1 ? `，数量 ${plain(plan.units)}` : "") +
-      (plan.describe ? plan.describe(outcome.vendorId) : `，操作 ${plan.action}，ID ${outcome.vendorId}`);
-    const log: LogRow | null = options.LogConsumeEnabled
-      ? {
-          user_id: caller.user.id,
-          created_at: Math.floor(Date.now() / 1000),
-          type: LOG_TYPE.consume,
-          content,
-          username: caller.user.username,
-          token_name: caller.key?.name ?? "",
-          model_name: plan.model,
-          quota,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          use_time: Math.round((Date.now() - startedAt) / 1000),
-          is_stream: false,
-          channel_id: channel.row.id,
-          token_id: caller.key?.id ?? 0,
-          group: caller.group,
-          request_id: requestId,
-          other: JSON.stringify({
-            model_price: pricing.modelPrice,
-            group_ratio: pricing.groupRatio,
-            units: plan.units,
-            task_id: outcome.vendorId,
-            request_path: req.path,
-          }),
-        }
-      : null;
-    if (!(await acceptTask(plan.platform.table, charged.id, { channelId: channel.row.id, quota, columns: outcome.columns }, log))) {
-      // The poller failed and refunded the row while the vendor took longer than any submit
-      // should: the vendor's task runs unbilled rather than billed twice or refunded twice.
-      console.warn(`[tasks] ${requestId}: task ${outcome.vendorId} was accepted after its row had been refunded`);
-    }
-  } else {
-    if (outcome.disableChannel && channel.row.auto_ban && options.AutomaticDisableChannelEnabled) {
-      void setChannelStatus(channel.row.id, CHANNEL_STATUS.autoDisabled, outcome.failReason).catch((e) =>
-        console.error("[tasks] auto-disable failed:", e),
-      );
-    }
-    await refundTask(plan.platform.table, charged.id, {
-      reason: outcome.failReason,
-      columns: { ...outcome.columns, channel_id: channel.row.id },
+  // Key, user, group and model limits (lib/limits), before the charge: a refusal moves no quota
+  // and writes no row. The lease is released once the submit has its answer, whatever it is.
+  const limits = await admitSubmit(options, caller, plan.model, priced.quota);
+  let billed = 0;
+  try {
+    const charged = await chargeTask({
+      table: plan.platform.table,
+      requestId,
+      userId: caller.user.id,
+      keyId: caller.key?.id ?? 0,
+      keyLimited: !!caller.key && !caller.key.unlimited,
+      channelId: channel.row.id,
+      quota,
+      columns: { ...plan.columns, action: plan.action, ...(plan.platform.table === "tasks" ? { platform: plan.platform.name } : {}) },
     });
+    if (!charged.ok) throw await shortfallRefusal(caller, charged.shortfall, priced.quota);
+
+    const retries = pinned === null || pinned === undefined ? Math.max(0, Number(options.RetryTimes) || 0) : 0;
+    let outcome: SubmitOutcome;
+    for (let attempt = 0; ; attempt++) {
+      tried.add(channel.row.id);
+      try {
+        outcome = await send(channel);
+      } catch (error) {
+        await refundTask(plan.platform.table, charged.id, { reason: error instanceof Error ? error.message : String(error) });
+        throw error;
+      }
+      if (outcome.accepted || !outcome.retry || attempt >= retries) break;
+      const another = next();
+      if (!another) break;
+      channel = another;
+    }
+
+    if (outcome.accepted) {
+      const content =
+        `模型价格 ${plain(pricing.modelPrice)}，分组倍率 ${plain(pricing.groupRatio)}` +
+        (plan.units !== 1 ? `，数量 ${plain(plan.units)}` : "") +
+        (plan.describe ? plan.describe(outcome.vendorId) : `，操作 ${plan.action}，ID ${outcome.vendorId}`);
+      const log: LogRow | null = options.LogConsumeEnabled
+        ? {
+            user_id: caller.user.id,
+            created_at: Math.floor(Date.now() / 1000),
+            type: LOG_TYPE.consume,
+            content,
+            username: caller.user.username,
+            token_name: caller.key?.name ?? "",
+            model_name: plan.model,
+            quota,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            use_time: Math.round((Date.now() - startedAt) / 1000),
+            is_stream: false,
+            channel_id: channel.row.id,
+            token_id: caller.key?.id ?? 0,
+            group: caller.group,
+            request_id: requestId,
+            other: JSON.stringify({
+              model_price: pricing.modelPrice,
+              group_ratio: pricing.groupRatio,
+              units: plan.units,
+              task_id: outcome.vendorId,
+              request_path: req.path,
+            }),
+          }
+        : null;
+      if (await acceptTask(plan.platform.table, charged.id, { channelId: channel.row.id, quota, columns: outcome.columns }, log)) {
+        billed = priced.quota;
+      } else {
+        // The poller failed and refunded the row while the vendor took longer than any submit
+        // should: the vendor's task runs unbilled rather than billed twice or refunded twice.
+        console.warn(`[tasks] ${requestId}: task ${outcome.vendorId} was accepted after its row had been refunded`);
+      }
+    } else {
+      if (outcome.disableChannel && channel.row.auto_ban && options.AutomaticDisableChannelEnabled) {
+        void setChannelStatus(channel.row.id, CHANNEL_STATUS.autoDisabled, outcome.failReason).catch((e) =>
+          console.error("[tasks] auto-disable failed:", e),
+        );
+      }
+      await refundTask(plan.platform.table, charged.id, {
+        reason: outcome.failReason,
+        columns: { ...outcome.columns, channel_id: channel.row.id },
+      });
+    }
+    return { id: charged.id, channel, outcome, quota };
+  } finally {
+    limits?.release(0, billed);
   }
-  return { id: charged.id, channel, outcome, quota };
+}
+
+/** The submit's limits admission (lib/limits: rpm, concurrency and the key's budget; no tpm); a refusal is the platform's 429. */
+async function admitSubmit(options: OptionValues, caller: RelayCaller, model: string, quota: number): Promise<CallLimits | null> {
+  try {
+    return await admitCall(options, { key: caller.key, userId: caller.user.id, group: caller.group }, model, null, quota);
+  } catch (error) {
+    if (!(error instanceof LimitRefusal)) throw error;
+    throw new RelayError(429, error.message, { code: "rate_limit_exceeded", headers: error.headers });
+  }
 }

@@ -18,13 +18,19 @@ export type RelayToken = {
   model_limits: string;
   allow_ips: string;
   group: string;
+  /** The key's own limits (lib/limits): 0 / "" = none. */
+  rpm_limit: number;
+  tpm_limit: number;
+  concurrency_limit: number;
+  budget_quota: bigint;
+  budget_period: string;
 };
 
 /** The token for a bare 48-character key (no sk- prefix), or null when unknown or deleted. */
 export async function findTokenByKey(key48: string): Promise<RelayToken | null> {
   const db = await getDirectDb();
   const [row] = await db.query(
-    'SELECT id, user_id, key_hash, status, name, expired_time, remain_quota, unlimited_quota, model_limits_enabled, model_limits, allow_ips, "group" FROM tokens WHERE key_hash = ? AND deleted_at IS NULL',
+    'SELECT id, user_id, key_hash, status, name, expired_time, remain_quota, unlimited_quota, model_limits_enabled, model_limits, allow_ips, "group", rpm_limit, tpm_limit, concurrency_limit, budget_quota, budget_period FROM tokens WHERE key_hash = ? AND deleted_at IS NULL',
     [hashTokenKey(key48)],
   );
   if (!row) return null;
@@ -41,5 +47,10 @@ export async function findTokenByKey(key48: string): Promise<RelayToken | null> 
     model_limits: str(row.model_limits),
     allow_ips: str(row.allow_ips),
     group: str(row.group),
+    rpm_limit: int(row.rpm_limit),
+    tpm_limit: int(row.tpm_limit),
+    concurrency_limit: int(row.concurrency_limit),
+    budget_quota: big(row.budget_quota),
+    budget_period: str(row.budget_period),
   };
 }

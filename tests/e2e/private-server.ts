@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { E2E_SESSION_SECRET } from "./env";
 
-export type PrivateServer = { baseURL: string; stop: () => Promise<void> };
+export type PrivateServer = { baseURL: string; dataDir: string; stop: () => Promise<void> };
 
 const START_TIMEOUT_MS = 90_000;
 
@@ -96,5 +96,5 @@ export async function startPrivateServer(env: Record<string, string> = {}): Prom
     await stop();
     throw error;
   }
-  return { baseURL, stop };
+  return { baseURL, dataDir, stop };
 }

@@ -29,8 +29,9 @@ const FLOORS: Record<string, string[]> = {
     "lib/net",
     "lib/cache",
   ],
-  // Who is asking and what the site is set to; the console API's route wrapper and envelope.
-  base: ["lib/auth", "lib/options", "lib/api", "lib/audit"],
+  // Who is asking and what the site is set to; the console API's route wrapper and envelope; the
+  // request limits' shapes (the options declare them) and counters.
+  base: ["lib/auth", "lib/options", "lib/api", "lib/audit", "lib/limits"],
   // The domains, and the browser-side helpers and view rules built on them.
   domains: [
     "lib/billing",

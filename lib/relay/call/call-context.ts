@@ -3,6 +3,7 @@
 // Every later stage (attempts.ts, whole-response.ts, stream-response.ts, settle.ts) takes it.
 import type { OptionValues } from "@/lib/options";
 import type { Reservation } from "@/lib/billing/ledger";
+import type { CallLimits } from "@/lib/limits/engine";
 import type { Pricing } from "@/lib/billing/ratios";
 import type { RelayCaller } from "@/lib/relay/memory/key-auth";
 import type { RelayRequest } from "@/lib/relay/http";
@@ -43,6 +44,8 @@ export class CallContext {
   session: string | null = null;
   /** The session's sticky channel answered: the log row's `sticky`. */
   sticky = false;
+  /** The call's hold on its request limits (lib/limits/engine.ts), released at settlement. */
+  limits: CallLimits | null = null;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,

@@ -9,7 +9,8 @@
 // Adapters (lib/relay/providers) only build upstream requests; these modules own timeouts,
 // retries, channel fallback, usage, billing and logging. Nothing here reads the database in the
 // steady state: keys, users, channels and options come from memory (lib/relay/memory/key-user-channel-cache, options).
-import { getOptions, loadedOptions } from "@/lib/options";
+import { getOptions, loadedOptions, type OptionValues } from "@/lib/options";
+import { admitCall, type CallLimits, LimitRefusal, tokenEstimate } from "@/lib/limits/engine";
 import { isQuotaShortfall, type Reservation } from "@/lib/billing/ledger";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { authenticateSession, checkModelAllowed, keyCaller, type RelayCaller, shortfallRefusal } from "@/lib/relay/memory/key-auth";
@@ -180,7 +181,11 @@ async function relayCall(
   if (!priced.ok) throw new RelayError(priced.error.status, priced.error.message, { code: priced.error.code });
   const pricing = priced.pricing;
 
-  const reserveAmount = reserveFor(mode, pricing, body, reserveTokens(mode, body, req), options);
+  const promptEstimate = reserveTokens(mode, body, req);
+  const reserveAmount = reserveFor(mode, pricing, body, promptEstimate, options);
+  // Key, user, group and model limits (lib/limits): before the ledger, so a refusal moves no quota.
+  const limits = playground ? null : admitLimits(options, caller, body, promptEstimate, reserveAmount);
+  const admitted = limits instanceof Promise ? await limits : limits;
   const ledger = readyLedger() ?? (await getLedger());
   let reservation: Reservation;
   try {
@@ -188,17 +193,54 @@ async function relayCall(
     const amount = BigInt(reserveAmount);
     reservation = ledger.tryReserve(owner, amount) ?? (await ledger.reserve(owner, amount, caller.user.quotaHint));
   } catch (error) {
-    if (isQuotaShortfall(error)) throw await shortfallRefusal(caller, error.who, reserveAmount);
+    admitted?.release(0, 0);
+    if (isQuotaShortfall(error)) throw withLimitHeaders(await shortfallRefusal(caller, error.who, reserveAmount), admitted);
     throw error;
   }
 
   const ctx = new CallContext(req, requestId, mode, caller, body, pricing, logContent, options, reservation, startedAt, call);
+  ctx.limits = admitted;
   try {
     const response = await attemptChannels(ctx, table);
     countOutcome?.(response.status);
+    if (admitted?.headers) Object.assign(response.headers, admitted.headers);
     return response;
   } catch (error) {
     await settleFailure(ctx);
-    throw error;
+    throw withLimitHeaders(error, admitted);
   }
+}
+
+/** The call's limits admission; null (no store asked) when no limit applies. */
+function admitLimits(options: OptionValues, caller: RelayCaller, body: ParsedBody, promptEstimate: number, reserveAmount: number) {
+  try {
+    const admitted = admitCall(
+      options,
+      { key: caller.key, userId: caller.user.id, group: caller.group },
+      body.model,
+      tokenEstimate(body.json, promptEstimate),
+      reserveAmount,
+    );
+    return admitted instanceof Promise ? admitted.catch(limitError) : admitted;
+  } catch (error) {
+    return limitError(error);
+  }
+}
+
+/** A limit's refusal as the relay's 429. */
+function limitError(error: unknown): never {
+  if (!(error instanceof LimitRefusal)) throw error;
+  throw new RelayError(429, error.message, { code: "rate_limit_exceeded", headers: error.headers });
+}
+
+/** A limited call's error answer carries its x-ratelimit-* headers too. */
+function withLimitHeaders(error: unknown, admitted: CallLimits | null): unknown {
+  if (!admitted?.headers || !(error instanceof RelayError)) return error;
+  return new RelayError(error.status, error.message, {
+    type: error.type,
+    code: error.code,
+    param: error.param,
+    local: error.local,
+    headers: { ...admitted.headers, ...error.headers },
+  });
 }

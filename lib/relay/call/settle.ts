@@ -80,6 +80,7 @@ export async function settle(
   isStream: boolean,
   extra: SettleExtra,
 ) {
+  ctx.limits?.release(usage.prompt_tokens + usage.completion_tokens, quota.quota);
   const ledger = readyLedger() ?? (await getLedger());
   const log = ctx.options.LogConsumeEnabled
     ? logRow(
@@ -120,6 +121,8 @@ const ERROR_LOG_CHARS = 1000;
 
 /** Returns the whole reservation (the request failed and used nothing) and logs the error. */
 export async function settleFailure(ctx: CallContext, failure?: Failure) {
+  // Every end passes here or through settle(): the limits are released once, whichever comes first.
+  ctx.limits?.release(0, 0);
   if (ctx.reservation.settled) return;
   const ledger = await getLedger();
   // Admins read `full`: no credential of any vendor, whichever path produced the failure.

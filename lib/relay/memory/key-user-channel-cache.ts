@@ -35,6 +35,12 @@ export type KeyEntry = {
   modelLimits: Set<string> | null;
   allowIps: Cidr[] | null;
   group: string;
+  /** The key's own limits (lib/limits/rules.ts KeyLimits): 0 / "" = none. */
+  rpmLimit: number;
+  tpmLimit: number;
+  concurrencyLimit: number;
+  budgetQuota: number;
+  budgetPeriod: string;
 };
 
 export type UserEntry = {
@@ -182,6 +188,11 @@ export async function keyEntry(key48: string): Promise<KeyEntry | null> {
     modelLimits: limits,
     allowIps: ips?.length ? ips : null,
     group: row.group,
+    rpmLimit: row.rpm_limit,
+    tpmLimit: row.tpm_limit,
+    concurrencyLimit: row.concurrency_limit,
+    budgetQuota: Number(row.budget_quota),
+    budgetPeriod: row.budget_period,
   };
   if (state.keys.size >= MAX_KEYS) state.keys.clear();
   state.keys.set(key48, entry);
