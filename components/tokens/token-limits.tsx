@@ -31,7 +31,7 @@ export function TokenLimitsCell({ token }: { token: TokenView }) {
     setLoaded(res.success ? { state: "done", usage: res.data } : { state: "error", message: res.message });
   };
   return (
-    <Popover opened={opened} onChange={setOpened} width={280} position="bottom" withArrow shadow="md" withinPortal>
+    <Popover opened={opened} onChange={setOpened} width={280} position="bottom" withArrow shadow="md" withinPortal trapFocus returnFocus>
       <Popover.Target>
         <Button size="compact-sm" variant="light" color="grape" onClick={toggle} aria-label={`${token.name} 的限制`}>
           {count} 项限制
