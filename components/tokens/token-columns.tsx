@@ -6,6 +6,7 @@ import { QuotaText, TimeText } from "@/components/data/display";
 import type { Column } from "@/components/data/paged-table";
 import { RowIcon } from "@/components/data/row-icon";
 import { Icon } from "@/components/icons";
+import { TokenLimitsCell } from "@/components/tokens/token-limits";
 import { TokenStatus } from "@/components/tokens/token-status";
 import { type ChatPick, fullKey, TOKEN_LIST_MSG, type TokenActions } from "@/components/tokens/use-token-actions";
 import { showError } from "@/lib/client/notify";
@@ -44,6 +45,7 @@ export function tokenColumns({ actions, onEdit, chats, legacyChats }: Ctx): Colu
           <QuotaText quota={t.remain_quota} />
         ),
     },
+    { key: "limits", title: "限制", render: (t) => <TokenLimitsCell token={t} /> },
     { key: "created", title: "创建时间", render: (t) => <TimeText seconds={t.created_time} /> },
     { key: "expires", title: "过期时间", render: (t) => (t.expired_time === -1 ? "永不过期" : <TimeText seconds={t.expired_time} />) },
     {

@@ -1,16 +1,33 @@
 "use client";
 // Create and edit drawer of the token page (spec §5 Token form).
-import { Alert, Button, Checkbox, Group, MultiSelect, NumberInput, Select, Switch, Text, Textarea, TextInput } from "@mantine/core";
+import {
+  Accordion,
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  Textarea,
+  TextInput,
+} from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useEffect, useState } from "react";
 import { useQuotaDisplay } from "@/components/data/display";
 import { DrawerForm } from "@/components/data/drawer-form";
 import { api } from "@/lib/client/api";
 import { showSuccess } from "@/lib/client/notify";
+import { BUDGET_PERIOD_LABELS, BUDGET_PERIODS } from "@/lib/limits/types";
 import {
   BATCH_PRESETS,
   buildTokenBody,
   EXPIRY_PRESETS,
+  LIMIT_FORM_FIELDS,
   QUOTA_PRESETS_DOLLARS,
   TOKEN_FORM_MSG,
   type TokenFormValues,
@@ -38,7 +55,22 @@ const CREATE_DEFAULTS: TokenFormValues = {
   allow_ips: "",
   group: "",
   count: 1,
+  rpm_limit: 0,
+  tpm_limit: 0,
+  concurrency_limit: 0,
+  budget_quota: 0,
+  budget_period: "",
 };
+
+/** The period "" (不重置) travels as "none" in the Select, whose empty value means nothing chosen. */
+const NO_PERIOD = "none";
+const PERIOD_OPTIONS = [
+  { value: NO_PERIOD, label: "不重置" },
+  ...BUDGET_PERIODS.map((p) => ({ value: p, label: BUDGET_PERIOD_LABELS[p] })),
+];
+
+/** Whether any of the key's own limits is set (the 限制 section then opens with the drawer). */
+const hasLimits = (v: TokenFormValues) => LIMIT_FORM_FIELDS.some((f) => f !== "budget_period" && Number(v[f]) > 0);
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
@@ -54,6 +86,7 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
   const isEdit = editing?.id !== undefined;
   const [loading, setLoading] = useState(false);
   const [submitting, setSubmitting] = useState(false);
+  const [limitsOpen, setLimitsOpen] = useState(false);
   const form = useForm<TokenFormValues>({
     initialValues: CREATE_DEFAULTS,
     validate: { name: (v) => (!isEdit && !v.trim() ? "请输入名称" : null) },
@@ -65,6 +98,7 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
     if (editing.id === undefined) {
       form.setValues(CREATE_DEFAULTS);
       form.resetDirty(CREATE_DEFAULTS);
+      setLimitsOpen(false);
       return;
     }
     setLoading(true);
@@ -85,9 +119,15 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
         allow_ips: t.allow_ips ?? "",
         group: t.group ?? "",
         count: 1,
+        rpm_limit: t.rpm_limit,
+        tpm_limit: t.tpm_limit,
+        concurrency_limit: t.concurrency_limit,
+        budget_quota: t.budget_quota,
+        budget_period: t.budget_period,
       };
       form.setValues(values);
       form.resetDirty(values);
+      setLimitsOpen(hasLimits(values));
     });
   }, [editing]);
 
@@ -120,6 +160,9 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
   const values = form.getValues();
   const groupOptions = Object.entries(groups).map(([value, label]) => ({ value, label: label ? `${value}（${label}）` : value }));
   const quotaNumber = Number.parseInt(String(values.remain_quota), 10) || 0;
+  const budgetNumber = Number.parseInt(String(values.budget_quota), 10) || 0;
+  // A refused limit must be on screen to be revealed and fixed.
+  const limitsShown = limitsOpen || LIMIT_FORM_FIELDS.some((f) => form.errors[f]);
 
   return (
     <DrawerForm
@@ -215,6 +258,72 @@ export function TokenDrawer({ editing, onClose, onSaved, groups, groupsOffered, 
           {...form.getInputProps("model_limits")}
         />
       </div>
+
+      <Accordion variant="contained" value={limitsShown ? "limits" : null} onChange={(v) => setLimitsOpen(v === "limits")}>
+        <Accordion.Item value="limits">
+          <Accordion.Control>
+            <Group gap="xs">
+              <Text size="sm" fw={500}>
+                限制
+              </Text>
+              <Text size="xs" c="dimmed">
+                {hasLimits(values) ? "已设置" : "不限"}
+              </Text>
+            </Group>
+          </Accordion.Control>
+          <Accordion.Panel>
+            <Stack gap="sm">
+              <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
+                <NumberInput
+                  label="每分钟请求数"
+                  description="RPM，0 为不限"
+                  allowDecimal={false}
+                  allowNegative={false}
+                  min={0}
+                  {...form.getInputProps("rpm_limit")}
+                />
+                <NumberInput
+                  label="每分钟 token 数"
+                  description="TPM，0 为不限"
+                  allowDecimal={false}
+                  allowNegative={false}
+                  min={0}
+                  thousandSeparator=","
+                  {...form.getInputProps("tpm_limit")}
+                />
+                <NumberInput
+                  label="并发请求数"
+                  description="同时进行，0 为不限"
+                  allowDecimal={false}
+                  allowNegative={false}
+                  min={0}
+                  {...form.getInputProps("concurrency_limit")}
+                />
+              </SimpleGrid>
+              <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm">
+                <NumberInput
+                  label={`周期预算（等价金额：${formatQuota(budgetNumber, { ...display, inCurrency: true })}）`}
+                  description="每个周期最多使用的额度，0 为不限"
+                  allowDecimal={false}
+                  allowNegative={false}
+                  min={0}
+                  {...form.getInputProps("budget_quota")}
+                />
+                <Select
+                  label="预算周期"
+                  description="每天零点、每周一、每月 1 日重新计算"
+                  data={PERIOD_OPTIONS}
+                  allowDeselect={false}
+                  comboboxProps={{ withinPortal: true }}
+                  {...form.getInputProps("budget_period")}
+                  value={values.budget_period || NO_PERIOD}
+                  onChange={(v) => form.setFieldValue("budget_period", !v || v === NO_PERIOD ? "" : v)}
+                />
+              </SimpleGrid>
+            </Stack>
+          </Accordion.Panel>
+        </Accordion.Item>
+      </Accordion>
 
       <Textarea
         label="IP 白名单"

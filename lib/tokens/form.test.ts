@@ -13,6 +13,11 @@ const values = (over: Partial<TokenFormValues> = {}): TokenFormValues => ({
   allow_ips: "10.0.0.1\n10.0.0.0/8",
   group: "",
   count: 1,
+  rpm_limit: 0,
+  tpm_limit: "",
+  concurrency_limit: 0,
+  budget_quota: 0,
+  budget_period: "",
   ...over,
 });
 
@@ -47,6 +52,11 @@ describe("token form (spec §5)", () => {
         model_limits: "gpt-4o,gpt-4o-mini",
         allow_ips: "10.0.0.1\n10.0.0.0/8",
         group: "",
+        rpm_limit: 0,
+        tpm_limit: 0,
+        concurrency_limit: 0,
+        budget_quota: 0,
+        budget_period: "",
       },
       count: 1,
     });
@@ -82,6 +92,47 @@ describe("token form (spec §5)", () => {
       message: "过期时间超出范围，最晚为 2038-01-19，长期有效请选择永不过期",
     });
     expect(buildTokenBody(values({ name: " " }), "edit")).toEqual({ ok: false, field: "name", message: "请填写令牌名称" });
+  });
+
+  it("sends the key's limits as whole numbers, empty as 0", () => {
+    const built = buildTokenBody(
+      values({ rpm_limit: "10", tpm_limit: 100000, concurrency_limit: "", budget_quota: "250000", budget_period: "week" }),
+      "create",
+    );
+    expect(built.ok && built.body).toMatchObject({
+      rpm_limit: 10,
+      tpm_limit: 100000,
+      concurrency_limit: 0,
+      budget_quota: 250000,
+      budget_period: "week",
+    });
+  });
+
+  it("refuses limits the API refuses, on the limit's field, with the API's words", () => {
+    const refused = (over: Partial<TokenFormValues>, mode: "create" | "edit" = "edit") => buildTokenBody(values(over), mode);
+    expect(refused({ rpm_limit: -1 })).toEqual({ ok: false, field: "rpm_limit", message: "每分钟请求数必须是 0 到 2147483647 之间的整数" });
+    expect(refused({ tpm_limit: "1.5" })).toEqual({
+      ok: false,
+      field: "tpm_limit",
+      message: "每分钟 token 数必须是 0 到 2147483647 之间的整数",
+    });
+    expect(refused({ concurrency_limit: 2 ** 31 }, "create")).toEqual({
+      ok: false,
+      field: "concurrency_limit",
+      message: "并发请求数必须是 0 到 2147483647 之间的整数",
+    });
+    expect(refused({ budget_quota: "abc" })).toEqual({ ok: false, field: "budget_quota", message: "周期预算必须是非负整数" });
+    expect(refused({ budget_quota: 5000, budget_period: "" })).toEqual({
+      ok: false,
+      field: "budget_period",
+      message: "设置了周期预算，请选择预算周期（每天、每周或每月）",
+    });
+    expect(refused({ budget_quota: 0, budget_period: "day" }, "create")).toEqual({
+      ok: false,
+      field: "budget_quota",
+      message: "选择了预算周期，请填写大于 0 的周期预算",
+    });
+    expect(refused({ budget_quota: 5000, budget_period: "year" })).toMatchObject({ ok: false, field: "budget_period" });
   });
 
   it("makes six-character alphanumeric suffixes", () => {

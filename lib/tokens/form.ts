@@ -2,7 +2,7 @@
 // seconds and the body sent to POST/PUT /api/token/ (a batch is one POST with `count`; the server names it),
 // checked by the API's own schemas before it is sent.
 import { BATCH_MSG } from "@/lib/tokens/batch";
-import { tokenCreateSchema, tokenUpdateSchema } from "@/lib/tokens/schemas";
+import { budgetRefusal, tokenCreateSchema, tokenUpdateSchema } from "@/lib/tokens/schemas";
 
 export const TOKEN_FORM_MSG = {
   expiryFormat: "过期时间格式错误！",
@@ -35,7 +35,18 @@ export type TokenFormValues = {
   allow_ips: string;
   group: string;
   count: number | string;
+  /** The key's own limits (限制): 0 or empty = none. */
+  rpm_limit: number | string;
+  tpm_limit: number | string;
+  concurrency_limit: number | string;
+  /** Quota units, entered like remain_quota. */
+  budget_quota: number | string;
+  /** "" = 不重置 (no budget), else day, week or month. */
+  budget_period: string;
 };
+
+/** The form fields of the 限制 section, so the drawer opens it when one of them is refused. */
+export const LIMIT_FORM_FIELDS = ["rpm_limit", "tpm_limit", "concurrency_limit", "budget_quota", "budget_period"] as const;
 
 /** Unix seconds of the expiry text, -1 for never, null when it does not read as a date. */
 export function parseExpiry(text: string): number | null {
@@ -56,6 +67,11 @@ export type TokenBody = {
   model_limits: string;
   allow_ips: string;
   group: string;
+  rpm_limit: number;
+  tpm_limit: number;
+  concurrency_limit: number;
+  budget_quota: number;
+  budget_period: string;
 };
 
 /** The edit's body has no id yet (the drawer adds it) and never a status. */
@@ -70,6 +86,11 @@ const FIELD_OF: Record<string, keyof TokenFormValues> = {
   allow_ips: "allow_ips",
   group: "group",
   count: "count",
+  rpm_limit: "rpm_limit",
+  tpm_limit: "tpm_limit",
+  concurrency_limit: "concurrency_limit",
+  budget_quota: "budget_quota",
+  budget_period: "budget_period",
 };
 
 /** A refusal names the field it is about, so the drawer can mark and reveal it. */
@@ -80,6 +101,9 @@ function refusal(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>
   const field = FIELD_OF[String(issues[0]?.path[0])] ?? "name";
   return { ok: false, field, message: issues[0]?.message ?? "" };
 }
+
+/** A number field's text as sent: empty is 0, anything else as typed, for the schema to judge. */
+const limitValue = (v: number | string): number => (String(v).trim() === "" ? 0 : Number(v));
 
 /** The body to send, and for a create how many tokens it asks for (count 1 on an edit). */
 export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit"): BuiltBody {
@@ -95,11 +119,15 @@ export function buildTokenBody(values: TokenFormValues, mode: "create" | "edit")
     model_limits: values.model_limits.join(","),
     allow_ips: values.allow_ips,
     group: values.group,
+    rpm_limit: limitValue(values.rpm_limit),
+    tpm_limit: limitValue(values.tpm_limit),
+    concurrency_limit: limitValue(values.concurrency_limit),
+    budget_quota: limitValue(values.budget_quota),
+    budget_period: values.budget_period,
   };
-  if (mode === "edit") {
-    const parsed = editSchema.safeParse(base);
-    return parsed.success ? { ok: true, body: base, count: 1 } : refusal(parsed.error.issues);
-  }
-  const parsed = tokenCreateSchema.safeParse({ ...base, count: values.count });
-  return parsed.success ? { ok: true, body: base, count: parsed.data.count ?? 1 } : refusal(parsed.error.issues);
+  const parsed = mode === "edit" ? editSchema.safeParse(base) : tokenCreateSchema.safeParse({ ...base, count: values.count });
+  if (!parsed.success) return refusal(parsed.error.issues);
+  const budget = budgetRefusal(base.budget_quota, base.budget_period);
+  if (budget) return { ok: false, ...budget };
+  return { ok: true, body: base, count: mode === "edit" ? 1 : ((parsed.data as { count?: number }).count ?? 1) };
 }

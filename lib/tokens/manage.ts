@@ -15,6 +15,7 @@ import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTo
 import { visibleRemain, withVisibleRemain } from "@/lib/billing/visible";
 import { batchNames } from "@/lib/tokens/batch";
 import {
+  budgetRefusal,
   TOKEN_MSG,
   TOKEN_NAME_MAX,
   type TokenCreateInput,
@@ -79,10 +80,17 @@ async function assertUsableGroup(owner: TokenOwner, group: string) {
   if (!Object.hasOwn(usable, group)) throw new ApiError(`无权使用分组 ${group}`, 403);
 }
 
+/** A budget > 0 goes with a period and a period with a budget > 0 (lib/tokens/schemas.ts). */
+function assertBudget(budgetQuota: number | bigint, budgetPeriod: string) {
+  const refused = budgetRefusal(budgetQuota, budgetPeriod);
+  if (refused) throw new ApiError(refused.message, 400);
+}
+
 /** The checks every create passes, then the row of one new token named `name`, with its fresh key. */
 async function checkedCreate(owner: TokenOwner, input: TokenCreateInput) {
   const expired_time = input.expired_time ?? -1;
   assertExpiry(expired_time);
+  assertBudget(input.budget_quota ?? 0, input.budget_period ?? "");
   const group = input.group ?? "";
   await assertUsableGroup(owner, group);
   const now = nowSeconds();
@@ -104,6 +112,11 @@ async function checkedCreate(owner: TokenOwner, input: TokenCreateInput) {
       model_limits: input.model_limits ?? "",
       allow_ips: input.allow_ips ?? "",
       group,
+      rpm_limit: input.rpm_limit ?? 0,
+      tpm_limit: input.tpm_limit ?? 0,
+      concurrency_limit: input.concurrency_limit ?? 0,
+      budget_quota: BigInt(input.budget_quota ?? 0),
+      budget_period: input.budget_period ?? "",
     };
     return { key, data };
   };
@@ -144,6 +157,8 @@ const CURRENT_SELECT = {
   remain_quota: true,
   unlimited_quota: true,
   group: true,
+  budget_quota: true,
+  budget_period: true,
 } as const;
 
 async function ownedCurrent(owner: TokenOwner, id: number) {
@@ -172,8 +187,10 @@ export async function updateToken(owner: TokenOwner, input: TokenUpdateInput): P
   const { id, status, ...fields } = input;
   if (fields.expired_time !== undefined && fields.expired_time !== current.expired_time) assertExpiry(fields.expired_time);
   if (fields.group !== undefined && fields.group !== current.group) await assertUsableGroup(owner, fields.group);
+  assertBudget(fields.budget_quota ?? current.budget_quota, fields.budget_period ?? current.budget_period);
   const data: Prisma.TokenUpdateManyMutationInput = {};
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) (data as Record<string, unknown>)[name] = value;
+  if (fields.budget_quota !== undefined) data.budget_quota = BigInt(fields.budget_quota);
   // remain_quota is edited as shown (the relay's open leases added back) and applied as the
   // difference, so a lease returned later neither inflates nor undoes the new value.
   const shown = (await visibleRemain(current)).remain_quota;

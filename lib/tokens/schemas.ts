@@ -7,6 +7,7 @@ import { INT_COLUMN_MAX } from "@/lib/db/num";
 import { zeroIsOne } from "@/lib/db/paging";
 import { BATCH_MSG, TOKEN_BATCH_MAX } from "@/lib/tokens/batch";
 import { joinList } from "@/lib/channels/fields";
+import { BUDGET_PERIODS } from "@/lib/limits/types";
 
 export const TOKEN_NAME_MAX = 30;
 
@@ -21,7 +22,36 @@ export const TOKEN_MSG = {
   exhaustedCannotEnable: "令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度",
   notFound: "令牌不存在",
   countInvalid: BATCH_MSG.countInvalid,
+  rpmInvalid: `每分钟请求数必须是 0 到 ${INT_COLUMN_MAX} 之间的整数`,
+  tpmInvalid: `每分钟 token 数必须是 0 到 ${INT_COLUMN_MAX} 之间的整数`,
+  concurrencyInvalid: `并发请求数必须是 0 到 ${INT_COLUMN_MAX} 之间的整数`,
+  budgetInvalid: "周期预算必须是非负整数",
+  periodInvalid: "预算周期只能是 day（每天）、week（每周）、month（每月）或空（不重置）",
+  budgetNeedsPeriod: "设置了周期预算，请选择预算周期（每天、每周或每月）",
+  periodNeedsBudget: "选择了预算周期，请填写大于 0 的周期预算",
 } as const;
+
+/** A key's own limit: a whole number of requests or tokens, 0 = none, as an Int column holds it. */
+const limitField = (message: string) =>
+  z.coerce.number({ error: message }).int(message).min(0, message).max(INT_COLUMN_MAX, message).optional();
+
+/** "" = the budget never starts afresh (and then there is no budget). */
+export const BUDGET_PERIOD_VALUES = ["", ...BUDGET_PERIODS] as const;
+
+/**
+ * A budget and its period go together: a budget > 0 needs a period, a period needs a budget > 0.
+ * Checked on the values the token ends with (an edit may send only one of the two), so the lib and
+ * the drawer call it rather than the schema.
+ */
+export function budgetRefusal(
+  budgetQuota: number | bigint,
+  budgetPeriod: string,
+): { field: "budget_quota" | "budget_period"; message: string } | null {
+  const hasBudget = BigInt(budgetQuota) > 0n;
+  if (hasBudget && !budgetPeriod) return { field: "budget_period", message: TOKEN_MSG.budgetNeedsPeriod };
+  if (!hasBudget && budgetPeriod) return { field: "budget_quota", message: TOKEN_MSG.periodNeedsBudget };
+  return null;
+}
 
 /**
  * One address or CIDR a line (commas and spaces also separate); stored one a line. `invalidOf`
@@ -66,6 +96,17 @@ const tokenFields = {
     .optional(),
   allow_ips: allowIpsField().optional(),
   group: z.string().trim().optional(),
+  rpm_limit: limitField(TOKEN_MSG.rpmInvalid),
+  tpm_limit: limitField(TOKEN_MSG.tpmInvalid),
+  concurrency_limit: limitField(TOKEN_MSG.concurrencyInvalid),
+  /** Quota units, like remain_quota. */
+  budget_quota: z.coerce
+    .number({ error: TOKEN_MSG.budgetInvalid })
+    .int(TOKEN_MSG.budgetInvalid)
+    .min(0, TOKEN_MSG.budgetInvalid)
+    .max(Number.MAX_SAFE_INTEGER, TOKEN_MSG.budgetInvalid)
+    .optional(),
+  budget_period: z.enum(BUDGET_PERIOD_VALUES, { error: TOKEN_MSG.periodInvalid }).optional(),
 };
 
 /** `count` asks for a batch: that many tokens, all or none, answered as a list (absent: one, answered alone). */

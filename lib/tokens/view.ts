@@ -23,6 +23,11 @@ export const TOKEN_VIEW_SELECT = {
   allow_ips: true,
   used_quota: true,
   group: true,
+  rpm_limit: true,
+  tpm_limit: true,
+  concurrency_limit: true,
+  budget_quota: true,
+  budget_period: true,
 } as const;
 
 export type TokenViewRow = Pick<Token, keyof typeof TOKEN_VIEW_SELECT>;
@@ -53,5 +58,6 @@ export function toTokenView(row: TokenViewRow, fullKey?: string) {
     status: effectiveTokenStatus(row),
     remain_quota: num(row.remain_quota),
     used_quota: num(row.used_quota),
+    budget_quota: num(row.budget_quota),
   };
 }
