@@ -9,9 +9,12 @@ import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { startTaskPoller } from "@/lib/tasks/poller";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
+import { startBreakers } from "@/lib/relay/routing/breaker";
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();
+  // The channel list shows the breakers the relay workers open and close.
+  startBreakers();
   await getDb();
   toParent({ qiao: "db-ready" });
   // Periodic jobs run here, once per instance, never in the relay workers.
