@@ -20,7 +20,7 @@ const bundled = await build({
   stdin: {
     contents: [
       'export { pickChannel } from "./lib/relay/memory/key-user-channel-cache.ts";',
-      'export { breakerFailure, breakerTarget, breakerAllows, resetBreakers } from "./lib/relay/routing/breaker.ts";',
+      'export { breakerFailure, breakerTarget, breakerAllows, resetBreakers } from "./lib/channels/breaker.ts";',
       'export { inflightStarted, recordLatency } from "./lib/relay/routing/strategy.ts";',
     ].join("\n"),
     resolveDir: root,

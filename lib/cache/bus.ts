@@ -11,7 +11,7 @@ export type CacheEvent =
   | { kind: "options" }
   /**
    * A routing target's circuit breaker opened (until: ms when its cool-down ends) or closed
-   * (lib/relay/routing/breaker.ts). Also carried between instances through Redis (lib/cache/redis-bus.ts).
+   * (lib/channels/breaker.ts). Also carried between instances through Redis (lib/cache/redis-bus.ts).
    */
   | { kind: "breaker"; target: string; state: "open" | "closed"; until: number; reason?: string };
 

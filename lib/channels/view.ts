@@ -2,7 +2,7 @@
 // ever returned by revealChannelKey (root).
 import type { Channel } from "@/lib/db/generated/sqlite/client";
 import { num } from "@/lib/db/num";
-import { breakerTarget, breakerView } from "@/lib/relay/routing/breaker";
+import { breakerTarget, breakerView } from "@/lib/channels/breaker";
 
 export const CHANNEL_VIEW_SELECT = {
   id: true,

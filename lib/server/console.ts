@@ -9,7 +9,7 @@ import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { startTaskPoller } from "@/lib/tasks/poller";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
-import { startBreakers } from "@/lib/relay/routing/breaker";
+import { startBreakers } from "@/lib/channels/breaker";
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();

@@ -10,7 +10,7 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { updateOption } from "@/lib/options";
 import { defaultRaw } from "@/lib/options/registry";
 import { rebuildAllAbilities } from "@/lib/channels/abilities";
-import { resetBreakers } from "@/lib/relay/routing/breaker";
+import { resetBreakers } from "@/lib/channels/breaker";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";

@@ -18,7 +18,7 @@ import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { processSingleton } from "@/lib/singleton";
 import type { RoutingStrategy } from "@/lib/limits/types";
-import { blockedChannels, startBreakers } from "@/lib/relay/routing/breaker";
+import { blockedChannels, startBreakers } from "@/lib/channels/breaker";
 import { chooseByLoad, heldOpen, type PickNote, soonestToReopen } from "@/lib/relay/routing/strategy";
 
 export type KeyEntry = {
@@ -296,7 +296,7 @@ export async function routingTable(): Promise<RoutingTable> {
  * so a disabled or reassigned channel is never preferred. It never outranks a higher tier: a
  * session that moved to a backup channel returns to the primary once that serves again.
  *
- * A channel whose circuit breaker is open (lib/relay/routing/breaker.ts) is passed over (and
+ * A channel whose circuit breaker is open (lib/channels/breaker.ts) is passed over (and
  * noted in `note`); when nothing else is left, the one whose cool-down ends first is taken.
  */
 export function pickChannel(

@@ -15,7 +15,7 @@ import {
   breakerSuccess,
   countsAsOutage,
   dropAllBreakers,
-} from "@/lib/relay/routing/breaker";
+} from "@/lib/channels/breaker";
 import { inflightEnded, inflightStarted, recordLatency } from "@/lib/relay/routing/strategy";
 
 /** Before the first attempt: with the breaker turned off, whatever it held is forgotten. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { pickChannel, type RouteChannel, type RoutingTable } from "@/lib/relay/memory/key-user-channel-cache";
-import { breakerFailure, resetBreakers } from "@/lib/relay/routing/breaker";
+import { breakerFailure, resetBreakers } from "@/lib/channels/breaker";
 import { inflightEnded, inflightStarted, recordLatency, resetChannelLoad, strategyOf, type PickNote } from "@/lib/relay/routing/strategy";
 
 const SETTINGS = {

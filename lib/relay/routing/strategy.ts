@@ -7,7 +7,7 @@
 import type { RoutingStrategy } from "@/lib/limits/types";
 import type { OptionValues } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
-import type { Breaker } from "@/lib/relay/routing/breaker";
+import type { Breaker } from "@/lib/channels/breaker";
 
 /** What pickChannel reports back about its choice: the open channels it skipped. */
 export type PickNote = { breakerSkipped: Set<number> | null };

@@ -12,7 +12,7 @@ import {
   countsAsOutage,
   resetBreakers,
   startBreakers,
-} from "@/lib/relay/routing/breaker";
+} from "@/lib/channels/breaker";
 
 const SETTINGS = {
   ChannelBreakerEnabled: true,
