@@ -5,7 +5,7 @@ import { ActionIcon, Badge, Button, Group, Menu, NumberInput, Text, Tooltip } fr
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { ChannelActions } from "@/components/channels/use-channel-actions";
-import { QuotaText, TimeText } from "@/components/data/display";
+import { QuotaText, TimeText, useTimeZone } from "@/components/data/display";
 import type { Column } from "@/components/data/paged-table";
 import { RowIcon } from "@/components/data/row-icon";
 import { Icon } from "@/components/icons";
@@ -13,6 +13,7 @@ import { CHANNEL_STATUS, parseOtherInfo, splitList } from "@/lib/channels/fields
 import { CHANNEL_FORM_MSG, channelStatusTag, channelTypeName, responseTimeTag } from "@/lib/channels/form";
 import type { ChannelView } from "@/lib/channels/view";
 import { api } from "@/lib/client/api";
+import { formatTimestamp } from "@/lib/ui/format";
 import { showSuccess } from "@/lib/client/notify";
 
 type Ctx = { actions: ChannelActions; balanceTypes: number[]; refresh: () => void };
@@ -43,7 +44,16 @@ export function channelColumns({ actions, balanceTypes, refresh }: Ctx): Column<
       ),
     },
     { key: "type", title: "类型", render: (c) => channelTypeName(c.type) },
-    { key: "status", title: "状态", render: (c) => <StatusTag ch={c} /> },
+    {
+      key: "status",
+      title: "状态",
+      render: (c) => (
+        <Group gap={4} wrap="nowrap">
+          <StatusTag ch={c} />
+          <BreakerTag ch={c} />
+        </Group>
+      ),
+    },
     {
       key: "time",
       title: "响应时间",
@@ -196,6 +206,35 @@ function StatusTag({ ch }: { ch: ChannelView }) {
       }
     >
       {badge}
+    </Tooltip>
+  );
+}
+
+/** The circuit breaker beside the status: 熔断中 until it reopens, 试探中 while a trial is due; nothing when closed. */
+function BreakerTag({ ch }: { ch: ChannelView }) {
+  const timeZone = useTimeZone();
+  const b = ch.breaker;
+  if (!b) return null;
+  const open = b.state === "open";
+  // The time of day is enough: a cool-down lasts at most a day.
+  const reopensAt = formatTimestamp(b.until, timeZone).slice(11);
+  return (
+    <Tooltip
+      withArrow
+      multiline
+      maw={320}
+      label={
+        <>
+          {open ? "恢复时间：" : "冷却结束："}
+          <TimeText seconds={b.until} />
+          <br />
+          最近失败：{b.reason || "未知"}
+        </>
+      }
+    >
+      <Badge color={open ? "orange" : "yellow"} variant="light" tt="none" data-testid={`breaker-${ch.id}`}>
+        {open ? <>熔断中 至 {reopensAt}</> : "试探中"}
+      </Badge>
     </Tooltip>
   );
 }

@@ -5,7 +5,7 @@ import { Badge, Code, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { QuotaText, useQuotaDisplay } from "@/components/data/display";
 import type { AdminLogItem as LogRow } from "@/lib/logs/query";
-import { explainCharge, firstTokenSeconds, parseOther, plain, retryChain, usageAnomalyText } from "@/lib/logs/display";
+import { breakerNote, explainCharge, firstTokenSeconds, parseOther, plain, retryChain, usageAnomalyText } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
@@ -45,6 +45,8 @@ export function LogDetails({ row, admin }: { row: LogRow; admin: boolean }) {
   if (other.error_code !== undefined && other.error_code !== null && other.error_code !== "")
     facts.push(["错误代码", String(other.error_code)]);
   if (admin && chain.length > 0) facts.push(["使用渠道", chain.join(" → ")]);
+  const breaker = admin ? breakerNote(other) : null;
+  if (breaker) facts.push(["熔断", breaker]);
 
   return (
     <Stack gap="sm" py={4} data-testid="log-details">

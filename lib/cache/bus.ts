@@ -8,7 +8,12 @@ export type CacheEvent =
   | { kind: "channels" }
   | { kind: "token"; keyHash?: string; id?: number }
   | { kind: "user"; id: number }
-  | { kind: "options" };
+  | { kind: "options" }
+  /**
+   * A routing target's circuit breaker opened (until: ms when its cool-down ends) or closed
+   * (lib/channels/breaker.ts). Also carried between instances through Redis (lib/cache/redis-bus.ts).
+   */
+  | { kind: "breaker"; target: string; state: "open" | "closed"; until: number; reason?: string };
 
 /** `remote`: the event was published by another process (lib/server/ipc.ts), not this one. */
 type Listener = (event: CacheEvent, remote: boolean) => void;

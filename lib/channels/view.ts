@@ -2,6 +2,7 @@
 // ever returned by revealChannelKey (root).
 import type { Channel } from "@/lib/db/generated/sqlite/client";
 import { num } from "@/lib/db/num";
+import { breakerTarget, breakerView } from "@/lib/channels/breaker";
 
 export const CHANNEL_VIEW_SELECT = {
   id: true,
@@ -35,6 +36,10 @@ export const CHANNEL_VIEW_SELECT = {
 export type ChannelViewRow = Pick<Channel, keyof typeof CHANNEL_VIEW_SELECT>;
 export type ChannelView = ReturnType<typeof toChannelView>;
 
+/**
+ * `breaker`: the channel's circuit breaker as this process last heard it (open with when it
+ * reopens, or half-open), null when closed.
+ */
 export function toChannelView(row: ChannelViewRow) {
-  return { ...row, key: "", used_quota: num(row.used_quota) };
+  return { ...row, key: "", used_quota: num(row.used_quota), breaker: breakerView(breakerTarget(row.id)) };
 }

@@ -51,7 +51,7 @@ export function firstTokenColor(seconds: number): "green" | "orange" | "red" {
 /** The keys of `other` the page reads (new-api's names, plus the relay's own). */
 export type LogOther = {
   frt?: number;
-  admin_info?: { use_channel?: unknown[]; error_message?: string };
+  admin_info?: { use_channel?: unknown[]; error_message?: string; breaker_opened?: unknown[]; breaker_skipped?: unknown };
   model_ratio?: number;
   model_price?: number;
   completion_ratio?: number;
@@ -108,6 +108,19 @@ export function firstTokenSeconds(o: LogOther): number | null {
 export function retryChain(o: LogOther): string[] {
   const list = o.admin_info?.use_channel;
   return Array.isArray(list) ? list.map(String) : [];
+}
+
+/**
+ * The circuit breaker's part in the request (admins only): the channels its failures opened and
+ * how many open channels the choice passed over; null when neither.
+ */
+export function breakerNote(o: LogOther): string | null {
+  const opened = o.admin_info?.breaker_opened;
+  const skipped = o.admin_info?.breaker_skipped;
+  const parts: string[] = [];
+  if (Array.isArray(opened) && opened.length > 0) parts.push(`熔断了渠道 ${opened.map(String).join("、")}`);
+  if (typeof skipped === "number" && skipped > 0) parts.push(`跳过 ${skipped} 个熔断中的渠道`);
+  return parts.length ? parts.join("；") : null;
 }
 
 const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);

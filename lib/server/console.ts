@@ -9,12 +9,15 @@ import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { startTaskPoller } from "@/lib/tasks/poller";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
+import { startBreakers } from "@/lib/channels/breaker";
 import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();
   // A key's usage against its limits is read from the counters the relay workers admit against.
   countLimitsInPrimary();
+  // The channel list shows the breakers the relay workers open and close.
+  startBreakers();
   await getDb();
   toParent({ qiao: "db-ready" });
   // Periodic jobs run here, once per instance, never in the relay workers.

@@ -27,6 +27,8 @@ import { streamResponse } from "@/lib/relay/call/stream-response";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
 import { wholeResponse } from "@/lib/relay/call/whole-response";
 import { checkRequestBody } from "@/lib/relay/request/request-rules";
+import { answerStarted, attemptFailed, attemptSent, attemptThrew, routingStarts } from "@/lib/relay/routing/attempt";
+import { strategyOf } from "@/lib/relay/routing/strategy";
 
 /** An error answer is read up to this size (its message is all we keep). */
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -41,6 +43,8 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
   // The failure answered when not every attempt was overloaded: an overloaded answer (529, or
   // 429 saturation) tells agents to come back to a model that another channel failed for good.
   let lastNotOverloaded: Failure | null = null;
+  routingStarts(ctx);
+  const strategy = strategyOf(ctx.options, ctx.caller.group);
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
     if (attempt > 0 && ctx.req.gone) break;
     const channel =
@@ -48,11 +52,11 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
         ? attempt === 0
           ? table.byId.get(ctx.caller.pinnedChannelId)!
           : null
-        : pickChannel(table, ctx.caller.group, ctx.body.model, tried, stickyId);
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried, stickyId, Math.random, table.byGroupModel, strategy, ctx);
     if (!channel) break;
     tried.add(channel.row.id);
     ctx.tried.push(channel.row.id);
-    const outcome = await attemptOnce(ctx, channel);
+    const outcome = await attemptRouted(ctx, channel);
     if ("response" in outcome) {
       if (session) {
         ctx.sticky = channel.row.id === stickyId;
@@ -83,6 +87,21 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
     response.headers["retry-after"] = answered.retryAfter;
   }
   return response;
+}
+
+/** One attempt, with what routing learns from it (lib/relay/routing/attempt.ts). */
+async function attemptRouted(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  attemptSent(ctx, channel);
+  let outcome: { response: RelayResponse } | { failure: Failure };
+  try {
+    outcome = await attemptOnce(ctx, channel);
+  } catch (error) {
+    attemptThrew(channel);
+    throw error;
+  }
+  if ("response" in outcome) answerStarted(ctx, channel);
+  else attemptFailed(ctx, channel, outcome.failure);
+  return outcome;
 }
 
 /** A failure that says the upstream is saturated: retry later, elsewhere or here. */

@@ -46,6 +46,14 @@ export class CallContext {
   sticky = false;
   /** The call's hold on its request limits (lib/limits/engine.ts), released at settlement. */
   limits: CallLimits | null = null;
+  /** Routing bookkeeping (lib/relay/routing/attempt.ts): the answering channel, in flight until settled. */
+  answering: number | null = null;
+  /** When the current attempt was sent (ms). */
+  attemptAt = 0;
+  /** Channels whose breaker this call's failures opened: the log row's `breaker_opened`. */
+  breakerOpened: number[] | null = null;
+  /** Open channels the choice passed over: the log row's `breaker_skipped`. */
+  breakerSkipped: Set<number> | null = null;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,

@@ -14,6 +14,7 @@ import { getLedger, readyLedger } from "@/lib/relay/memory/runtime";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 import type { Usage } from "@/lib/billing/usage";
 import type { Failure } from "@/lib/relay/call/upstream-failure";
+import { answerEnded } from "@/lib/relay/routing/attempt";
 
 /** What a settled request adds to its log row's `other` beside the price. */
 export type SettleExtra = {
@@ -63,7 +64,7 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   if (extra.streamEnd !== undefined) out += `,"stream_end":${JSON.stringify(extra.streamEnd)}`;
   if (ctx.usageAnomaly) out += `,"usage_anomaly":${JSON.stringify(ctx.usageAnomaly)}`;
   out += `,"frt":${extra.frt ?? Date.now() - ctx.startedAt}`;
-  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]}`;
+  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]${breakerAdminJson(ctx)}}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;
   if (ctx.dropped.length > 0) out += `,"dropped":${JSON.stringify(ctx.dropped)}`;
   if (ctx.session !== null) out += `,"session":"${ctx.session}"${ctx.sticky ? `,"sticky":true` : ""}`;
@@ -81,6 +82,7 @@ export async function settle(
   extra: SettleExtra,
 ) {
   ctx.limits?.release(usage.prompt_tokens + usage.completion_tokens, quota.quota);
+  answerEnded(ctx, extra.frt);
   const ledger = readyLedger() ?? (await getLedger());
   const log = ctx.options.LogConsumeEnabled
     ? logRow(
@@ -108,12 +110,27 @@ export async function settle(
 }
 
 /**
- * The error row's admin part: the channels tried and, when masking changed what users see in
- * `content`, the upstream's full text (GET /api/log shows admin_info, /api/log/self drops it).
+ * The admin part's circuit-breaker notes: `breaker_opened` (the channels this call's failures
+ * opened) and `breaker_skipped` (how many open channels its choice passed over); nothing when neither.
  */
-function errorAdminInfo(ctx: CallContext, full: string, shown: string): { use_channel: string[]; error_message?: string } {
-  const useChannel = ctx.tried.map(String);
-  return shown === full ? { use_channel: useChannel } : { use_channel: useChannel, error_message: full.slice(0, ERROR_LOG_CHARS) };
+function breakerAdminJson(ctx: CallContext): string {
+  let out = "";
+  if (ctx.breakerOpened) out += `,"breaker_opened":[${ctx.breakerOpened.join(",")}]`;
+  if (ctx.breakerSkipped) out += `,"breaker_skipped":${ctx.breakerSkipped.size}`;
+  return out;
+}
+
+/**
+ * The error row's admin part: the channels tried, the breaker notes and, when masking changed
+ * what users see in `content`, the upstream's full text (GET /api/log shows admin_info,
+ * /api/log/self drops it).
+ */
+function errorAdminInfo(ctx: CallContext, full: string, shown: string): Record<string, unknown> {
+  const info: Record<string, unknown> = { use_channel: ctx.tried.map(String) };
+  if (ctx.breakerOpened) info.breaker_opened = ctx.breakerOpened;
+  if (ctx.breakerSkipped) info.breaker_skipped = ctx.breakerSkipped.size;
+  if (shown !== full) info.error_message = full.slice(0, ERROR_LOG_CHARS);
+  return info;
 }
 
 /** An error row keeps this much of the message. */

@@ -17,6 +17,9 @@ import { tokenRemainNow } from "@/lib/billing/visible";
 import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { processSingleton } from "@/lib/singleton";
+import type { RoutingStrategy } from "@/lib/limits/types";
+import { blockedChannels, startBreakers } from "@/lib/channels/breaker";
+import { chooseByLoad, heldOpen, type PickNote, soonestToReopen } from "@/lib/relay/routing/strategy";
 
 export type KeyEntry = {
   id: number;
@@ -117,6 +120,7 @@ function onEvent(event: CacheEvent) {
       state.users.delete(event.id);
       break;
     case "options":
+    case "breaker":
       break;
   }
 }
@@ -124,6 +128,7 @@ function onEvent(event: CacheEvent) {
 /** Subscribes to invalidations and starts the periodic backstop refresh (once per process). */
 export function startRelayState() {
   if (!state.unsubscribe) state.unsubscribe = onInvalidation(onEvent);
+  startBreakers();
   if (!state.timer && env.SYNC_FREQUENCY > 0) {
     state.timer = setInterval(() => {
       state.keys.clear();
@@ -293,13 +298,17 @@ export async function routingTable(): Promise<RoutingTable> {
 
 /**
  * Picks a channel for (group, model): the highest-priority tier that still has channels not yet
- * tried, weighted random inside it (weight + 10). Returns null when every channel was tried.
+ * tried, weighted random inside it (weight + 10), or the group's other strategy (`strategy`,
+ * lib/relay/routing/strategy.ts). Returns null when every channel was tried.
  * `tiersOf`: the relayed channels by default; a task route passes the task-only ones.
  *
  * `preferred` (a session's sticky channel, lib/relay/memory/session-sticky.ts) is taken when it is
  * in that tier and untried: the tiers hold only enabled channels serving the model in the group,
  * so a disabled or reassigned channel is never preferred. It never outranks a higher tier: a
  * session that moved to a backup channel returns to the primary once that serves again.
+ *
+ * A channel whose circuit breaker is open (lib/channels/breaker.ts) is passed over (and
+ * noted in `note`); when nothing else is left, the one whose cool-down ends first is taken.
  */
 export function pickChannel(
   table: RoutingTable,
@@ -309,15 +318,25 @@ export function pickChannel(
   preferred: number | null = null,
   random = Math.random,
   tiersOf: RoutingTable["byGroupModel"] = table.byGroupModel,
+  strategy: RoutingStrategy = "weighted",
+  note: PickNote | null = null,
 ): RouteChannel | null {
   const tiers = tiersOf.get(group)?.get(model);
   if (!tiers) return null;
+  // Empty in the steady state: then no channel costs a lookup.
+  const open = blockedChannels.size > 0 ? blockedChannels : null;
+  const now = open ? Date.now() : 0;
   for (const tier of tiers) {
+    if (strategy !== "weighted") {
+      const chosen = chooseByLoad(tier, strategy, tried, preferred, open, now, random, note);
+      if (chosen) return chosen;
+      continue;
+    }
     let total = 0;
     let sticky: RouteChannel | null = null;
     for (let i = 0; i < tier.channels.length; i++) {
       const id = tier.channels[i]!.row.id;
-      if (tried.has(id)) continue;
+      if (tried.has(id) || (open && heldOpen(open, id, now, note))) continue;
       total += tier.weights[i]!;
       if (id === preferred) sticky = tier.channels[i]!;
     }
@@ -325,14 +344,18 @@ export function pickChannel(
     if (sticky) return sticky;
     let r = random() * total;
     for (let i = 0; i < tier.channels.length; i++) {
-      if (tried.has(tier.channels[i]!.row.id)) continue;
+      const id = tier.channels[i]!.row.id;
+      if (tried.has(id) || (open && heldOpen(open, id, now, null))) continue;
       r -= tier.weights[i]!;
       if (r < 0) return tier.channels[i]!;
     }
     // Floating point left r at the boundary: take the last untried one.
-    for (let i = tier.channels.length - 1; i >= 0; i--) if (!tried.has(tier.channels[i]!.row.id)) return tier.channels[i]!;
+    for (let i = tier.channels.length - 1; i >= 0; i--) {
+      const id = tier.channels[i]!.row.id;
+      if (!tried.has(id) && !(open && heldOpen(open, id, now, null))) return tier.channels[i]!;
+    }
   }
-  return null;
+  return open ? soonestToReopen(tiers, tried, open) : null;
 }
 
 /** Drops everything; tests use it between scenarios. */
