@@ -63,12 +63,17 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   if (extra.streamEnd !== undefined) out += `,"stream_end":${JSON.stringify(extra.streamEnd)}`;
   if (ctx.usageAnomaly) out += `,"usage_anomaly":${JSON.stringify(ctx.usageAnomaly)}`;
   out += `,"frt":${extra.frt ?? Date.now() - ctx.startedAt}`;
-  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]}`;
+  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]${multiKeyInfo(ctx)}}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;
   if (ctx.dropped.length > 0) out += `,"dropped":${JSON.stringify(ctx.dropped)}`;
   if (ctx.session !== null) out += `,"session":"${ctx.session}"${ctx.sticky ? `,"sticky":true` : ""}`;
   if (upstreamModel !== ctx.body.model) out += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(upstreamModel)}`;
   return `${out}}`;
+}
+
+/** new-api's admin_info fields for a multi-key channel's key: its place in the key field, never the key. */
+function multiKeyInfo(ctx: CallContext): string {
+  return ctx.channelKey ? `,"is_multi_key":true,"multi_key_index":${ctx.channelKey.index}` : "";
 }
 
 export async function settle(
@@ -97,6 +102,7 @@ export async function settle(
     userId: ctx.caller.user.id,
     tokenId: ctx.caller.key?.id ?? 0,
     channelId: channel.row.id,
+    channelKeyHash: ctx.channelKey ? ctx.channelKey.hash : "",
     modelName: ctx.body.model,
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
@@ -110,9 +116,15 @@ export async function settle(
  * The error row's admin part: the channels tried and, when masking changed what users see in
  * `content`, the upstream's full text (GET /api/log shows admin_info, /api/log/self drops it).
  */
-function errorAdminInfo(ctx: CallContext, full: string, shown: string): { use_channel: string[]; error_message?: string } {
+function errorAdminInfo(ctx: CallContext, full: string, shown: string): Record<string, unknown> {
   const useChannel = ctx.tried.map(String);
-  return shown === full ? { use_channel: useChannel } : { use_channel: useChannel, error_message: full.slice(0, ERROR_LOG_CHARS) };
+  const info: Record<string, unknown> =
+    shown === full ? { use_channel: useChannel } : { use_channel: useChannel, error_message: full.slice(0, ERROR_LOG_CHARS) };
+  if (ctx.channelKey) {
+    info.is_multi_key = true;
+    info.multi_key_index = ctx.channelKey.index;
+  }
+  return info;
 }
 
 /** An error row keeps this much of the message. */
