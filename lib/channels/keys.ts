@@ -1,8 +1,7 @@
 // The keys of a channel: one key as always, or, with multi_key_mode "random" or "polling", one per
 // line (a list of service-account JSON credentials for Vertex AI). Each key's state and usage live
-// in channel_keys, found by the key's SHA-256, so editing the lines keeps every other key's row.
-// Pure (node:crypto only for the hash).
-import { createHash } from "node:crypto";
+// in channel_keys, found by the key's SHA-256 (key-hash.ts), so editing the lines keeps every other key's row.
+// Pure and client-safe (the editor and the schemas use it); the hash is lib/channels/key-hash.ts.
 import { CHANNEL_TYPES } from "@/lib/channels/catalog";
 import { splitKeyLines } from "@/lib/channels/fields";
 
@@ -39,9 +38,6 @@ function splitVertexKeys(text: string): string[] {
   }
   return splitKeyLines(text);
 }
-
-/** How a channel_keys row finds its key: SHA-256, hex. */
-export const channelKeyHash = (key: string): string => createHash("sha256").update(key).digest("hex");
 
 /**
  * A key as the console shows it: a few characters at each end, never the whole key (a Vertex

@@ -30,11 +30,13 @@ export const CHANNEL_VIEW_SELECT = {
   max_input_tokens: true,
   tag: true,
   address_by_root: true,
+  multi_key_mode: true,
 } as const;
 
 export type ChannelViewRow = Pick<Channel, keyof typeof CHANNEL_VIEW_SELECT>;
 export type ChannelView = ReturnType<typeof toChannelView>;
 
-export function toChannelView(row: ChannelViewRow) {
-  return { ...row, key: "", used_quota: num(row.used_quota) };
+/** `keys`: a multi-key channel's enabled and total keys (the list's "3/5 密钥"), null otherwise or when not counted. */
+export function toChannelView(row: ChannelViewRow, keys: { enabled: number; total: number } | null = null) {
+  return { ...row, key: "", used_quota: num(row.used_quota), keys };
 }

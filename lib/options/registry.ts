@@ -281,7 +281,11 @@ const limitSet: z.ZodType<LimitSet> = z
 /** `{"group" or "*": limits}`: per user (UserRateLimits) or per whole group (GroupRateLimits). */
 const groupLimits = namedTable(limitSet, '{"default": {"rpm": 60}}', "分组名不能为空");
 /** `{"group" or "*": {"model": limits}}`: per user and model. */
-const modelLimits = namedTable(namedTable(limitSet, '{"gpt-4o": {"rpm": 60}}', "模型名不能为空"), '{"default": {"gpt-4o": {"rpm": 60}}}', "分组名不能为空");
+const modelLimits = namedTable(
+  namedTable(limitSet, '{"gpt-4o": {"rpm": 60}}', "模型名不能为空"),
+  '{"default": {"gpt-4o": {"rpm": 60}}}',
+  "分组名不能为空",
+);
 const routingStrategies = namedTable(
   z.enum(ROUTING_STRATEGIES, { error: `策略只能是 ${ROUTING_STRATEGIES.join("、")} 之一` }) as z.ZodType<RoutingStrategy>,
   '{"default": "least_inflight"}',

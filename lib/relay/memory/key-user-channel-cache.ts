@@ -16,7 +16,8 @@ import { findTokenByKey } from "@/lib/tokens/relay";
 import { tokenRemainNow } from "@/lib/billing/visible";
 import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
-import { channelKeyHash, isMultiKeyMode, splitChannelKeys } from "@/lib/channels/keys";
+import { isMultiKeyMode, splitChannelKeys } from "@/lib/channels/keys";
+import { channelKeyHash } from "@/lib/channels/key-hash";
 import { processSingleton } from "@/lib/singleton";
 
 export type KeyEntry = {
