@@ -501,7 +501,10 @@ export class QuotaLedger {
     for (const [id, q] of sortById(channels))
       statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
     for (const [, c] of [...channelKeys].sort(byFirst))
-      statements.push({ sql: channelKeyUsageUpsert(k), params: [c.channelId, c.hash, c.quota, c.count] });
+      statements.push({
+        sql: channelKeyUsageUpsert(k),
+        params: k === "mysql" ? [c.hash, c.quota, c.count, c.channelId, c.quota, c.count] : [c.hash, c.quota, c.count, c.channelId],
+      });
     statements.push(...logInsertStatements(k, logs));
     for (const [, b] of [...buckets].sort(byFirst))
       statements.push({
@@ -635,11 +638,16 @@ function addKeyUsage(
   into.set(key, c);
 }
 
-/** Adds one batch's quota and request count to a multi-key channel's key row (created when missing). */
+/**
+ * Adds one batch's quota and request count to a multi-key channel's key row, created when missing;
+ * nothing when the channel was deleted meanwhile (a row for it would fail its foreign key, and
+ * with it the whole batch). Params: key_hash, quota, count, channel id (MySQL: quota and count again).
+ */
 function channelKeyUsageUpsert(kind: DbKind): string {
-  const head = "INSERT INTO channel_keys (channel_id, key_hash, used_quota, request_count) VALUES (?, ?, ?, ?)";
+  const cast = kind === "postgresql" ? ["?::bigint", "?::integer"] : ["?", "?"];
+  const head = `INSERT INTO channel_keys (channel_id, key_hash, used_quota, request_count) SELECT id, ?, ${cast.join(", ")} FROM channels WHERE id = ?`;
   if (kind === "mysql")
-    return `${head} ON DUPLICATE KEY UPDATE used_quota = used_quota + VALUES(used_quota), request_count = request_count + VALUES(request_count)`;
+    return `${head} ON DUPLICATE KEY UPDATE used_quota = channel_keys.used_quota + ?, request_count = channel_keys.request_count + ?`;
   return `${head} ON CONFLICT (channel_id, key_hash) DO UPDATE SET used_quota = channel_keys.used_quota + excluded.used_quota, request_count = channel_keys.request_count + excluded.request_count`;
 }
 
