@@ -298,7 +298,16 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
       if (options.apiKey !== undefined && key !== options.apiKey) return sendError(res, 401, {}, extra);
       // OpenAI's answer to a wrong key quotes part of the key it was sent.
       if (options.rejectedKeys?.has(key))
-        return sendError(res, 401, { failError: { message: `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.` } }, extra);
+        return sendError(
+          res,
+          401,
+          {
+            failError: {
+              message: `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            },
+          },
+          extra,
+        );
     }
     if (url.pathname.startsWith("/openai/deployments/") && !url.searchParams.get("api-version")) {
       return sendJson(res, 404, { error: { code: "404", message: "Resource not found" } });

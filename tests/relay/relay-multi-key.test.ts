@@ -112,7 +112,12 @@ for (const entry of ENTRIES) {
       await settleAll();
       const logs = await db.log.findMany({ where: { user_id: user.id } });
       const reasons = await db.channelKey.findMany({ where: { channel_id: ch.id } });
-      const seen = [body, channel.other_info, JSON.stringify(logs.map((l) => [l.content, l.other])), JSON.stringify(reasons.map((r) => r.disabled_reason))].join("\n");
+      const seen = [
+        body,
+        channel.other_info,
+        JSON.stringify(logs.map((l) => [l.content, l.other])),
+        JSON.stringify(reasons.map((r) => r.disabled_reason)),
+      ].join("\n");
       for (const key of KEYS) expect(seen).not.toContain(key);
       expect(logs.some((l) => l.content.includes("Incorrect API key provided"))).toBe(true);
     });
