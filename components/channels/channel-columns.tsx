@@ -43,7 +43,23 @@ export function channelColumns({ actions, balanceTypes, refresh }: Ctx): Column<
       ),
     },
     { key: "type", title: "类型", render: (c) => channelTypeName(c.type) },
-    { key: "status", title: "状态", render: (c) => <StatusTag ch={c} /> },
+    {
+      key: "status",
+      title: "状态",
+      render: (c) =>
+        c.keys ? (
+          <Group gap={4} wrap="nowrap">
+            <StatusTag ch={c} />
+            <Tooltip label={`多密钥（${c.multi_key_mode === "polling" ? "轮询" : "随机"}）：已启用 / 全部密钥`} withArrow>
+              <Badge variant="outline" color={c.keys.enabled < c.keys.total ? "orange" : "gray"} tt="none" data-testid="channel-key-count">
+                {c.keys.enabled}/{c.keys.total} 密钥
+              </Badge>
+            </Tooltip>
+          </Group>
+        ) : (
+          <StatusTag ch={c} />
+        ),
+    },
     {
       key: "time",
       title: "响应时间",
