@@ -314,7 +314,11 @@ export function channelUpdateBody(id: number, v: ChannelFormValues, original: Ch
   const before = fieldsOf(original);
   const body: Record<string, unknown> = { id };
   for (const name of Object.keys(now) as Array<keyof typeof now>) if (now[name] !== before[name]) body[name] = now[name];
-  if (v.key.trim()) body.key = v.key.trim();
+  // A key goes with its mode, so the server reads it as one key or one per line as the form does.
+  if (v.key.trim()) {
+    body.key = v.key.trim();
+    if (now.multi_key_mode) body.multi_key_mode = now.multi_key_mode;
+  }
   if (Object.keys(body).length === 1) return { ok: false, message: CHANNEL_FORM_MSG.unchanged };
   // The server checks a key alone against the stored type and mode; the form knows both.
   const keyProblem = v.key.trim() ? channelKeyTextProblem(v.type, v.key, v.multi_key_mode) : null;

@@ -183,9 +183,8 @@ export const channelUpdateSchema = channelFields.extend({ id: z.coerce.number().
   if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
   if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
   // A key with the type it is for; a key alone is checked against the stored type (lib/channels/manage).
-  // The stored type or mode decides otherwise (lib/channels/manage checks the key against them).
-  const keyProblem =
-    v.type !== undefined && v.multi_key_mode !== undefined && v.key?.trim() ? channelKeyTextProblem(v.type, v.key, v.multi_key_mode) : null;
+  // A key with its type (and mode: one key when absent); a key alone is checked against the stored type and mode (lib/channels/manage).
+  const keyProblem = v.type !== undefined && v.key?.trim() ? channelKeyTextProblem(v.type, v.key, v.multi_key_mode) : null;
   if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
   // Likewise `other`; manage.ts checks the stored channel's (an `other` alone, or a type alone).
   const otherProblem = v.type !== undefined && v.other !== undefined ? channelOtherProblem(v.type, v.other) : null;
