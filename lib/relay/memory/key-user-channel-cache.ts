@@ -53,7 +53,7 @@ export type UserEntry = {
 /** One key of a multi-key channel, in the order of the key field. */
 export type RouteKey = {
   text: string;
-  /** channel_keys.key_hash (lib/channels/keys.ts channelKeyHash). */
+  /** channel_keys.key_hash (lib/channels/key-hash.ts). */
   hash: string;
   /** Its place in the key field, from 0: the console's key_index and the log's multi_key_index. */
   index: number;
