@@ -46,9 +46,11 @@ describe("channelKeyHash and maskKey", () => {
   });
 
   it("never shows a whole key", () => {
-    expect(maskKey("sk-proj-abcdefghijklmnop1234")).toBe("sk-pro…1234");
+    expect(maskKey("sk-proj-abcdefghijklmnop1234")).toBe("sk-pro…234");
+    expect(maskKey("sk-proj-abcdefghijklmnopqrstuvwxyz1234")).toBe("sk-pro…1234");
+    expect(maskKey("abcdefghijkl")).toBe("abc…l");
     expect(maskKey("short-key")).toBe("****（9 个字符）");
     expect(maskKey(JSON.stringify(sa(3)))).toBe("sa3@p3.iam.gserviceaccount.com (JSON)");
-    expect(maskKey("{not json but long enough")).toBe("{not j…ough");
+    expect(maskKey("{not json but long enough")).toBe("{not j…ugh");
   });
 });

@@ -40,7 +40,7 @@ function splitVertexKeys(text: string): string[] {
 }
 
 /**
- * A key as the console shows it: a few characters at each end, never the whole key (a Vertex
+ * A key as the console shows it: a few characters at each end, never most of it (a Vertex
  * credential by its client_email). Short keys show only their length.
  */
 export function maskKey(key: string): string {
@@ -53,7 +53,10 @@ export function maskKey(key: string): string {
     }
   }
   if (key.length < 12) return `****（${key.length} 个字符）`;
-  return `${key.slice(0, 6)}…${key.slice(-4)}`;
+  // At most a quarter at the head and an eighth at the tail: never most of a short key.
+  const head = Math.min(6, Math.floor(key.length / 4));
+  const tail = Math.min(4, Math.floor(key.length / 8));
+  return `${key.slice(0, head)}…${key.slice(-tail)}`;
 }
 
 /** Joins keys back into a channel's key field (Vertex: a JSON array, as splitChannelKeys reads it). */

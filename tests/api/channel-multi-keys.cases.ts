@@ -1,5 +1,5 @@
-// The multi-key channel API's cases, run by channel-multi-keys.test.ts on the default SQLite and
-// by channel-multi-keys-pg.test.ts on PostgreSQL: creating and editing a multi-key channel,
+// The multi-key channel API's cases, run by channel-multi-keys.test.ts on the default SQLite, by
+// channel-multi-keys-pg.test.ts on PostgreSQL and channel-multi-keys-mysql.test.ts on MariaDB: creating and editing a multi-key channel,
 // POST /api/channel/multi_key/manage (every action, its errors, its data), the list's key
 // counts, and the relay's conditional per-key auto-disable racing with itself.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -112,14 +112,14 @@ export function multiKeyApiCases(tag: string) {
       expect(res.json.success).toBe(true);
       expect(res.json.data).toEqual({
         keys: [
-          { index: 0, status: 1, disabled_time: 0, reason: "", key_preview: "sk-mk-…1111", used_quota: 0, request_count: 0 },
-          { index: 1, status: 1, disabled_time: 0, reason: "", key_preview: "sk-mk-…2222", used_quota: 0, request_count: 0 },
+          { index: 0, status: 1, disabled_time: 0, reason: "", key_preview: "sk-m…11", used_quota: 0, request_count: 0 },
+          { index: 1, status: 1, disabled_time: 0, reason: "", key_preview: "sk-m…22", used_quota: 0, request_count: 0 },
           {
             index: 2,
             status: 3,
             disabled_time: 123,
             reason: "状态码 401：bad",
-            key_preview: "sk-mk-…3333",
+            key_preview: "sk-m…33",
             used_quota: 900,
             request_count: 4,
           },

@@ -44,7 +44,10 @@ test("a multi-key channel: created, its keys masked, one disabled and enabled, k
   await expect(page.getByRole("heading", { name: "创建新的渠道" })).toBeVisible();
   await page.getByRole("textbox", { name: "名称", exact: true }).fill(NAME);
   await page.getByRole("textbox", { name: "Base URL", exact: true }).fill(upstream.url);
-  await page.locator("label").filter({ hasText: /^随机$/ }).click();
+  await page
+    .locator("label")
+    .filter({ hasText: /^随机$/ })
+    .click();
   await expect(page.getByRole("radio", { name: "随机", exact: true })).toBeChecked();
   // One channel of many keys: batch creation is off the table.
   await expect(page.getByRole("switch", { name: /批量创建/ })).toHaveCount(0);
@@ -64,7 +67,7 @@ test("a multi-key channel: created, its keys masked, one disabled and enabled, k
   await page.goto(`/channel/edit/${id}`);
   await expect(page.getByRole("radio", { name: "随机", exact: true })).toBeChecked();
   await expect(keyRows(page)).toHaveCount(3);
-  await expect(keyRow(page, 1)).toContainText("mk-e2e…");
+  await expect(keyRow(page, 1)).toContainText(/mk-e2…\w{2}/);
   const panel = await page.getByTestId("channel-keys").textContent();
   for (const key of KEYS) expect(panel ?? "").not.toContain(key);
   await shot(page, "channel-keys-panel");
