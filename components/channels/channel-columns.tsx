@@ -1,7 +1,7 @@
 "use client";
 // The channel table's columns: status (with the auto-disable reason), response time, used and
 // remaining balance (click to update), in-place priority and weight, and the row buttons.
-import { ActionIcon, Badge, Button, Group, Menu, NumberInput, Text, Tooltip } from "@mantine/core";
+import { ActionIcon, Badge, Button, Group, Menu, NumberInput, Stack, Text, Tooltip } from "@mantine/core";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { ChannelActions } from "@/components/channels/use-channel-actions";
@@ -48,10 +48,19 @@ export function channelColumns({ actions, balanceTypes, refresh }: Ctx): Column<
       key: "status",
       title: "状态",
       render: (c) => (
-        <Group gap={4} wrap="nowrap">
-          <StatusTag ch={c} />
-          <BreakerTag ch={c} />
-        </Group>
+        <Stack gap={4} align="flex-start">
+          <Group gap={4} wrap="nowrap">
+            <StatusTag ch={c} />
+            <BreakerTag ch={c} />
+          </Group>
+          {c.keys ? (
+            <Tooltip label={`多密钥（${c.multi_key_mode === "polling" ? "轮询" : "随机"}）：已启用 / 全部密钥`} withArrow>
+              <Badge variant="outline" color={c.keys.enabled < c.keys.total ? "orange" : "gray"} tt="none" data-testid="channel-key-count">
+                {c.keys.enabled}/{c.keys.total} 密钥
+              </Badge>
+            </Tooltip>
+          ) : null}
+        </Stack>
       ),
     },
     {

@@ -9,6 +9,7 @@ import {
   MultiSelect,
   NumberInput,
   Paper,
+  SegmentedControl,
   Select,
   SimpleGrid,
   Stack,
@@ -22,6 +23,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useRef, useState } from "react";
 import { ChannelKeyReveal } from "@/components/channels/channel-key-reveal";
+import { ChannelKeysPanel } from "@/components/channels/channel-keys-panel";
 import { useInvalidReveal } from "@/components/data/use-invalid-reveal";
 import { api } from "@/lib/client/api";
 import { showError, showSuccess } from "@/lib/client/notify";
@@ -45,6 +47,12 @@ import { isModelPriced, type PriceTable } from "@/lib/billing/ratios";
 const MAPPING_EXAMPLE = '{\n  "gpt-3.5-turbo-0301": "gpt-3.5-turbo"\n}';
 const STATUS_CODE_EXAMPLE = '{\n  "400": "500"\n}';
 const OUTPUT_LIMITS_EXAMPLE = '{\n  "gpt-4o": 16384,\n  "*": 8192\n}';
+
+const MULTI_KEY_OPTIONS = [
+  { value: "", label: "关闭" },
+  { value: "random", label: "随机" },
+  { value: "polling", label: "轮询" },
+];
 
 type Props = {
   channel: ChannelView | null;
@@ -145,6 +153,18 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
   };
 
   const canFetch = modelListTypes.includes(values.type);
+  const multiKey = values.multi_key_mode !== "";
+  const keyPlaceholder = multiKey
+    ? channel
+      ? "留空表示不修改密钥；填写则替换全部密钥，一行一个"
+      : fields.keyIsJson
+        ? "多个 JSON 凭证：一个 JSON 数组，或一行一个 JSON 对象"
+        : "请输入密钥，一行一个"
+    : channel
+      ? "留空表示不修改密钥"
+      : values.batch
+        ? "请输入密钥，一行一个，每个密钥创建一个渠道"
+        : fields.keyPlaceholder;
   const keyDescription = channel
     ? [`密钥只写不读${root ? "" : "；修改类型或 Base URL 时需重新填写密钥"}`, fields.keyHint].filter(Boolean).join("；")
     : (fields.keyHint ?? undefined);
@@ -215,15 +235,29 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
               />
             )}
             <Stack gap={6}>
+              <Stack gap={4}>
+                <Text size="sm" fw={500} id="multi-key-mode-label">
+                  多密钥模式
+                </Text>
+                <SegmentedControl
+                  aria-labelledby="multi-key-mode-label"
+                  data={MULTI_KEY_OPTIONS}
+                  value={values.multi_key_mode}
+                  onChange={(v) => setValues((cur) => ({ ...cur, multi_key_mode: v, batch: v ? false : cur.batch }))}
+                  w="fit-content"
+                  size="xs"
+                />
+                <Text size="xs" c="dimmed">
+                  开启后一个渠道可放多个密钥（一行一个），按随机或轮询使用；某个密钥失效时只禁用该密钥
+                </Text>
+              </Stack>
               <Textarea
                 label="密钥"
                 required={!channel}
-                placeholder={
-                  channel ? "留空表示不修改密钥" : values.batch ? "请输入密钥，一行一个，每个密钥创建一个渠道" : fields.keyPlaceholder
-                }
+                placeholder={keyPlaceholder}
                 description={keyDescription}
                 autosize
-                minRows={fields.keyIsJson ? 8 : values.batch ? 4 : 2}
+                minRows={fields.keyIsJson ? 8 : values.batch || multiKey ? 4 : 2}
                 maxRows={fields.keyIsJson ? 20 : 12}
                 error={errorOf("key")}
                 value={values.key}
@@ -233,7 +267,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 styles={fields.keyIsJson ? { input: { fontFamily: "var(--mantine-font-family-monospace)" } } : undefined}
               />
               {channel && root && <ChannelKeyReveal channelId={channel.id} />}
-              {!channel && (
+              {!channel && !multiKey && (
                 <Switch
                   label="批量创建（一行一个密钥）"
                   checked={values.batch}
@@ -244,6 +278,7 @@ export function ChannelEditor({ channel, models: knownModels, groups, modelListT
                 />
               )}
             </Stack>
+            {channel && original?.multi_key_mode && <ChannelKeysPanel channelId={channel.id} />}
             <Stack gap={6}>
               <MultiSelect
                 label="模型"

@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = {
   "channel.update": "编辑渠道",
   "channel.status": "启用/禁用渠道",
   "channel.key_reveal": "查看渠道密钥",
+  "channel.multi_key_manage": "管理多密钥渠道的密钥",
   "channel.delete": "删除渠道",
   "channel.delete_batch": "批量删除渠道",
   "channel.delete_disabled": "删除已禁用渠道",

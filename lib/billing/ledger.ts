@@ -19,7 +19,7 @@
 // batch whose hold turns out closed under it (recovery took it) charges the balance directly.
 //
 // Lock order: every transaction here touches rows in the same order — users, tokens, quota_holds,
-// channels, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
+// channels, channel_keys, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
 // instances, or a lease racing a flush) can wait on each other but never deadlock. A conflict
 // the database reports anyway (PostgreSQL 40P01/40001, MySQL 1213/1205) is retried.
 import { isWriteConflict } from "@/lib/db/retry";
@@ -55,6 +55,8 @@ export type UsageRecord = {
   userId: number;
   tokenId: number;
   channelId: number;
+  /** The key of a multi-key channel that served it (channel_keys.key_hash); "" or absent otherwise. */
+  channelKeyHash?: string;
   modelName: string;
   promptTokens: number;
   completionTokens: number;
@@ -400,6 +402,7 @@ export class QuotaLedger {
     const users = new Map<number, { quota: bigint; count: number; debit: bigint }>();
     const tokens = new Map<number, { quota: bigint; debit: bigint }>();
     const channels = new Map<number, bigint>();
+    const channelKeys = new Map<string, { channelId: number; hash: string; quota: bigint; count: number }>();
     const buckets = new Map<
       string,
       { user_id: number; username: string; model_name: string; created_at: number; token_used: bigint; count: number; quota: bigint }
@@ -421,6 +424,7 @@ export class QuotaLedger {
         tokens.set(r.tokenId, t);
       }
       if (r.channelId) channels.set(r.channelId, (channels.get(r.channelId) ?? 0n) + quota);
+      if (r.channelId && r.channelKeyHash) addKeyUsage(channelKeys, r.channelId, r.channelKeyHash, quota);
       if (r.log) logs.push(r.log);
       if (r.bucket) {
         const key = `${r.userId}\0${r.modelName}\0${r.bucket.createdAt}`;
@@ -454,7 +458,7 @@ export class QuotaLedger {
     }
     const k = this.db.kind;
     const statements: Statement[] = [];
-    // The lock order of the header: users, tokens, quota_holds, channels, ids ascending.
+    // The lock order of the header: users, tokens, quota_holds, channels, channel_keys, ids ascending.
     for (const [id, u] of sortById(users))
       statements.push({
         sql: "UPDATE users SET used_quota = used_quota + ?, request_count = request_count + ?, quota = quota - ? WHERE id = ?",
@@ -496,6 +500,11 @@ export class QuotaLedger {
     }
     for (const [id, q] of sortById(channels))
       statements.push({ sql: "UPDATE channels SET used_quota = used_quota + ? WHERE id = ?", params: [q, id] });
+    for (const [, c] of [...channelKeys].sort(byFirst))
+      statements.push({
+        sql: channelKeyUsageUpsert(k),
+        params: k === "mysql" ? [c.hash, c.quota, c.count, c.channelId, c.quota, c.count] : [c.hash, c.quota, c.count, c.channelId],
+      });
     statements.push(...logInsertStatements(k, logs));
     for (const [, b] of [...buckets].sort(byFirst))
       statements.push({
@@ -615,6 +624,33 @@ function addTo<K>(map: Map<K, bigint>, key: K, amount: bigint) {
 }
 
 /** Adds to a usage bucket, creating it on first use: one atomic statement, however many instances write. */
+/** A multi-key channel's key: the batch's quota and requests on it, one upsert per key (lib/channels/key-state.ts). */
+function addKeyUsage(
+  into: Map<string, { channelId: number; hash: string; quota: bigint; count: number }>,
+  channelId: number,
+  hash: string,
+  quota: bigint,
+) {
+  const key = `${String(channelId).padStart(10, "0")}:${hash}`;
+  const c = into.get(key) ?? { channelId, hash, quota: 0n, count: 0 };
+  c.quota += quota;
+  c.count++;
+  into.set(key, c);
+}
+
+/**
+ * Adds one batch's quota and request count to a multi-key channel's key row, created when missing;
+ * nothing when the channel was deleted meanwhile (a row for it would fail its foreign key, and
+ * with it the whole batch). Params: key_hash, quota, count, channel id (MySQL: quota and count again).
+ */
+function channelKeyUsageUpsert(kind: DbKind): string {
+  const cast = kind === "postgresql" ? ["?::bigint", "?::integer"] : ["?", "?"];
+  const head = `INSERT INTO channel_keys (channel_id, key_hash, used_quota, request_count) SELECT id, ?, ${cast.join(", ")} FROM channels WHERE id = ?`;
+  if (kind === "mysql")
+    return `${head} ON DUPLICATE KEY UPDATE used_quota = channel_keys.used_quota + ?, request_count = channel_keys.request_count + ?`;
+  return `${head} ON CONFLICT (channel_id, key_hash) DO UPDATE SET used_quota = channel_keys.used_quota + excluded.used_quota, request_count = channel_keys.request_count + excluded.request_count`;
+}
+
 function quotaDataUpsert(kind: DbKind): string {
   const q = (n: string) => quoteIdent(kind, n);
   const cols = ["user_id", "username", "model_name", "created_at", "token_used", "count", "quota"].map(q).join(", ");

@@ -192,6 +192,23 @@ export function breakerFailure(target: string, settings: BreakerSettings, reason
   return opened;
 }
 
+/** Opens the target until `until` (every key of a multi-key channel is open: so is the channel). */
+export function breakerTrip(target: string, until: number, reason: string): void {
+  const breaker = breakerOf(target);
+  if (breaker.state === "open" && breaker.until >= until) return;
+  breaker.lastFailure = reason;
+  breaker.open(until);
+  track(breaker);
+  console.warn(`[relay] breaker open for ${target} until ${new Date(until).toISOString()}: every key is open`);
+  publish(breaker);
+}
+
+/** When the target's cool-down ends (ms), or 0 when it is closed. */
+export function breakerUntil(target: string): number {
+  const breaker = registry.targets.get(target);
+  return breaker && breaker.state !== "closed" ? breaker.until : 0;
+}
+
 /** The request ended without telling whether the target works: a trial it held is let go. */
 export function breakerAbandon(target: string): void {
   registry.targets.get(target)?.abandon();

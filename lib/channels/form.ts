@@ -4,7 +4,7 @@
 // server's own schemas), so each text exists once.
 import { CHANNEL_CATALOG, CHANNEL_TYPE_CODES, CHANNEL_TYPES, channelTypeInfo } from "@/lib/channels/catalog";
 import { CHANNEL_STATUS, joinList, splitList, trimTrailingSlashes } from "@/lib/channels/fields";
-import { CHANNEL_MSG, channelCreateSchema, channelKeyProblem, channelUpdateSchema } from "@/lib/channels/schemas";
+import { CHANNEL_MSG, channelCreateSchema, channelKeyTextProblem, channelUpdateSchema } from "@/lib/channels/schemas";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import type { ChannelView } from "@/lib/channels/view";
 import { NOTHING_CHANGED } from "@/lib/options/messages";
@@ -158,6 +158,8 @@ export type ChannelFormValues = {
   weight: number | string;
   /** Create only: one channel per key line. */
   batch: boolean;
+  /** "" = one key; "random" or "polling" = one channel, one key per line (lib/channels/keys.ts). */
+  multi_key_mode: string;
 };
 
 export function emptyChannelForm(type: number = CHANNEL_TYPES.OpenAI): ChannelFormValues {
@@ -178,6 +180,7 @@ export function emptyChannelForm(type: number = CHANNEL_TYPES.OpenAI): ChannelFo
     priority: 0,
     weight: 0,
     batch: false,
+    multi_key_mode: "",
   };
 }
 
@@ -200,6 +203,7 @@ export function channelFormOf(ch: ChannelView): ChannelFormValues {
     priority: ch.priority ?? 0,
     weight: ch.weight ?? 0,
     batch: false,
+    multi_key_mode: ch.multi_key_mode ?? "",
   };
 }
 
@@ -249,6 +253,7 @@ function fieldsOf(v: ChannelFormValues) {
     test_model: v.test_model.trim(),
     priority: toInt(v.priority),
     weight: toInt(v.weight),
+    multi_key_mode: v.multi_key_mode,
   };
 }
 
@@ -278,6 +283,7 @@ function fieldOfIssue(issue: Issue, v: ChannelFormValues): keyof ChannelFormValu
     case CHANNEL_MSG.outputLimitsInvalid:
       return "output_limits";
     case CHANNEL_MSG.vertexNoBatch:
+    case CHANNEL_MSG.multiKeyNoBatch:
       return "batch";
     default:
       return issue.message === channelOtherProblem(v.type, fieldsOf(v).other) ? "other" : "key";
@@ -308,10 +314,14 @@ export function channelUpdateBody(id: number, v: ChannelFormValues, original: Ch
   const before = fieldsOf(original);
   const body: Record<string, unknown> = { id };
   for (const name of Object.keys(now) as Array<keyof typeof now>) if (now[name] !== before[name]) body[name] = now[name];
-  if (v.key.trim()) body.key = v.key.trim();
+  // A key goes with its mode, so the server reads it as one key or one per line as the form does.
+  if (v.key.trim()) {
+    body.key = v.key.trim();
+    if (now.multi_key_mode) body.multi_key_mode = now.multi_key_mode;
+  }
   if (Object.keys(body).length === 1) return { ok: false, message: CHANNEL_FORM_MSG.unchanged };
-  // The server checks a key alone against the stored type; the form knows the type.
-  const keyProblem = v.key.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
+  // The server checks a key alone against the stored type and mode; the form knows both.
+  const keyProblem = v.key.trim() ? channelKeyTextProblem(v.type, v.key, v.multi_key_mode) : null;
   if (keyProblem) return { ok: false, message: keyProblem, field: "key" };
   // Likewise `other`, and a new region or account needs the key (and root: the server says so).
   const otherProblem = "other" in body || "type" in body ? channelOtherProblem(v.type, now.other) : null;

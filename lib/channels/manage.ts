@@ -14,8 +14,10 @@ import { type AuditBy, type AuditEntry, maskSecret, writeAudits } from "@/lib/au
 import { rebuildAbilities, rebuildAllAbilities } from "@/lib/channels/abilities";
 import { CHANNEL_STATUS, defaultOtherFor, otherInfoForStatus, splitKeyLines } from "@/lib/channels/fields";
 import { openChannelKey } from "@/lib/channels/routing";
+import { isMultiKeyMode, joinChannelKeys, splitChannelKeys } from "@/lib/channels/keys";
+import { channelKeyHash } from "@/lib/channels/key-hash";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView, type ChannelViewRow } from "@/lib/channels/view";
-import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyProblem } from "@/lib/channels/schemas";
+import { type ChannelCreateInput, type ChannelUpdateInput, channelKeyTextProblem } from "@/lib/channels/schemas";
 import { addressColumns, checkChannelAddress, checkOtherChange, movesChannel } from "@/lib/channels/address";
 import { changesAddressOther, channelOtherProblem } from "@/lib/channels/other";
 import { isRoot } from "@/lib/auth/roles";
@@ -56,6 +58,7 @@ const AUDITED_FIELDS = [
   "weight",
   "max_input_tokens",
   "tag",
+  "multi_key_mode",
 ] as const;
 
 /** Channels of a type nothing serves cannot be created, nor can a channel change to one. */
@@ -67,7 +70,13 @@ function refuseNotRelayed(type: number): void {
 /** Creates one channel, or one per non-empty key line in batch mode, all or none. */
 export async function createChannels(input: ChannelCreateInput, actor: ChannelActor, by: AuditBy): Promise<ChannelView[]> {
   const { mode, key = "", ...fields } = input;
-  const keys = mode === "batch" ? splitKeyLines(key) : [key.trim()];
+  // Batch: a channel per line. Multi-key: one channel whose lines are its keys, kept one per line.
+  const keys =
+    mode === "batch"
+      ? splitKeyLines(key)
+      : isMultiKeyMode(fields.multi_key_mode ?? "")
+        ? [joinChannelKeys(fields.type ?? 1, splitChannelKeys(fields.type ?? 1, key, fields.multi_key_mode!))]
+        : [key.trim()];
   const type = fields.type ?? 1;
   const base_url = fields.base_url ?? "";
   refuseNotRelayed(type);
@@ -89,6 +98,7 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
     weight: fields.weight ?? 0,
     max_input_tokens: fields.max_input_tokens ?? 0,
     tag: fields.tag ?? "",
+    multi_key_mode: mode === "batch" ? "" : (fields.multi_key_mode ?? ""),
     status: fields.status ?? 1,
     created_time: nowSeconds(),
     address_by_root: isRoot(actor),
@@ -131,9 +141,17 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
   const { type, base_url, ...rest } = fields;
   // A row of a type that is not relayed may still be edited; changing a type to one is refused.
   if (type !== undefined && type !== current.type) refuseNotRelayed(type);
-  const newKey = key?.trim() ?? "";
-  // The schema checked a key sent with its type; a key alone is checked against the stored type.
-  const keyProblem = newKey && type === undefined ? channelKeyProblem(current.type, newKey) : null;
+  const multiKeyMode = fields.multi_key_mode ?? current.multi_key_mode;
+  const keyType = type ?? current.type;
+  // A multi-key field is stored one key per line (a JSON array for Vertex), as the relay splits it.
+  const newKey = !key?.trim()
+    ? ""
+    : isMultiKeyMode(multiKeyMode)
+      ? joinChannelKeys(keyType, splitChannelKeys(keyType, key, multiKeyMode))
+      : key.trim();
+  // The schema checked a key sent with its type and mode; otherwise the stored ones decide.
+  const keyProblem =
+    newKey && (type === undefined || fields.multi_key_mode === undefined) ? channelKeyTextProblem(keyType, newKey, multiKeyMode) : null;
   if (keyProblem) throw badRequest(keyProblem);
   const address = { type: type ?? current.type, base_url: base_url ?? current.base_url };
   // The `other` the row will hold, checked against the type it will have (either may be the stored one).
@@ -155,12 +173,19 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
   const row = await db.$transaction(async (tx) => {
     const updated = await tx.channel.update({ where: { id }, data, select: CHANNEL_VIEW_SELECT });
     await rebuildAbilities(tx, updated);
+    // A new key field drops the rows of keys it no longer holds; the others keep state and usage.
+    if (newKey)
+      await tx.channelKey.deleteMany({ where: { channel_id: id, key_hash: { notIn: keyHashesOf(keyType, newKey, multiKeyMode) } } });
     return updated;
   });
   publishInvalidation({ kind: "channels" });
   await writeAudits(editAudits(by, current, row, newKey));
   return toChannelView(row);
 }
+
+/** The hashes of a key field's keys (none for a channel of one key: it has no channel_keys rows). */
+const keyHashesOf = (type: number, keyText: string, mode: string) =>
+  isMultiKeyMode(mode) ? splitChannelKeys(type, keyText, mode).map(channelKeyHash) : [];
 
 /** The audit rows of an edit: the fields that changed (the key masked), and the status on a row of its own. */
 function editAudits(by: AuditBy, before: ChannelViewRow & { key: string }, after: ChannelViewRow, newKey: string): AuditEntry[] {

@@ -11,6 +11,8 @@ import { splitList, splitKeyLines } from "@/lib/channels/fields";
 import { openChannelKey } from "@/lib/channels/routing";
 import { CHANNEL_VIEW_SELECT, toChannelView, type ChannelView } from "@/lib/channels/view";
 import type { ChannelListQuery, ChannelSearchQuery } from "@/lib/channels/schemas";
+import { isMultiKeyMode } from "@/lib/channels/keys";
+import { multiKeyCounts } from "@/lib/channels/multi-keys";
 
 const orderFor = (idSort: boolean): Prisma.ChannelOrderByWithRelationInput[] =>
   idSort ? [{ id: "desc" }] : [{ priority: "desc" }, { id: "desc" }];
@@ -20,7 +22,10 @@ async function pageOf(where: Prisma.ChannelWhereInput, q: ChannelListQuery): Pro
   return pagedFind(q, {
     count: () => db.channel.count({ where }),
     rows: (window) => db.channel.findMany({ where, select: CHANNEL_VIEW_SELECT, orderBy: orderFor(q.id_sort), ...window }),
-    view: (rows) => rows.map(toChannelView),
+    view: async (rows) => {
+      const counts = await multiKeyCounts(rows.filter((r) => isMultiKeyMode(r.multi_key_mode)).map((r) => r.id));
+      return rows.map((r) => toChannelView(r, counts.get(r.id) ?? null));
+    },
   });
 }
 

@@ -51,14 +51,23 @@ export type RoutingChannel = {
   status_time: number;
   /** Root set the address (base_url, type): see agentForChannel in lib/relay/memory/runtime. */
   address_by_root: boolean;
+  /** "" = `key` is one key; "random" or "polling" = one key per line (lib/channels/keys.ts). */
+  multi_key_mode: string;
+  /** The hashes of this channel's keys that are disabled (channel_keys status 2 or 3); empty for one key. */
+  disabled_keys: ReadonlySet<string>;
 };
+
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** Every channel (enabled and disabled), keys opened, ready for the relay's in-memory router. */
 export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
   const db = await getDirectDb();
-  const rows = await db.query(
-    'SELECT id, type, name, status, "key", openai_organization, base_url, other, test_model, models, "group", model_mapping, status_code_mapping, output_limits, priority, weight, auto_ban, max_input_tokens, tag, other_info, address_by_root FROM channels ORDER BY id',
-  );
+  const [rows, disabled] = await Promise.all([
+    db.query(
+      'SELECT id, type, name, status, "key", openai_organization, base_url, other, test_model, models, "group", model_mapping, status_code_mapping, output_limits, priority, weight, auto_ban, max_input_tokens, tag, other_info, address_by_root, multi_key_mode FROM channels ORDER BY id',
+    ),
+    disabledKeysByChannel(),
+  ]);
   return rows.map((row) => {
     const note = parseOtherInfo(str(row.other_info));
     return {
@@ -84,8 +93,24 @@ export async function loadChannelsForRouting(): Promise<RoutingChannel[]> {
       status_reason: typeof note.status_reason === "string" ? note.status_reason : "",
       status_time: typeof note.status_time === "number" ? note.status_time : 0,
       address_by_root: bool(row.address_by_root),
+      multi_key_mode: str(row.multi_key_mode),
+      disabled_keys: disabled.get(int(row.id)) ?? NO_KEYS,
     };
   });
+}
+
+/** The disabled keys of every channel in one query: a key with no row, or status 1, is enabled. */
+async function disabledKeysByChannel(): Promise<Map<number, Set<string>>> {
+  const db = await getDirectDb();
+  const rows = await db.query("SELECT channel_id, key_hash FROM channel_keys WHERE status <> 1");
+  const out = new Map<number, Set<string>>();
+  for (const row of rows) {
+    const id = int(row.channel_id);
+    let set = out.get(id);
+    if (!set) out.set(id, (set = new Set()));
+    set.add(str(row.key_hash));
+  }
+  return out;
 }
 
 /**

@@ -7,6 +7,7 @@ import { pageQuery } from "@/lib/api/envelope";
 import { CHANNEL_TYPES, channelTypeInfo, isChannelType } from "@/lib/channels/catalog";
 import { joinList, parseLimitMap, parseStringMap, splitKeyLines, trimTrailingSlashes } from "@/lib/channels/fields";
 import { channelOtherProblem } from "@/lib/channels/other";
+import { isMultiKeyMode, MULTI_KEY_MODES, splitChannelKeys } from "@/lib/channels/keys";
 
 export const CHANNEL_MSG = {
   notFound: "渠道不存在",
@@ -28,6 +29,9 @@ export const CHANNEL_MSG = {
   vertexKeyNotJson: "Vertex AI 的密钥应为服务账号的 JSON 凭证（一个 JSON 对象），当前内容不是合法的 JSON 对象",
   vertexKeyField: (field: string) => `Vertex AI 的服务账号 JSON 凭证缺少 ${field} 字段`,
   vertexNoBatch: "Vertex AI 的密钥是多行的 JSON 凭证，不能批量创建，请一次创建一个渠道",
+  keyItem: (n: number, message: string) => `第 ${n} 个密钥：${message}`,
+  multiKeyModeInvalid: "多密钥模式只能是 random（随机）、polling（轮询）或留空（关闭）",
+  multiKeyNoBatch: "批量创建是每行一个渠道，不能同时开启多密钥模式",
   internalAddress: (host: string, address: string) =>
     host === address
       ? `不能将渠道指向本机、内网或链路本地地址 ${address}！`
@@ -62,6 +66,8 @@ const channelFields = z.object({
   weight: opt(int().min(0, CHANNEL_MSG.weightMin)),
   max_input_tokens: opt(int().min(0)),
   tag: text,
+  /** "" = one key; "random" or "polling" = one key per line (lib/channels/keys.ts). */
+  multi_key_mode: opt(z.enum(MULTI_KEY_MODES, { error: CHANNEL_MSG.multiKeyModeInvalid })),
   /** Enabled or manually disabled; 3 (auto-disabled) is set only by the relay. */
   status: opt(
     z.coerce
@@ -122,6 +128,16 @@ export function channelKeysProblem(type: number, keys: string[], batch: boolean)
   return null;
 }
 
+/** The first problem of a key field: one key, or (multi-key mode) each of its keys, named by its place. */
+export function channelKeyTextProblem(type: number, text: string, multiKeyMode: string | undefined): string | null {
+  if (!isMultiKeyMode(multiKeyMode ?? "")) return channelKeyProblem(type, text.trim());
+  for (const [i, key] of splitChannelKeys(type, text, multiKeyMode!).entries()) {
+    const problem = channelKeyProblem(type, key);
+    if (problem) return CHANNEL_MSG.keyItem(i + 1, problem);
+  }
+  return null;
+}
+
 function checkMappings(v: Fields, ctx: z.RefinementCtx) {
   if (v.model_mapping !== undefined && parseStringMap(v.model_mapping) === null) {
     ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelMappingInvalid, path: [] });
@@ -140,10 +156,23 @@ export const channelCreateSchema = channelFields
     mode: z.enum(["single", "batch"]).default("single"),
   })
   .superRefine((v, ctx) => {
-    const keys = v.mode === "batch" ? splitKeyLines(v.key ?? "") : [(v.key ?? "").trim()].filter(Boolean);
+    const type = v.type ?? CHANNEL_TYPES.OpenAI;
+    const multiKey = isMultiKeyMode(v.multi_key_mode ?? "");
+    const keys =
+      v.mode === "batch"
+        ? splitKeyLines(v.key ?? "")
+        : multiKey
+          ? splitChannelKeys(type, v.key ?? "", v.multi_key_mode!)
+          : [(v.key ?? "").trim()].filter(Boolean);
     if (!v.name || keys.length === 0) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
     if (!v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
-    const keyProblem = keys.length > 0 ? channelKeysProblem(v.type ?? CHANNEL_TYPES.OpenAI, keys, v.mode === "batch") : null;
+    if (v.mode === "batch" && multiKey) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.multiKeyNoBatch, path: [] });
+    const keyProblem =
+      keys.length === 0
+        ? null
+        : multiKey
+          ? channelKeyTextProblem(type, v.key ?? "", v.multi_key_mode)
+          : channelKeysProblem(type, keys, v.mode === "batch");
     if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
     const otherProblem = channelOtherProblem(v.type ?? CHANNEL_TYPES.OpenAI, v.other ?? "");
     if (otherProblem) ctx.addIssue({ code: "custom", message: otherProblem, path: [] });
@@ -154,7 +183,8 @@ export const channelUpdateSchema = channelFields.extend({ id: z.coerce.number().
   if (v.name !== undefined && !v.name) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.nameKeyRequired, path: [] });
   if (v.models !== undefined && !v.models) ctx.addIssue({ code: "custom", message: CHANNEL_MSG.modelsRequired, path: [] });
   // A key with the type it is for; a key alone is checked against the stored type (lib/channels/manage).
-  const keyProblem = v.type !== undefined && v.key?.trim() ? channelKeyProblem(v.type, v.key.trim()) : null;
+  // A key with its type (and mode: one key when absent); a key alone is checked against the stored type and mode (lib/channels/manage).
+  const keyProblem = v.type !== undefined && v.key?.trim() ? channelKeyTextProblem(v.type, v.key, v.multi_key_mode) : null;
   if (keyProblem) ctx.addIssue({ code: "custom", message: keyProblem, path: [] });
   // Likewise `other`; manage.ts checks the stored channel's (an `other` alone, or a type alone).
   const otherProblem = v.type !== undefined && v.other !== undefined ? channelOtherProblem(v.type, v.other) : null;
@@ -177,6 +207,18 @@ export const channelIdsSchema = z.object({
   ids: z.array(z.coerce.number().int().positive(), { error: CHANNEL_MSG.noneSelected }).min(1, CHANNEL_MSG.noneSelected),
 });
 
+/** POST /api/channel/multi_key/manage (new-api's body; `keys` for add_keys, one per line). */
+export const multiKeyManageSchema = z.object({
+  channel_id: z.coerce.number({ error: CHANNEL_MSG.notFound }).int(CHANNEL_MSG.notFound),
+  action: z.string(),
+  key_index: opt(z.coerce.number().int()),
+  page: opt(z.coerce.number().int()),
+  page_size: opt(z.coerce.number().int().max(500)),
+  status: opt(z.coerce.number().int()),
+  keys: opt(z.string()),
+});
+
+export type MultiKeyManageInput = z.output<typeof multiKeyManageSchema>;
 export type ChannelCreateInput = z.output<typeof channelCreateSchema>;
 export type ChannelUpdateInput = z.output<typeof channelUpdateSchema>;
 export type ChannelListQuery = z.output<typeof channelListQuery>;

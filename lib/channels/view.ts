@@ -31,6 +31,7 @@ export const CHANNEL_VIEW_SELECT = {
   max_input_tokens: true,
   tag: true,
   address_by_root: true,
+  multi_key_mode: true,
 } as const;
 
 export type ChannelViewRow = Pick<Channel, keyof typeof CHANNEL_VIEW_SELECT>;
@@ -38,8 +39,9 @@ export type ChannelView = ReturnType<typeof toChannelView>;
 
 /**
  * `breaker`: the channel's circuit breaker as this process last heard it (open with when it
- * reopens, or half-open), null when closed.
+ * reopens, or half-open), null when closed. `keys`: a multi-key channel's enabled and total keys
+ * (the list's "3/5 密钥"), null otherwise or when not counted.
  */
-export function toChannelView(row: ChannelViewRow) {
-  return { ...row, key: "", used_quota: num(row.used_quota), breaker: breakerView(breakerTarget(row.id)) };
+export function toChannelView(row: ChannelViewRow, keys: { enabled: number; total: number } | null = null) {
+  return { ...row, key: "", used_quota: num(row.used_quota), keys, breaker: breakerView(breakerTarget(row.id)) };
 }

@@ -65,6 +65,31 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
       await t?.drop();
     });
 
+    // A multi-key channel's key gets its usage with the batch, in one upsert per key; a channel
+    // deleted meanwhile gets none, and the batch around it is still written.
+    it("adds each multi-key channel key's quota and requests with the batch, skipping a deleted channel", async () => {
+      const { userId } = await seed(t.db, 10_000n, null);
+      const [live, gone] = await Promise.all(
+        ["live", "gone"].map((name) => t.db.channel.create({ data: { name, key: "x", multi_key_mode: "random" } })),
+      );
+      await t.db.channelKey.create({ data: { channel_id: live!.id, key_hash: "h1", status: 3, used_quota: 7n, request_count: 1 } });
+      await t.db.channel.delete({ where: { id: gone!.id } });
+      const ledger = new QuotaLedger(t.direct, OPTIONS);
+      const spend = async (channelId: number, channelKeyHash: string, quota: bigint) => {
+        const r = await ledger.reserve({ userId, tokenId: 0 }, quota, quota);
+        await ledger.settle(r, quota, { ...record(userId, 0), channelId, channelKeyHash });
+      };
+      await Promise.all([spend(live!.id, "h1", 10n), spend(live!.id, "h1", 20n), spend(live!.id, "h2", 5n), spend(gone!.id, "h1", 40n)]);
+      await ledger.close();
+      const rows = await t.db.channelKey.findMany({ where: { channel_id: live!.id }, orderBy: { key_hash: "asc" } });
+      expect(rows.map((r) => [r.key_hash, r.status, r.used_quota, r.request_count])).toEqual([
+        ["h1", 3, 37n, 3],
+        ["h2", 1, 5n, 1],
+      ]);
+      expect(await t.db.channelKey.count({ where: { channel_id: gone!.id } })).toBe(0);
+      expect(await t.db.log.count({ where: { user_id: userId } })).toBe(4);
+    });
+
     it("lets 50 concurrent requests spend a balance that covers 5, and never below zero", async () => {
       const { userId, tokenId } = await seed(t.db, 500n, null);
       const ledger = new QuotaLedger(t.direct, OPTIONS);

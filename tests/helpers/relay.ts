@@ -142,6 +142,7 @@ export async function seedChannel(fields: {
   output_limits?: string;
   other?: string;
   auto_ban?: number;
+  multi_key_mode?: string;
 }) {
   const [channel] = await createChannels(
     {

@@ -79,6 +79,8 @@ export interface MockBehaviour {
 export interface OpenAIMockOptions {
   /** Require this key (`Authorization: Bearer` or Azure's `api-key`); 401 otherwise. Unset: no check. */
   apiKey?: string;
+  /** Keys answered with 401 (echoing the key in the message, the worst an upstream does); the test may change the set. */
+  rejectedKeys?: Set<string>;
   behaviour?: MockBehaviour;
 }
 
@@ -290,10 +292,22 @@ export async function startOpenAIMock(options: OpenAIMockOptions = {}): Promise<
     const extra = b.headers ?? {};
 
     if (b.stallMs) await sleep(b.stallMs);
-    if (options.apiKey !== undefined) {
+    if (options.apiKey !== undefined || options.rejectedKeys !== undefined) {
       const auth = String(req.headers.authorization ?? "");
       const key = auth.startsWith("Bearer ") ? auth.slice(7) : String(req.headers["api-key"] ?? "");
-      if (key !== options.apiKey) return sendError(res, 401, {}, extra);
+      if (options.apiKey !== undefined && key !== options.apiKey) return sendError(res, 401, {}, extra);
+      // OpenAI's answer to a wrong key quotes part of the key it was sent.
+      if (options.rejectedKeys?.has(key))
+        return sendError(
+          res,
+          401,
+          {
+            failError: {
+              message: `Incorrect API key provided: ${key}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+            },
+          },
+          extra,
+        );
     }
     if (url.pathname.startsWith("/openai/deployments/") && !url.searchParams.get("api-version")) {
       return sendJson(res, 404, { error: { code: "404", message: "Resource not found" } });

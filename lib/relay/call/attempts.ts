@@ -19,6 +19,7 @@ import { resolveUpstreamModel } from "@/lib/relay/memory/channel";
 import { openExchange } from "@/lib/relay/upstream";
 import { agentForChannel } from "@/lib/relay/memory/runtime";
 import { pickChannel, type routingTable, type RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
+import { type ChosenKey, pickKey } from "@/lib/relay/memory/channel-keys";
 import { forgetChannel, rememberChannel, sessionOf, stickyChannelId } from "@/lib/relay/memory/session-sticky";
 import { isMarkupType } from "@/lib/relay/openai/answer-type";
 import { maskSensitiveText } from "@/lib/net/mask";
@@ -27,7 +28,7 @@ import { streamResponse } from "@/lib/relay/call/stream-response";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
 import { wholeResponse } from "@/lib/relay/call/whole-response";
 import { checkRequestBody } from "@/lib/relay/request/request-rules";
-import { answerStarted, attemptFailed, attemptSent, attemptThrew, routingStarts } from "@/lib/relay/routing/attempt";
+import { answerStarted, attemptFailed, attemptSent, attemptThrew, keyAllows, routingStarts } from "@/lib/relay/routing/attempt";
 import { strategyOf } from "@/lib/relay/routing/strategy";
 
 /** An error answer is read up to this size (its message is all we keep). */
@@ -45,18 +46,33 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
   let lastNotOverloaded: Failure | null = null;
   routingStarts(ctx);
   const strategy = strategyOf(ctx.options, ctx.caller.group);
+  // Multi-key channels only: the keys this request tried, and the same channel again with another key.
+  let triedKeys: Set<string> | null = null;
+  let again = null as { channel: RouteChannel; key: ChosenKey } | null;
   for (let attempt = 0; attempt <= retryTimes; attempt++) {
     if (attempt > 0 && ctx.req.gone) break;
-    const channel =
-      ctx.caller.pinnedChannelId !== null
+    const channel: RouteChannel | null | undefined =
+      again?.channel ??
+      (ctx.caller.pinnedChannelId !== null
         ? attempt === 0
           ? table.byId.get(ctx.caller.pinnedChannelId)!
           : null
-        : pickChannel(table, ctx.caller.group, ctx.body.model, tried, stickyId, Math.random, table.byGroupModel, strategy, ctx);
+        : pickChannel(table, ctx.caller.group, ctx.body.model, tried, stickyId, Math.random, table.byGroupModel, strategy, ctx));
     if (!channel) break;
     tried.add(channel.row.id);
+    let key: ChosenKey | null = null;
+    if (channel.keys) {
+      // Past open keys when another is left; a channel whose every key is open is itself open.
+      const allows = keyAllows(channel);
+      triedKeys ??= new Set();
+      key = again?.key ?? (allows ? pickKey(channel, triedKeys, allows) : null) ?? pickKey(channel, triedKeys);
+      if (!key) continue; // every key of it tried: the next channel
+      triedKeys!.add(key.hash);
+    }
+    again = null;
     ctx.tried.push(channel.row.id);
-    const outcome = await attemptRouted(ctx, channel);
+    ctx.channelKey = key;
+    const outcome = await attemptRouted(ctx, channel, key);
     if ("response" in outcome) {
       if (session) {
         ctx.sticky = channel.row.id === stickyId;
@@ -68,6 +84,9 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
     if (session) forgetChannel(session, channel.row.id);
     if (!overloaded(last)) lastNotOverloaded = last;
     if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;
+    // A key the upstream refused (401, 403, quota): the channel's other keys may still serve.
+    const next: ChosenKey | null = last.keyFault && key ? pickKey(channel, triedKeys!) : null;
+    if (next) again = { channel, key: next };
   }
   if (!last) throw noChannelError(ctx.caller.group, ctx.body.model);
   const answered = lastNotOverloaded ?? last;
@@ -90,17 +109,21 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
 }
 
 /** One attempt, with what routing learns from it (lib/relay/routing/attempt.ts). */
-async function attemptRouted(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
-  attemptSent(ctx, channel);
+async function attemptRouted(
+  ctx: CallContext,
+  channel: RouteChannel,
+  key: ChosenKey | null,
+): Promise<{ response: RelayResponse } | { failure: Failure }> {
+  attemptSent(ctx, channel, key);
   let outcome: { response: RelayResponse } | { failure: Failure };
   try {
-    outcome = await attemptOnce(ctx, channel);
+    outcome = await attemptOnce(ctx, channel, key);
   } catch (error) {
-    attemptThrew(channel);
+    attemptThrew(channel, key);
     throw error;
   }
-  if ("response" in outcome) answerStarted(ctx, channel);
-  else attemptFailed(ctx, channel, outcome.failure);
+  if ("response" in outcome) answerStarted(ctx, channel, key);
+  else attemptFailed(ctx, channel, outcome.failure, key);
   return outcome;
 }
 
@@ -111,12 +134,13 @@ function overloaded(failure: Failure): boolean {
 
 type Built = { upstream: UpstreamRequest; upstreamModel: string };
 
-function buildUpstream(ctx: CallContext, channel: RouteChannel): Built | Promise<Built> {
+function buildUpstream(ctx: CallContext, channel: RouteChannel, key: ChosenKey | null): Built | Promise<Built> {
   const adapter = getProvider(channel.row.type);
   if (!adapter) throw new RelayError(400, relayRefusal(channel.row.type) ?? "未知的渠道类型", { code: "invalid_api_type" });
   const upstreamModel = resolveUpstreamModel(channel.config, ctx.body.model);
   const input: BuildRequestInput = {
-    channel: channel.config,
+    // A multi-key channel's adapter sees the attempt's key; a channel of one key costs no copy.
+    channel: key ? { ...channel.config, key: key.text } : channel.config,
     dispatcher: agentForChannel(channel.row, ctx.options),
     mode: ctx.mode,
     upstreamModel,
@@ -183,10 +207,14 @@ function noteDropped(ctx: CallContext, upstream: UpstreamRequest, passedThrough:
   else ctx.dropped = [...new Set([...fromCaller, ...fromAdapter])];
 }
 
-async function attemptOnce(ctx: CallContext, channel: RouteChannel): Promise<{ response: RelayResponse } | { failure: Failure }> {
+async function attemptOnce(
+  ctx: CallContext,
+  channel: RouteChannel,
+  key: ChosenKey | null,
+): Promise<{ response: RelayResponse } | { failure: Failure }> {
   let built: Built;
   try {
-    const pending = buildUpstream(ctx, channel);
+    const pending = buildUpstream(ctx, channel, key);
     built = pending instanceof Promise ? await pending : pending;
   } catch (error) {
     // A channel's own fault (a misconfiguration, an access token its vendor would not issue:

@@ -12,6 +12,7 @@ import type { RelayErrorData } from "@/lib/relay/request/request-body";
 import { promptBound, promptQuickBound, type UsageAnomaly } from "@/lib/billing/usage-bounds";
 import { countJsonPromptTokens, countPromptPlan, type PromptPlan } from "@/lib/relay/openai/token-count";
 import type { RelayMode } from "@/lib/relay/types";
+import type { ChosenKey } from "@/lib/relay/memory/channel-keys";
 
 const NOTHING_DROPPED: readonly string[] = [];
 
@@ -54,6 +55,8 @@ export class CallContext {
   breakerOpened: number[] | null = null;
   /** Open channels the choice passed over: the log row's `breaker_skipped`. */
   breakerSkipped: Set<number> | null = null;
+  /** A multi-key channel's key this attempt used (attempts.ts): its auto-disable, usage and log fields. */
+  channelKey: ChosenKey | null = null;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,

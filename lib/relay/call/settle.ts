@@ -64,12 +64,17 @@ function otherJson(ctx: CallContext, quota: QuotaResult, upstreamModel: string, 
   if (extra.streamEnd !== undefined) out += `,"stream_end":${JSON.stringify(extra.streamEnd)}`;
   if (ctx.usageAnomaly) out += `,"usage_anomaly":${JSON.stringify(ctx.usageAnomaly)}`;
   out += `,"frt":${extra.frt ?? Date.now() - ctx.startedAt}`;
-  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]${breakerAdminJson(ctx)}}`;
+  out += `,"admin_info":{"use_channel":[${ctx.tried.map((id) => `"${id}"`).join(",")}]${multiKeyInfo(ctx)}${breakerAdminJson(ctx)}}`;
   out += `,"request_path":${JSON.stringify(ctx.req.path)}`;
   if (ctx.dropped.length > 0) out += `,"dropped":${JSON.stringify(ctx.dropped)}`;
   if (ctx.session !== null) out += `,"session":"${ctx.session}"${ctx.sticky ? `,"sticky":true` : ""}`;
   if (upstreamModel !== ctx.body.model) out += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(upstreamModel)}`;
   return `${out}}`;
+}
+
+/** new-api's admin_info fields for a multi-key channel's key: its place in the key field, never the key. */
+function multiKeyInfo(ctx: CallContext): string {
+  return ctx.channelKey ? `,"is_multi_key":true,"multi_key_index":${ctx.channelKey.index}` : "";
 }
 
 export async function settle(
@@ -100,6 +105,7 @@ export async function settle(
     userId: ctx.caller.user.id,
     tokenId: ctx.caller.key?.id ?? 0,
     channelId: channel.row.id,
+    channelKeyHash: ctx.channelKey ? ctx.channelKey.hash : "",
     modelName: ctx.body.model,
     promptTokens: usage.prompt_tokens,
     completionTokens: usage.completion_tokens,
@@ -130,6 +136,10 @@ function errorAdminInfo(ctx: CallContext, full: string, shown: string): Record<s
   if (ctx.breakerOpened) info.breaker_opened = ctx.breakerOpened;
   if (ctx.breakerSkipped) info.breaker_skipped = ctx.breakerSkipped.size;
   if (shown !== full) info.error_message = full.slice(0, ERROR_LOG_CHARS);
+  if (ctx.channelKey) {
+    info.is_multi_key = true;
+    info.multi_key_index = ctx.channelKey.index;
+  }
   return info;
 }
 

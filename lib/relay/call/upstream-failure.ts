@@ -6,6 +6,8 @@ import type { CallContext } from "@/lib/relay/call/call-context";
 import { applyStatusCodeMapping, shouldDisableChannel, shouldRetry, UPSTREAM_ERROR_TYPE, type UpstreamError } from "@/lib/relay/errors";
 import { hideSecrets } from "@/lib/net/mask";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
+import type { ChosenKey } from "@/lib/relay/memory/channel-keys";
+import { disableChannelKey } from "@/lib/channels/key-state";
 
 export type Failure = {
   status: number;
@@ -13,6 +15,8 @@ export type Failure = {
   retriable: boolean;
   /** The upstream's own `retry-after`, in seconds, when it sent one (its 429 or 529). */
   retryAfter?: string;
+  /** The upstream refused the key (shouldDisableChannel): another key of a multi-key channel may serve. */
+  keyFault?: boolean;
 };
 
 /**
@@ -54,17 +58,33 @@ export function failureOf(
   const status = applyStatusCodeMapping(upstreamStatus, channel.config.status_code_mapping);
   // An upstream may echo the channel's key; the reason and admin_info reach admins below root.
   const error = { ...upstreamError, message: hideSecrets(upstreamError.message, channel.row.key) };
-  if (
-    ctx.options.AutomaticDisableChannelEnabled &&
-    channel.config.auto_ban &&
-    shouldDisableChannel(upstreamStatus, error, channel.row.type)
-  ) {
+  const keyFault = shouldDisableChannel(upstreamStatus, error, channel.row.type);
+  if (keyFault && ctx.options.AutomaticDisableChannelEnabled && channel.config.auto_ban) {
     const reason = `状态码 ${upstreamStatus}：${error.message}`.slice(0, 500);
-    void setChannelStatus(channel.row.id, 3, reason).catch((e) => console.error("[relay] auto-disable failed:", e));
+    disableDeadKey(channel, ctx.channelKey, reason);
   }
   const retriable = !ctx.req.gone && shouldRetry(status, channel.row.type, { pinned: ctx.caller.pinnedChannelId !== null });
   const retryAfter = retryAfterSeconds(retryAfterHeader);
-  return retryAfter === undefined
-    ? { status, error: { ...error, status }, retriable }
-    : { status, error: { ...error, status }, retriable, retryAfter };
+  const failure: Failure =
+    retryAfter === undefined
+      ? { status, error: { ...error, status }, retriable }
+      : { status, error: { ...error, status }, retriable, retryAfter };
+  if (keyFault) failure.keyFault = true;
+  return failure;
+}
+
+/**
+ * The auto-disable: a channel of one key goes down; a multi-key channel loses only the key this
+ * attempt used (lib/channels/key-state.ts), and goes down once none is left.
+ */
+function disableDeadKey(channel: RouteChannel, key: ChosenKey | null, reason: string): void {
+  const done = key
+    ? disableChannelKey(
+        channel.row.id,
+        key.hash,
+        channel.keys!.map((k) => k.hash),
+        reason,
+      )
+    : setChannelStatus(channel.row.id, 3, reason);
+  void done.catch((e) => console.error("[relay] auto-disable failed:", e));
 }

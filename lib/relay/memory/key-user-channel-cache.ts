@@ -16,6 +16,8 @@ import { findTokenByKey } from "@/lib/tokens/relay";
 import { tokenRemainNow } from "@/lib/billing/visible";
 import { hashTokenKey } from "@/lib/tokens/keys";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
+import { isMultiKeyMode, splitChannelKeys } from "@/lib/channels/keys";
+import { channelKeyHash } from "@/lib/channels/key-hash";
 import { processSingleton } from "@/lib/singleton";
 import type { RoutingStrategy } from "@/lib/limits/types";
 import { blockedChannels, startBreakers } from "@/lib/channels/breaker";
@@ -57,9 +59,21 @@ export type UserEntry = {
   quotaHint: bigint;
 };
 
+/** One key of a multi-key channel, in the order of the key field. */
+export type RouteKey = {
+  text: string;
+  /** channel_keys.key_hash (lib/channels/key-hash.ts). */
+  hash: string;
+  /** Its place in the key field, from 0: the console's key_index and the log's multi_key_index. */
+  index: number;
+  enabled: boolean;
+};
+
 export type RouteChannel = {
   config: ChannelConfig;
   row: RoutingChannel;
+  /** A multi-key channel's keys (lib/relay/memory/channel-keys.ts picks one per attempt); null = one key, `config.key`. */
+  keys: RouteKey[] | null;
 };
 
 type Tier = { priority: number; channels: RouteChannel[]; weights: number[]; total: number };
@@ -260,12 +274,16 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
     return names;
   };
   for (const row of channels) {
+    const keys = routeKeys(row);
     const rc: RouteChannel = {
       row,
       config: toChannelConfig(row),
+      keys,
     };
     byId.set(row.id, rc);
     if (row.status !== CHANNEL_STATUS.enabled) continue;
+    // A multi-key channel whose keys are all disabled serves nothing, like a disabled channel.
+    if (keys && !keys.some((k) => k.enabled)) continue;
     // A type nothing serves (lib/relay/providers) never takes traffic; a task-only type only task traffic.
     if (getProvider(row.type)) addToTiers(byGroupModel, rc, namesOf);
     else if (isTasksOnlyType(row.type)) addToTiers(tasksByGroupModel, rc, null);
@@ -276,6 +294,15 @@ function buildRouting(channels: RoutingChannel[]): RoutingTable {
     tasksByGroupModel,
     modelsByGroup: new Map([...modelsByGroup].map(([g, s]) => [g, [...s].sort()])),
   };
+}
+
+/** A multi-key channel's keys with their state; null for a channel of one key. */
+function routeKeys(row: RoutingChannel): RouteKey[] | null {
+  if (!isMultiKeyMode(row.multi_key_mode)) return null;
+  return splitChannelKeys(row.type, row.key, row.multi_key_mode).map((text, index) => {
+    const hash = channelKeyHash(text);
+    return { text, hash, index, enabled: !row.disabled_keys.has(hash) };
+  });
 }
 
 export async function routingTable(): Promise<RoutingTable> {

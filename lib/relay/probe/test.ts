@@ -13,6 +13,8 @@ import { getOptions, type OptionValues } from "@/lib/options";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { loadChannelsForRouting, setChannelStatus, type RoutingChannel } from "@/lib/channels/routing";
+import { isMultiKeyMode, splitChannelKeys } from "@/lib/channels/keys";
+import { channelKeyHash } from "@/lib/channels/key-hash";
 import { OPENAI_PATHS } from "@/lib/relay/endpoints";
 import { getProvider, relayRefusal } from "@/lib/relay/providers";
 import { resolveUpstreamModel, toChannelConfig } from "@/lib/relay/memory/channel";
@@ -42,13 +44,20 @@ function testModelOf(ch: RoutingChannel, requested?: string): string {
   return requested || ch.test_model || ch.models[0] || "gpt-4o-mini";
 }
 
+/** A multi-key channel is tested with one key: its first enabled one (the first key when none is). */
+function withTestKey(ch: RoutingChannel): RoutingChannel {
+  if (!isMultiKeyMode(ch.multi_key_mode)) return ch;
+  const keys = splitChannelKeys(ch.type, ch.key, ch.multi_key_mode);
+  return { ...ch, key: keys.find((k) => !ch.disabled_keys.has(channelKeyHash(k))) ?? keys[0] ?? "" };
+}
+
 /** Sends the test request; returns the outcome without changing anything. */
 async function probe(ch: RoutingChannel, model: string, options: OptionValues): Promise<Probe> {
   const none = { time: 0, status: 0, disable: false, model, prompt_tokens: 0, completion_tokens: 0 };
   const adapter = getProvider(ch.type);
   // A type the relay does not serve is not sent anywhere: the test says why.
   if (!adapter) return { ...none, success: false, message: relayRefusal(ch.type) ?? "未知的渠道类型" };
-  const config = toChannelConfig(ch);
+  const config = toChannelConfig(withTestKey(ch));
   const upstreamModel = resolveUpstreamModel(config, model);
   const mode = adapter.supportedModes.has("chat") ? "chat" : adapter.supportedModes.has("embeddings") ? "embeddings" : null;
   if (!mode) return { ...none, success: false, message: "该渠道类型不支持测试" };

@@ -7,6 +7,7 @@ import { request } from "undici";
 import { notFound } from "@/lib/errors";
 import { getDb } from "@/lib/db";
 import { openChannelKey } from "@/lib/channels/routing";
+import { splitChannelKeys } from "@/lib/channels/keys";
 import { InternalAddressError } from "@/lib/net/public-connect";
 import { getOptions } from "@/lib/options";
 import { describeUpstreamNetworkError, parseUpstreamError } from "@/lib/relay/errors";
@@ -28,10 +29,16 @@ const TARGET_SELECT = {
   address_by_root: true,
   status: true,
   auto_ban: true,
+  multi_key_mode: true,
 } as const;
 
-type TargetRow = Omit<StoredTarget, "auto_ban"> & { auto_ban: number };
-const toTarget = (row: TargetRow): StoredTarget => ({ ...row, key: openChannelKey(row.key), auto_ban: row.auto_ban === 1 });
+type TargetRow = Omit<StoredTarget, "auto_ban"> & { auto_ban: number; multi_key_mode: string };
+/** A multi-key channel asks with its first key (model lists and balances are the account's, whichever key asks). */
+const toTarget = ({ multi_key_mode, ...row }: TargetRow): StoredTarget => ({
+  ...row,
+  key: splitChannelKeys(row.type, openChannelKey(row.key), multi_key_mode)[0] ?? "",
+  auto_ban: row.auto_ban === 1,
+});
 
 export async function loadChannelTarget(id: number): Promise<StoredTarget> {
   const db = await getDb();
