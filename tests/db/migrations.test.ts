@@ -102,10 +102,20 @@ async function parentsFor(db: Db, m: DmmfModel, variant: number): Promise<Record
   for (const f of m.fields) {
     if (f.kind !== "object" || !f.relationFromFields?.length) continue;
     const target = models.find((x) => x.name === f.type)!;
-    const parent = await createFull(db, target, variant + 10);
+    // Two models may share a parent (abilities and channel_keys both belong to a channel): the
+    // second reuses the row the first created.
+    const parent = await parentRow(db, target, variant + 10);
     f.relationFromFields.forEach((from, i) => (values[from] = parent[f.relationToFields![i]]));
   }
   return values;
+}
+
+/** The parent row of a variant: the one already there, else created. */
+async function parentRow(db: Db, m: DmmfModel, variant: number): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = {};
+  for (const f of scalars(m)) data[f.name] = valueFor(m, f, variant);
+  const existing = await delegate(db, m).findUnique({ where: whereUnique(m, data) });
+  return existing ? pick(existing, m) : createFull(db, m, variant);
 }
 
 async function createFull(db: Db, m: DmmfModel, variant: number): Promise<Record<string, unknown>> {
