@@ -268,16 +268,23 @@ const rateLimitGroups = namedTable(
 );
 
 /** `{"rpm": n, "tpm": n, "concurrency": n}`, each optional, integers ≥ 0 (0 = no limit). */
-const limitSet: z.ZodType<LimitSet> = z
-  .object(
-    {
-      rpm: rateLimitCount("rpm", 0).optional(),
-      tpm: rateLimitCount("tpm", 0).optional(),
-      concurrency: rateLimitCount("concurrency", 0).optional(),
+// A record of the three names, not z.object: zod compiles an object schema's parser with `new
+// Function` when the schema is built, and this module loads in the browser, where the console's
+// Content-Security-Policy forbids eval (the attempt alone is reported as a violation).
+const LIMIT_SET_SHAPE = '应为形如 {"rpm": 60, "tpm": 100000, "concurrency": 5} 的对象';
+const LIMIT_NAMES = "只能设置 rpm、tpm、concurrency";
+const limitSet: z.ZodType<LimitSet> = z.partialRecord(
+  z.enum(["rpm", "tpm", "concurrency"], { error: LIMIT_NAMES }),
+  rateLimitCount("限制", 0),
+  {
+    // An unknown name comes as "unrecognized_keys", which the record's issue type leaves out.
+    error: (issue) => {
+      const code: string = issue.code;
+      if (code === "invalid_type") return LIMIT_SET_SHAPE;
+      return code === "invalid_key" || code === "unrecognized_keys" ? LIMIT_NAMES : undefined;
     },
-    { error: (issue) => (issue.code === "invalid_type" ? '应为形如 {"rpm": 60, "tpm": 100000, "concurrency": 5} 的对象' : undefined) },
-  )
-  .strict();
+  },
+);
 /** `{"group" or "*": limits}`: per user (UserRateLimits) or per whole group (GroupRateLimits). */
 const groupLimits = namedTable(limitSet, '{"default": {"rpm": 60}}', "分组名不能为空");
 /** `{"group" or "*": {"model": limits}}`: per user and model. */
