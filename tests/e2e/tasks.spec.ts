@@ -59,10 +59,27 @@ type Seeded = {
   video: string;
   taskOld: string;
   channel: number;
+  channel2: number;
 };
 
+/**
+ * A Midjourney channel of the seed's own whose proxy never answers (nothing listens on port 9): the
+ * console's poller asks it about the running rows, fails to reach it and leaves them running. A
+ * channel id that does not exist would have them refunded as 渠道已删除 at its next round. Its model
+ * is one nobody calls, so no submit of the other tests is routed to it.
+ */
+async function unreachableChannel(name: string): Promise<number> {
+  const body = await (
+    await root.post("/api/channel/", {
+      data: { name, type: 2, key: "e2e-unreachable", base_url: "http://127.0.0.1:9", models: "e2e-seed-only", group: "default" },
+    })
+  ).json();
+  expect(body.success, `channel ${name}: ${body.message}`).toBe(true);
+  return body.data[0].id as number;
+}
+
 /** The tasks the relay would have written for `userId` (and one of root's), times relative to now. */
-function seed(userId: number): Seeded {
+async function seed(userId: number): Promise<Seeded> {
   const tag = uniqueName("");
   const ids: Seeded = {
     mjDone: `mj-done-${tag}`,
@@ -73,7 +90,8 @@ function seed(userId: number): Seeded {
     video: `video-${tag}`,
     taskOld: `suno-old-${tag}`,
     // Channels of their own, so root's channel filter finds only these rows.
-    channel: 900_000 + Math.floor(Math.random() * 90_000),
+    channel: await unreachableChannel(`mj-seed-${tag}`),
+    channel2: await unreachableChannel(`mj-seed2-${tag}`),
   };
   const now = Date.now();
   const db = new Database(path.join(process.env.QIAO_E2E_DATA_DIR!, "qiao.db"));
@@ -137,7 +155,7 @@ function seed(userId: number): Seeded {
       finish: now - 30 * SECOND,
       status: "SUCCESS",
       progress: "100%",
-      channel: ids.channel + 1,
+      channel: ids.channel2,
     });
 
     const task = db.prepare(
@@ -170,7 +188,7 @@ function seed(userId: number): Seeded {
       finish: now - 2 * SECOND,
       fail: "content policy violation: the prompt was rejected by the moderation system",
       data: "{}",
-      channel: ids.channel + 1,
+      channel: ids.channel2,
     });
     // Before midnight today.
     task.run({
@@ -222,7 +240,7 @@ async function shots(page: Page, list: string, name: string) {
 test("a user reaches both logs from the menu and reads, filters and opens only their own tasks", async ({ page }) => {
   await newUserSession(page, "mj");
   const userId: number = await page.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "{}").id);
-  const ids = seed(userId);
+  const ids = await seed(userId);
   const drawings = "绘图任务列表";
 
   // The flags are on: both entries are in the menu.
@@ -356,7 +374,7 @@ test("root reads every user's tasks with the channel filter and is told the call
   await newUserSession(userPage, "mr");
   const userId: number = await userPage.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "{}").id);
   await userContext.close();
-  const ids = seed(userId);
+  const ids = await seed(userId);
 
   const context = await browser.newContext({ storageState: ROOT_STATE, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -372,7 +390,7 @@ test("root reads every user's tasks with the channel filter and is told the call
     await expect(rows(page, drawings)).toHaveCount(2);
     await expect(row(page, drawings, ids.mjDone).getByText(String(ids.channel), { exact: true })).toBeVisible();
     // Root's own drawing on the next channel.
-    await page.getByLabel("渠道 ID").fill(String(ids.channel + 1));
+    await page.getByLabel("渠道 ID").fill(String(ids.channel2));
     await page.getByRole("button", { name: "查询" }).click();
     await expect(rows(page, drawings)).toHaveCount(1);
     await expect(row(page, drawings, ids.mjRoot)).toContainText("图生文");
@@ -389,8 +407,8 @@ test("root reads every user's tasks with the channel filter and is told the call
     await setOption("MjNotifyEnabled", "false");
 
     const tasks = "异步任务列表";
-    await page.goto(`/task?channel_id=${ids.channel + 1}`);
-    await expect(page.getByLabel("渠道 ID")).toHaveValue(String(ids.channel + 1));
+    await page.goto(`/task?channel_id=${ids.channel2}`);
+    await expect(page.getByLabel("渠道 ID")).toHaveValue(String(ids.channel2));
     expect(await headings(page, tasks)).toEqual([
       "提交时间",
       "结束时间",
@@ -404,7 +422,7 @@ test("root reads every user's tasks with the channel filter and is told the call
       "失败原因",
     ]);
     await expect(rows(page, tasks)).toHaveCount(1);
-    await expect(row(page, tasks, ids.video)).toContainText(String(ids.channel + 1));
+    await expect(row(page, tasks, ids.video)).toContainText(String(ids.channel2));
     await shots(page, tasks, "tasks-async-admin");
   } finally {
     await context.close();
