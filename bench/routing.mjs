@@ -145,6 +145,6 @@ rows.push([
 console.warn = silence;
 
 console.log(`pickChannel, ${CHANNELS} channels × ${KEYS} keys in one tier, ${calls} calls × ${rounds} rounds (median), CPU ns per choice`);
-console.log("strategy".padEnd(28) + "breaker".padEnd(16) + "ns/op");
-for (const [s, b, ns] of rows) console.log(s.padEnd(28) + b.padEnd(16) + ns.toFixed(0));
+console.log(`${"strategy".padEnd(28)}${"breaker".padEnd(16)}ns/op`);
+for (const [s, b, ns] of rows) console.log(`${s.padEnd(28)}${b.padEnd(16)}${ns.toFixed(0)}`);
 if (sink === 0.5) console.log(sink);
