@@ -123,6 +123,7 @@ export class CallLimits {
     private readonly tokens: number,
     private readonly quota: number,
     private readonly bucket: number,
+    private readonly local: unknown,
     /** The x-ratelimit-* headers every answer of the call carries (null: no rpm or tpm limit). */
     readonly headers: Record<string, string> | null,
   ) {}
@@ -138,6 +139,7 @@ export class CallLimits {
       tokensDelta: tokensUsed - this.tokens,
       quotaDelta: quotaUsed - this.quota,
       lease: this.lease,
+      local: this.local,
     });
     if (settled instanceof Promise) settled.catch((error) => console.error("[relay] limits: not released:", error));
   }
@@ -208,7 +210,7 @@ function admitWith(checks: LimitCheck[], specs: CounterSpec[], tokens: number, q
   const decide = (answer: AdmitAnswer) => {
     const headers = rateHeaders(checks, answer.states);
     if (answer.refused >= 0) throw refusal(checks[answer.refused]!, answer.waitMs, headers);
-    return new CallLimits(where, specs, lease, tokens, quota, answer.bucket, headers);
+    return new CallLimits(where, specs, lease, tokens, quota, answer.bucket, answer.local, headers);
   };
   return where.answer instanceof Promise ? where.answer.then(decide) : decide(where.answer);
 }

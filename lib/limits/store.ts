@@ -44,6 +44,8 @@ export type AdmitAnswer = {
   states: CounterState[];
   /** The second (unix) whose tpm bucket holds the estimate. */
   bucket: number;
+  /** Admitted in a relay worker's own shares (lib/limits/grants.ts): what it took, for the settlement. */
+  local?: unknown;
 };
 
 export type SettleAsk = {
@@ -52,6 +54,8 @@ export type SettleAsk = {
   tokensDelta: number;
   quotaDelta: number;
   lease: string;
+  /** The admission's `local`, when a worker's shares admitted it. */
+  local?: unknown;
 };
 
 export interface LimitStore {
@@ -61,8 +65,35 @@ export interface LimitStore {
 
 type Log = { times: number[]; head: number; expires: number };
 type Buckets = { bySecond: Map<number, number>; expires: number };
-type Leases = Map<string, number>;
+/** Lease id → its expiry and weight (1 for a call; a worker's holding of granted slots may be more). */
+type Leases = Map<string, { until: number; n: number }>;
 type Budget = { used: number; expires: number };
+
+/**
+ * A share of a counter's headroom handed to one relay worker to admit in its own memory
+ * (lib/limits/grants.ts): rpm requests, tpm tokens or budget quota, usable until `until`; or, for
+ * concurrency, more slots added to the worker's holding. `used`/`resetMs`: the counter after the grant.
+ */
+export type Grant = { id: string; n: number; until: number; used: number; resetMs: number };
+
+/** What a worker asks for: per counter, the units it would like (0: none) and the least worth having. */
+export type GrantAsk = { owner: string; counters: CounterSpec[]; want: number[]; min: number[] };
+
+/**
+ * A worker gives a grant back: what it admitted with it (rpm: the request times; tpm: tokens per
+ * second; budget: quota spent), replacing the reservation; or, for concurrency, slots it no longer holds.
+ */
+export type GrantReport =
+  | { id: string; key: string; kind: "rpm"; times: number[] }
+  | { id: string; key: string; kind: "tpm"; bySecond: [number, number][] }
+  | { id: string; key: string; kind: "budget"; spent: number }
+  | { owner: string; key: string; kind: "concurrency"; returned: number };
+
+/** How long a worker may admit with a grant. Its rpm reservation holds the window this much longer. */
+export const GRANT_MS = 1000;
+
+/** A reservation the primary holds for a grant until it is reported (or, unreported, runs out). */
+type Reservation = { owner: string; n: number; second: number; until: number };
 
 /** Counters in this process's memory. Every method is synchronous: an admission is atomic. */
 export class MemoryLimitStore implements LimitStore {
@@ -70,6 +101,9 @@ export class MemoryLimitStore implements LimitStore {
   private buckets = new Map<string, Buckets>();
   private leases = new Map<string, Leases>();
   private budgets = new Map<string, Budget>();
+  /** Grants not reported yet, by counter key, then grant id. */
+  private reserved = new Map<string, Map<string, Reservation>>();
+  private grants = 0;
   private calls = 0;
 
   constructor(private readonly clock: () => number = Date.now) {}
@@ -80,8 +114,12 @@ export class MemoryLimitStore implements LimitStore {
     for (const [k, v] of this.buckets) if (v.expires <= now) this.buckets.delete(k);
     for (const [k, v] of this.budgets) if (v.expires <= now) this.budgets.delete(k);
     for (const [k, v] of this.leases) {
-      for (const [id, until] of v) if (until <= now) v.delete(id);
+      for (const [id, l] of v) if (l.until <= now) v.delete(id);
       if (v.size === 0) this.leases.delete(k);
+    }
+    for (const [k, v] of this.reserved) {
+      for (const [id, r] of v) if (r.until <= now) v.delete(id);
+      if (v.size === 0) this.reserved.delete(k);
     }
   }
 
@@ -115,14 +153,30 @@ export class MemoryLimitStore implements LimitStore {
     return { b, sum };
   }
 
-  private live(key: string, now: number): Leases {
-    let l = this.leases.get(key);
-    if (!l) {
-      l = new Map();
-      this.leases.set(key, l);
+  private live(key: string, now: number): { leases: Leases; count: number } {
+    let leases = this.leases.get(key);
+    if (!leases) {
+      leases = new Map();
+      this.leases.set(key, leases);
     }
-    for (const [id, until] of l) if (until <= now) l.delete(id);
-    return l;
+    let count = 0;
+    for (const [id, l] of leases) {
+      if (l.until <= now) leases.delete(id);
+      else count += l.n;
+    }
+    return { leases, count };
+  }
+
+  /** rpm: the requests granted to workers and not reported yet. */
+  private pending(key: string, now: number): number {
+    const r = this.reserved.get(key);
+    if (!r) return 0;
+    let n = 0;
+    for (const [id, x] of r) {
+      if (x.until <= now) r.delete(id);
+      else n += x.n;
+    }
+    return n;
   }
 
   private budget(c: CounterSpec, now: number): Budget {
@@ -149,16 +203,23 @@ export class MemoryLimitStore implements LimitStore {
       let resetMs = 0;
       if (c.kind === "rpm") {
         const log = this.log(c.key, now);
-        used = log.times.length - log.head;
-        if (used > 0) resetMs = log.times[log.head]! + WINDOW_MS - now;
-        if (used >= c.limit) wait = log.times[log.times.length - c.limit]! + WINDOW_MS - now;
+        const logged = log.times.length - log.head;
+        const granted = this.pending(c.key, now);
+        used = logged + granted;
+        if (logged > 0) resetMs = log.times[log.head]! + WINDOW_MS - now;
+        else if (granted > 0) resetMs = WINDOW_MS;
+        if (used >= c.limit) {
+          // Granted requests leave the count once their worker reports them (within GRANT_MS).
+          const i = logged - (c.limit - granted);
+          wait = i < logged ? Math.max(1, log.times[log.head + i]! + WINDOW_MS - now) : GRANT_MS;
+        }
       } else if (c.kind === "tpm") {
         const { b, sum } = this.window(c.key, nowS);
         used = sum;
         resetMs = sum > 0 ? (Math.max(...b.bySecond.keys()) + WINDOW_S) * 1000 - now : 0;
         if (sum + ask.tokens > c.limit) wait = tpmWait(b.bySecond, sum, ask.tokens, c.limit, now);
       } else if (c.kind === "concurrency") {
-        used = this.live(c.key, now).size;
+        used = this.live(c.key, now).count;
         if (used >= c.limit) wait = 1000;
       } else {
         used = this.budget(c, now).used;
@@ -187,7 +248,7 @@ export class MemoryLimitStore implements LimitStore {
         state.used += ask.tokens;
         state.resetMs = (nowS + WINDOW_S) * 1000 - now;
       } else if (c.kind === "concurrency") {
-        this.leases.get(c.key)!.set(ask.lease, now + ask.leaseMs);
+        this.leases.get(c.key)!.set(ask.lease, { until: now + ask.leaseMs, n: 1 });
         state.used++;
       } else {
         this.budgets.get(c.key)!.used += ask.quota;
@@ -212,6 +273,142 @@ export class MemoryLimitStore implements LimitStore {
       }
     }
   }
+
+  /**
+   * Hands `ask.owner` a share of each counter's headroom (one call's atomicity is not needed: each
+   * grant stands alone). At most 1/GRANT_SHARE of what is left, so workers never hold the last of
+   * a limit between them; none below `min`: near its limit a counter is admitted call by call.
+   */
+  grant(ask: GrantAsk): (Grant | null)[] {
+    const now = this.clock();
+    const nowS = Math.floor(now / 1000);
+    return ask.counters.map((c, i): Grant | null => {
+      const want = ask.want[i] ?? 0;
+      if (want <= 0) return null;
+      const [state] = this.admit({ counters: [c], tokens: 0, quota: 0, lease: "", leaseMs: 0, record: false }).states;
+      const used = state?.used ?? 0;
+      const n = Math.min(want, Math.floor((c.limit - used) / GRANT_SHARE));
+      if (n < Math.max(1, ask.min[i] ?? 1)) return null;
+      const id = `${ask.owner}#${(++this.grants).toString(36)}`;
+      const until = now + GRANT_MS;
+      if (c.kind === "concurrency") {
+        const holding = this.live(c.key, now).leases;
+        const lease = holdingLease(ask.owner);
+        holding.set(lease, { until: now + HOLDING_MS, n: (holding.get(lease)?.n ?? 0) + n });
+        return { id, n, until, used: used + n, resetMs: 0 };
+      }
+      let reserved = this.reserved.get(c.key);
+      if (!reserved) {
+        reserved = new Map();
+        this.reserved.set(c.key, reserved);
+      }
+      if (c.kind === "rpm") {
+        // Held until the worker reports the real times, or a window after the grant's last use.
+        reserved.set(id, { owner: ask.owner, n, second: nowS, until: until + WINDOW_MS });
+        return { id, n, until, used: used + n, resetMs: state?.resetMs || WINDOW_MS };
+      }
+      if (c.kind === "tpm") {
+        const { b } = this.window(c.key, nowS);
+        b.bySecond.set(nowS, (b.bySecond.get(nowS) ?? 0) + n);
+        b.expires = now + WINDOW_MS;
+        reserved.set(id, { owner: ask.owner, n, second: nowS, until: now + WINDOW_MS });
+        return { id, n, until, used: used + n, resetMs: (nowS + WINDOW_S) * 1000 - now };
+      }
+      this.budget(c, now).used += n;
+      reserved.set(id, { owner: ask.owner, n, second: nowS, until: now + (c.ttlMs ?? 86_400_000) });
+      return { id, n, until, used: used + n, resetMs: 0 };
+    });
+  }
+
+  /** A worker's grants come back: their reservations become what the worker really admitted. */
+  report(reports: GrantReport[]): void {
+    const now = this.clock();
+    const nowS = Math.floor(now / 1000);
+    for (const r of reports) {
+      if (r.kind === "concurrency") {
+        const leases = this.leases.get(r.key);
+        const lease = holdingLease(r.owner);
+        const held = leases?.get(lease);
+        if (!leases || !held) continue;
+        held.n -= r.returned;
+        held.until = now + HOLDING_MS;
+        if (held.n <= 0) leases.delete(lease);
+        continue;
+      }
+      const reserved = this.reserved.get(r.key)?.get(r.id);
+      if (!reserved) continue;
+      this.reserved.get(r.key)!.delete(r.id);
+      if (r.kind === "rpm") {
+        const log = this.log(r.key, now);
+        for (const t of r.times) if (t > now - WINDOW_MS) insertSorted(log, t);
+        log.expires = Math.max(log.expires, now + WINDOW_MS);
+      } else if (r.kind === "tpm") {
+        const b = this.buckets.get(r.key);
+        if (!b) continue;
+        const add = (s: number, n: number) => {
+          if (s <= nowS - WINDOW_S) return;
+          b.bySecond.set(s, Math.max(0, (b.bySecond.get(s) ?? 0) + n));
+        };
+        add(reserved.second, -reserved.n);
+        for (const [s, n] of r.bySecond) add(s, n);
+      } else {
+        const b = this.budgets.get(r.key);
+        if (b) b.used = Math.max(0, b.used + r.spent - reserved.n);
+      }
+    }
+  }
+
+  /** The owners other than `except` that hold grants on `key` (the primary asks them back near a limit). */
+  holders(key: string, except: string): string[] {
+    const owners = new Set<string>();
+    for (const r of this.reserved.get(key)?.values() ?? []) if (r.owner !== except) owners.add(r.owner);
+    for (const id of this.leases.get(key)?.keys() ?? []) {
+      if (id.startsWith(HOLDING_PREFIX) && id !== holdingLease(except)) owners.add(id.slice(HOLDING_PREFIX.length));
+    }
+    return [...owners];
+  }
+
+  /**
+   * A worker is gone: the slots it held end with its calls. Its unreported rpm, tpm and budget
+   * reservations stay (what it admitted with them is not known) until they run out, unless
+   * `unused`: it stopped cleanly after reporting every share it had.
+   */
+  forget(owner: string, unused = false): void {
+    const lease = holdingLease(owner);
+    for (const [k, leases] of this.leases) {
+      leases.delete(lease);
+      if (leases.size === 0) this.leases.delete(k);
+    }
+    if (!unused) return;
+    const now = this.clock();
+    const nowS = Math.floor(now / 1000);
+    for (const [key, reserved] of this.reserved) {
+      for (const [id, r] of reserved) {
+        if (r.owner !== owner) continue;
+        reserved.delete(id);
+        const b = this.buckets.get(key);
+        const n = b?.bySecond.get(r.second);
+        if (b && n !== undefined && r.second > nowS - WINDOW_S) b.bySecond.set(r.second, Math.max(0, n - r.n));
+        const budget = this.budgets.get(key);
+        if (budget) budget.used = Math.max(0, budget.used - r.n);
+      }
+      if (reserved.size === 0) this.reserved.delete(key);
+    }
+  }
+}
+
+/** A grant is at most this part of a counter's headroom. */
+const GRANT_SHARE = 8;
+/** A worker's holding of concurrency slots lives this long without news from it (it says something every minute). */
+const HOLDING_MS = 5 * 60_000;
+const HOLDING_PREFIX = "hold:";
+const holdingLease = (owner: string) => HOLDING_PREFIX + owner;
+
+/** Puts a reported request time in its place in the log (usually at or near the end). */
+function insertSorted(log: Log, t: number) {
+  let i = log.times.length;
+  while (i > log.head && log.times[i - 1]! > t) i--;
+  log.times.splice(i, 0, t);
 }
 
 /** A refused tpm request: how long until enough of the window's oldest buckets have left it. */

@@ -5,7 +5,7 @@
 // every other child, so a channel disabled in the console is gone from the relay at once.
 import { deliverLocally, addRemotePublisher, type CacheEvent } from "@/lib/cache/bus";
 import type { HitLogAnswer, HitLogAsk } from "@/lib/server/hit-log";
-import type { LimitsAnswer, LimitsAsk } from "@/lib/server/limits-ipc";
+import type { LimitsAnswer, LimitsAsk, LimitsReclaim } from "@/lib/server/limits-ipc";
 
 export type ServerMessage =
   | { qiao: "cache"; event: CacheEvent }
@@ -22,7 +22,9 @@ export type ServerMessage =
   | HitLogAnswer
   /** relay worker or console → primary → that child: the request limits' counters (lib/server/limits-ipc.ts). */
   | LimitsAsk
-  | LimitsAnswer;
+  | LimitsAnswer
+  /** primary → relay worker: give back your shares of these limits (lib/limits/grants.ts). */
+  | LimitsReclaim;
 
 export function isServerMessage(m: unknown): m is ServerMessage {
   return typeof m === "object" && m !== null && typeof (m as { qiao?: unknown }).qiao === "string";

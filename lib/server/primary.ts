@@ -71,7 +71,7 @@ export function runPrimary(entry: string) {
         hitLogs(m, (answer) => from.send(answer));
         break;
       case "limits":
-        limits(m, (answer) => from.send(answer));
+        limits.handle(m, from);
         break;
       case "listening":
         if (!announced) {
@@ -114,6 +114,7 @@ export function runPrimary(entry: string) {
     w.once("online", () => consoleSocket && child.send({ qiao: "console-ready", socket: consoleSocket }));
     w.once("exit", (code, signal) => {
       workers.delete(child);
+      limits.gone(child);
       if (!stopping) {
         console.error(`[qiao] relay worker exited (${code ?? signal}); starting another`);
         again("worker", startWorker);
@@ -131,6 +132,7 @@ export function runPrimary(entry: string) {
     p.on("message", onMessage(child));
     p.once("exit", (code, signal) => {
       if (consoleChild === child) consoleChild = null;
+      limits.gone(child);
       consoleSocket = null;
       for (const w of workers) w.send({ qiao: "console-down" });
       if (!stopping) {

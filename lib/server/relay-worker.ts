@@ -13,7 +13,7 @@ import { ConsoleProxy } from "@/lib/server/proxy";
 import { hitLogViaParent } from "@/lib/server/hit-log";
 import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
 import { countHitsIn } from "@/lib/relay/call/rate-limit";
-import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
+import { countLimitsInPrimary, returnLimitShares } from "@/lib/server/limits-ipc";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -61,9 +61,14 @@ export async function runRelayWorker() {
   stop = () => {
     if (stopping) return;
     stopping = true;
-    server.close(() => void shutdownRelay().finally(() => process.exit(0)));
+    // Last, the limits' unused shares go back to the primary, so they do not hold its counters.
+    const exit = () =>
+      void shutdownRelay()
+        .then(returnLimitShares)
+        .finally(() => process.exit(0));
+    server.close(exit);
     server.closeIdleConnections();
-    setTimeout(() => void shutdownRelay().finally(() => process.exit(0)), 10_000).unref();
+    setTimeout(exit, 10_000).unref();
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

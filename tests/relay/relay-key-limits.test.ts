@@ -224,8 +224,10 @@ describe("key limits across processes", () => {
   it("two relay processes without Redis admit exactly 10 of 200: their primary counts", async () => {
     const u = await limitedKey({ rpm_limit: 10 });
     const primary = limitsServer();
+    const peers = new Map<import("node:child_process").ChildProcess, { send(m: unknown): void }>();
     const asPrimary = (m: unknown, child: import("node:child_process").ChildProcess) => {
-      if (typeof m === "object" && m !== null && (m as { qiao?: string }).qiao === "limits") primary(m as never, (a) => child.send(a));
+      if (!peers.has(child)) peers.set(child, { send: (a) => child.send(a as never) });
+      if (typeof m === "object" && m !== null && (m as { qiao?: string }).qiao === "limits") primary.handle(m as never, peers.get(child)!);
     };
     const env = { REDIS_CONN_STRING: "", QIAO_TEST_LIMITS_VIA_PARENT: "1" };
     const workers = await Promise.all([startRelayProcess(env, asPrimary), startRelayProcess(env, asPrimary)]);
@@ -237,6 +239,36 @@ describe("key limits across processes", () => {
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(190);
       expect(mock.requests).toHaveLength(10);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+
+  it("far from a 300-rpm limit the workers admit on shares the primary grants; near it, call by call: exactly 300 of 400", async () => {
+    const u = await limitedKey({ rpm_limit: 300, tpm_limit: 100_000_000 });
+    const primary = limitsServer();
+    const peers = new Map<import("node:child_process").ChildProcess, { send(m: unknown): void }>();
+    let admissions = 0;
+    const asPrimary = (m: unknown, child: import("node:child_process").ChildProcess) => {
+      if (!peers.has(child)) peers.set(child, { send: (a) => child.send(a as never) });
+      if (typeof m !== "object" || m === null || (m as { qiao?: string }).qiao !== "limits") return;
+      if ((m as { admit?: unknown }).admit) admissions++;
+      primary.handle(m as never, peers.get(child)!);
+    };
+    const env = { REDIS_CONN_STRING: "", QIAO_TEST_LIMITS_VIA_PARENT: "1" };
+    const workers = await Promise.all([startRelayProcess(env, asPrimary), startRelayProcess(env, asPrimary)]);
+    try {
+      const statuses: number[] = [];
+      for (let wave = 0; wave < 40; wave++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => chat(workers[(i + wave) % 2]!.url, u.key)));
+        await Promise.all(answers.map((r) => r.body?.cancel()));
+        statuses.push(...answers.map((r) => r.status));
+      }
+      expect(statuses.filter((s) => s === 200)).toHaveLength(300);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(100);
+      expect(mock.requests).toHaveLength(300);
+      // Most calls never asked the primary: they were admitted on the workers' shares.
+      expect(admissions).toBeLessThan(200);
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
     }
