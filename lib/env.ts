@@ -61,6 +61,11 @@ const schema = z.object({
   STREAMING_TIMEOUT: int(60),
   /** Seconds between SSE keep-alive comments while a stream is silent. */
   STREAM_KEEPALIVE: int(15),
+  /**
+   * On SIGTERM, seconds the streams in flight may run before they are cut (and settled for what
+   * they delivered); then usage is written and holds returned, and the process exits.
+   */
+  SHUTDOWN_TIMEOUT: int(30).refine((n) => n >= 0, "must be 0 or more seconds"),
   /** A quota hold not refreshed for this long belonged to a stopped instance and is closed. */
   HOLD_STALE_SECONDS: int(300),
   /** Login, register and other sensitive calls per client IP per window. */

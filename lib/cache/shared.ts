@@ -295,6 +295,11 @@ export class RedisCache implements SharedCache {
     }
   }
 
+  /** PING: resolves once Redis answers (readiness, lib/server/health.ts); rejects as any command would. */
+  async ping(): Promise<void> {
+    await (await this.redis()).ping();
+  }
+
   /** Closes the connection (tests; a process otherwise keeps it). */
   async close() {
     const client = await this.client?.catch(() => null);

@@ -11,6 +11,8 @@ import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 import { startBreakers } from "@/lib/channels/breaker";
 import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
+import { shutdownRelay } from "@/lib/relay/memory/runtime";
+import { env } from "@/lib/env";
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();
@@ -37,7 +39,24 @@ export async function runConsole(socketPath: string) {
   if (existsSync(socketPath)) unlinkSync(socketPath);
   await new Promise<void>((resolve, reject) => server.listen(socketPath, resolve).once("error", reject));
   toParent({ qiao: "console-ready", socket: socketPath });
-  const stop = () => server.close(() => process.exit(0));
+  // The relay workers drain first (lib/server/relay-worker.ts); pages still loading get until
+  // SHUTDOWN_TIMEOUT, then whatever this process settled (tasks, the playground) is written.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    let exiting = false;
+    const exit = () => {
+      if (exiting) return;
+      exiting = true;
+      void shutdownRelay().finally(() => process.exit(0));
+    };
+    server.close(exit);
+    setTimeout(() => {
+      server.closeAllConnections();
+      exit();
+    }, env.SHUTDOWN_TIMEOUT * 1000).unref();
+  };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }

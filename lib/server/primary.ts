@@ -31,6 +31,9 @@ export function consoleEnv<E extends Record<string, string | undefined>>(childEn
   return { ...CONSOLE_ENV, ...childEnv };
 }
 
+/** After SHUTDOWN_TIMEOUT, how long the children have to write usage and return holds before SIGKILL. */
+export const SHUTDOWN_GRACE_SECONDS = 15;
+
 type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void; exited: Promise<void> };
 
 export function runPrimary(entry: string) {
@@ -149,9 +152,14 @@ export function runPrimary(entry: string) {
     stopping = true;
     const all = [consoleChild, ...workers].filter((c): c is Child => c !== null);
     for (const c of all) c.kill("SIGTERM");
-    const force = setTimeout(() => {
-      for (const c of all) c.kill("SIGKILL");
-    }, 12_000);
+    // The children let requests in flight run for SHUTDOWN_TIMEOUT, then write usage and return
+    // holds: only one stuck past that and its grace is killed.
+    const force = setTimeout(
+      () => {
+        for (const c of all) c.kill("SIGKILL");
+      },
+      (env.SHUTDOWN_TIMEOUT + SHUTDOWN_GRACE_SECONDS) * 1000,
+    );
     force.unref();
     void Promise.all(all.map((c) => c.exited)).then(() => process.exit(0));
   };

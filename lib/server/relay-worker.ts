@@ -14,6 +14,8 @@ import { hitLogViaParent } from "@/lib/server/hit-log";
 import { bridgeCacheBusToParent, isServerMessage, toParent } from "@/lib/server/ipc";
 import { countHitsIn } from "@/lib/relay/call/rate-limit";
 import { countLimitsInPrimary, returnLimitShares } from "@/lib/server/limits-ipc";
+import { HEALTH_PATH, healthAnswer, READY_PATH } from "@/lib/server/health";
+import { DRAINING_RETRY_AFTER_SECONDS, isDraining, startDraining } from "@/lib/server/drain";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -43,7 +45,9 @@ export async function runRelayWorker() {
     const clientIp = clientIpOf(req.socket.remoteAddress, Array.isArray(xff) ? xff.join(",") : (xff ?? null));
     const url = req.url ?? "/";
     const q = url.indexOf("?");
-    if (isRelayPath(q < 0 ? url : url.slice(0, q))) {
+    const path = q < 0 ? url : url.slice(0, q);
+    if (isRelayPath(path)) {
+      // Draining, the relay refuses in the caller's protocol (lib/relay/doors/node.ts).
       serveRelayNode(req, res, clientIp).catch((error) => {
         console.error("[relay] request failed:", error);
         if (!res.headersSent) res.writeHead(500);
@@ -51,25 +55,73 @@ export async function runRelayWorker() {
       });
       return;
     }
+    if (path === HEALTH_PATH || path === READY_PATH) {
+      healthAnswer(path).then(
+        (a) => res.writeHead(a.status, a.headers).end(a.body),
+        (error) => {
+          console.error("[health] check failed:", error);
+          res.writeHead(500).end();
+        },
+      );
+      return;
+    }
+    if (isDraining()) return consoleDraining(res);
     void proxy.forward(req, res, clientIp);
   });
   server.keepAliveTimeout = 65_000;
   server.listen(env.PORT, env.HOST, () => toParent({ qiao: "listening" }));
 
-  // Stop taking requests, let streams finish, then write pending usage and return unused holds.
+  // SIGTERM: /readyz says 503 at once and new requests are refused (503, connection: close), while
+  // this worker keeps listening so that callers get that answer rather than a refused connection.
+  // The requests in flight run until they end, or SHUTDOWN_TIMEOUT, when the streams still open are
+  // cut (each settled for what it delivered, as when a client leaves). Then pending usage is
+  // written, unused holds are returned, and the worker exits 0.
   let stopping = false;
   stop = () => {
     if (stopping) return;
     stopping = true;
-    // Last, the limits' unused shares go back to the primary, so they do not hold its counters.
-    const exit = () =>
+    startDraining();
+    const deadline = Date.now() + env.SHUTDOWN_TIMEOUT * 1000;
+    console.log(`[qiao] relay worker ${process.pid} draining: requests in flight have ${env.SHUTDOWN_TIMEOUT} s to finish`);
+    let finishing = false;
+    const finish = () => {
+      if (finishing) return;
+      finishing = true;
+      clearInterval(sweep);
+      server.close();
+      // Last, the limits' unused shares go back to the primary, so they do not hold its counters.
       void shutdownRelay()
         .then(returnLimitShares)
-        .finally(() => process.exit(0));
-    server.close(exit);
-    server.closeIdleConnections();
-    setTimeout(exit, 10_000).unref();
+        .finally(() => {
+          server.closeAllConnections();
+          process.exit(0);
+        });
+    };
+    // Connections whose answers have ended (keep-alive) are closed as they go idle; once none is
+    // left, nothing is in flight.
+    const sweep = setInterval(() => {
+      server.closeIdleConnections();
+      if (Date.now() >= deadline) return finish();
+      server.getConnections((error, open) => {
+        if (!error && open === 0) finish();
+      });
+    }, DRAIN_SWEEP_MS);
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+
+/** How often a draining worker closes idle connections and looks whether any is left. */
+const DRAIN_SWEEP_MS = 100;
+
+/** A console page or /api call while draining: the console stops too; another instance answers. */
+function consoleDraining(res: http.ServerResponse) {
+  const body = JSON.stringify({ success: false, message: "服务正在停止，请稍后再试" });
+  res.writeHead(503, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "retry-after": String(DRAINING_RETRY_AFTER_SECONDS),
+    connection: "close",
+  });
+  res.end(body);
 }

@@ -8,9 +8,11 @@ import { LARGE_BODY_BYTES, type BodySummaryResult } from "@/lib/relay/request/re
 import { summariseJsonBodyOffLoop } from "@/lib/relay/request/body-thread";
 import type { RelayMode } from "@/lib/relay/types";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/memory/key-auth";
+import { isDraining } from "@/lib/server/drain";
 import {
   admitBodyBytes,
   bodyBudgetFull,
+  drainingRefusal,
   keyedBeforeBody,
   refusalBeforeBody,
   releaseBodyBytes,
@@ -153,6 +155,10 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
   const method = req.method ?? "GET";
+  if (isDraining()) {
+    writeResponse(res, drainingRefusal(method, path, q < 0 ? undefined : new URLSearchParams(url.slice(q + 1))));
+    return dropUnreadBody(req);
+  }
   const request = new NodeRelayRequest(method, path, q < 0 ? "" : url.slice(q + 1), headerGetter(req), clientIp, res);
   if (keyedBeforeBody(method, path)) {
     // From the headers alone: a refused key is answered before a byte of the body is read.

@@ -7,6 +7,7 @@ import { newRequestId, RelayError } from "@/lib/relay/errors";
 import { type ErrorShape, errorResponse, relayErrorResponse, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { protocolFor } from "@/lib/relay/inbound";
 import { taskErrorShape } from "@/lib/tasks/registry";
+import { DRAINING_RETRY_AFTER_SECONDS } from "@/lib/server/drain";
 
 /**
  * Whether the key is checked before the body is read: every call that can carry a body, except
@@ -49,6 +50,25 @@ export function bodyBudgetFull(method: string, path: string, query?: URLSearchPa
     shapeFor(method, path, query),
   );
   out.headers["retry-after"] = String(BUSY_RETRY_AFTER_SECONDS);
+  return out;
+}
+
+/**
+ * The answer to a call that arrives while this process drains (SIGTERM, lib/server/drain.ts): 503
+ * in the caller's protocol, with retry-after, on a connection that closes after it.
+ */
+export function drainingRefusal(method: string, path: string, query?: URLSearchParams): RelayResponse {
+  const out = errorResponse(
+    503,
+    "服务正在停止，请稍后重试",
+    "server_busy",
+    "shutting_down",
+    newRequestId(),
+    null,
+    shapeFor(method, path, query),
+  );
+  out.headers["retry-after"] = String(DRAINING_RETRY_AFTER_SECONDS);
+  out.headers.connection = "close";
   return out;
 }
 
