@@ -101,7 +101,22 @@ test.describe("CSV export", () => {
     const csv = await exportCsv(page);
     expect(csv.bom).toBe(true);
     expect(csv.name).toMatch(/^logs-\d{8}-\d{6}\.csv$/);
-    expect(csv.rows[0]).toEqual(["时间", "渠道", "用户", "令牌", "类型", "模型", "用时（秒）", "首字（秒）", "流式", "提示", "补全", "花费（额度）", "重试", "详情"]);
+    expect(csv.rows[0]).toEqual([
+      "时间",
+      "渠道",
+      "用户",
+      "令牌",
+      "类型",
+      "模型",
+      "用时（秒）",
+      "首字（秒）",
+      "流式",
+      "提示",
+      "补全",
+      "花费（额度）",
+      "重试",
+      "详情",
+    ]);
     const body = csv.rows.slice(1);
     expect(body.map((r) => r[13])).toEqual(["'=1+2 looks like a formula", 'He said "hi", then left']);
     for (const [i, r] of body.entries()) {
@@ -130,7 +145,19 @@ test.describe("CSV export", () => {
     await page.goto(`/log?model_name=${model}&start_timestamp=0`);
     await expect(rows(page)).toHaveCount(CONTENTS.length);
     const csv = await exportCsv(page);
-    expect(csv.rows[0]).toEqual(["时间", "令牌", "类型", "模型", "用时（秒）", "首字（秒）", "流式", "提示", "补全", "花费（额度）", "详情"]);
+    expect(csv.rows[0]).toEqual([
+      "时间",
+      "令牌",
+      "类型",
+      "模型",
+      "用时（秒）",
+      "首字（秒）",
+      "流式",
+      "提示",
+      "补全",
+      "花费（额度）",
+      "详情",
+    ]);
     const body = csv.rows.slice(1);
     expect(body.map((r) => r[10]!.replace(/^'/, ""))).toEqual([...CONTENTS].reverse());
     for (const [i, r] of body.entries()) {
