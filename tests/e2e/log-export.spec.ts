@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import type { Download } from "@playwright/test";
 import { parseCsv } from "../helpers/csv";
 import { ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
+import { expect, expectFits, newUserSession, type Page, SCREENSHOT_DIR, shot, test, toast, uniqueName } from "./support";
 
 test.setTimeout(180_000);
 
@@ -63,21 +63,22 @@ test.describe("retention settings", () => {
       await errors.fill("7");
       await logs.getByRole("button", { name: "保存日志设置" }).click();
       await expect(toast(page, "保存成功").first()).toBeVisible();
-      await shot(page, "log-retention-light");
+      await logs.screenshot({ path: `${SCREENSHOT_DIR}/log-retention-light.png` });
 
       await page.reload();
       await expect(consume).toHaveValue("30 天");
       await expect(errors).toHaveValue("7 天");
       await page.getByRole("button", { name: "切换明暗主题", exact: true }).click();
       await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "dark");
-      await logs.scrollIntoViewIfNeeded();
-      await shot(page, "log-retention-dark");
+      // Centred, so the sticky header does not cover the card's title.
+      await logs.evaluate((el) => el.scrollIntoView({ block: "center" }));
+      await logs.screenshot({ path: `${SCREENSHOT_DIR}/log-retention-dark.png` });
       await page.getByRole("button", { name: "切换明暗主题", exact: true }).click();
       await page.setViewportSize({ width: 390, height: 844 });
       await page.reload();
       await expect(consume).toHaveValue("30 天");
       await expectFits(page, 390);
-      await shot(page, "log-retention-390");
+      await logs.screenshot({ path: `${SCREENSHOT_DIR}/log-retention-390.png` });
     } finally {
       // Put the defaults back: no other spec's rows may be deleted.
       for (const key of ["LogRetentionConsumeDays", "LogRetentionErrorDays"]) {
