@@ -1,12 +1,14 @@
 "use client";
 // The log page's interactive part: summary badges, the filter form (its values live in the URL),
-// the table with per-role columns and expandable rows, and the admin's user lookup.
+// the table with per-role columns and expandable rows, the admin's user lookup, and the CSV export
+// of the shown filter.
 import { Badge, Group, Stack, Title } from "@mantine/core";
 import { QuotaText } from "@/components/data/display";
 import { PagedTable } from "@/components/data/paged-table";
 import { useListUrl } from "@/components/data/use-list-url";
 import { LogDetails } from "@/components/logs/log-details";
 import { type LogRow, logColumns } from "@/components/logs/log-columns";
+import { LogExportButton } from "@/components/logs/log-export";
 import { LogFilterForm } from "@/components/logs/log-filters";
 import { useLogActions } from "@/components/logs/use-log-actions";
 import type { Page } from "@/lib/db/paging";
@@ -31,7 +33,10 @@ export function LogList({ admin, page, stat, filters }: Props) {
 
   return (
     <Stack gap="md">
-      <Title order={3}>使用日志</Title>
+      <Group justify="space-between" gap="sm">
+        <Title order={3}>使用日志</Title>
+        <LogExportButton admin={admin} filters={filters} />
+      </Group>
       <Group gap="xs" aria-label="统计">
         {quotaLabel && (
           <Badge size="lg" variant="light" color="blue" tt="none">

@@ -10,6 +10,8 @@ import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { hideSecrets, maskSensitiveText } from "@/lib/net/mask";
+import { ApiError } from "@/lib/errors";
+import { processSingleton } from "@/lib/singleton";
 
 /** A numeric filter; empty or malformed means "not filtered" (0); one no Int column holds is refused. */
 const numberFilter = queryNumber.transform((v, ctx) => {
@@ -190,8 +192,8 @@ export const getLogStat = (q: LogQuery) => statOf({ kind: "all" }, q);
 export const getUserLogStat = (userId: number, q: LogQuery) => statOf({ kind: "user", userId }, q);
 
 /** DELETE /api/log/ (root): deleteLogsBefore, audited with the cut-off and how many rows went. */
-export async function cleanupLogs(targetTimestamp: number, by: AuditBy): Promise<number> {
-  const count = await deleteLogsBefore(targetTimestamp);
+export async function cleanupLogs(targetTimestamp: number, by: AuditBy, o: CleanupOptions = {}): Promise<number> {
+  const count = await runCleanup(targetTimestamp, o);
   await writeAudit({ ...by, action: "log.cleanup", target_type: "log", detail: { before: targetTimestamp, count } });
   return count;
 }
@@ -201,31 +203,105 @@ const CLEANUP_BATCH = 5000;
 /** Pause between statements: the relay's log and ledger writes take the lock in between. */
 const CLEANUP_PAUSE_MS = 5;
 
-export type CleanupOptions = { batchSize?: number; pauseMs?: number };
+export type CleanupOptions = {
+  batchSize?: number;
+  pauseMs?: number;
+  /** Only rows of this log type (the retention job's); all types when absent. */
+  type?: number;
+  /** Called after each statement with the rows deleted so far. */
+  onBatch?: (deleted: number) => void;
+};
 
 /**
  * Deletes rows created before `targetTimestamp` (unix s), oldest first, at most `batchSize` rows
  * per statement with a pause after each, so even a table of millions never locks out the relay's
- * writes (SQLite has one writer); returns how many rows went.
+ * writes (SQLite has one writer); returns how many rows went. Each statement is bounded by an id
+ * range and counts what it really deleted, so two cleanups racing over the same rows add up to
+ * the rows that existed.
  */
 export async function deleteLogsBefore(targetTimestamp: number, o: CleanupOptions = {}): Promise<number> {
   const batchSize = o.batchSize ?? CLEANUP_BATCH;
   const pauseMs = o.pauseMs ?? CLEANUP_PAUSE_MS;
+  const where: Prisma.LogWhereInput = { created_at: { lt: targetTimestamp }, ...(o.type ? { type: o.type } : {}) };
   const db = await getDb();
   let deleted = 0;
   for (;;) {
-    // The batch's last id bounds the statement; `created_at` uses its index to find it.
-    const last = await db.log.findFirst({
-      where: { created_at: { lt: targetTimestamp } },
-      select: { id: true },
-      orderBy: { id: "asc" },
-      skip: batchSize - 1,
-    });
-    const { count } = await db.log.deleteMany({
-      where: { created_at: { lt: targetTimestamp }, ...(last ? { id: { lte: last.id } } : {}) },
-    });
+    // The batch's last id bounds the statement; `created_at` (or `type, created_at`) uses its index to find it.
+    const last = await db.log.findFirst({ where, select: { id: true }, orderBy: { id: "asc" }, skip: batchSize - 1 });
+    const { count } = await db.log.deleteMany({ where: { ...where, ...(last ? { id: { lte: last.id } } : {}) } });
     deleted += count;
+    o.onBatch?.(deleted);
     if (!last) return deleted;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 }
+
+/** The manual cleanup this console process is running, for GET /api/log/cleanup. */
+export type CleanupProgress = { running: boolean; before: number; total: number; deleted: number };
+
+const cleanupState = processSingleton<{ current: CleanupProgress }>("logCleanupProgress", () => ({
+  current: { running: false, before: 0, total: 0, deleted: 0 },
+}));
+
+export const CLEANUP_MSG = { running: "日志清理正在进行中，请稍候" } as const;
+
+/** GET /api/log/cleanup (root): the running (or last) cleanup of this instance. */
+export function getCleanupProgress(): CleanupProgress {
+  return { ...cleanupState.current };
+}
+
+/** One cleanup at a time per instance, its progress counted batch by batch. */
+async function runCleanup(targetTimestamp: number, o: CleanupOptions): Promise<number> {
+  if (cleanupState.current.running) throw new ApiError(CLEANUP_MSG.running, 409);
+  const progress: CleanupProgress = { running: true, before: targetTimestamp, total: 0, deleted: 0 };
+  cleanupState.current = progress;
+  try {
+    const db = await getDb();
+    progress.total = await db.log.count({ where: { created_at: { lt: targetTimestamp } } });
+    return await deleteLogsBefore(targetTimestamp, {
+      ...o,
+      onBatch: (deleted) => {
+        progress.deleted = deleted;
+        // Rows written before the cut-off after the count (a late ledger batch) still count.
+        progress.total = Math.max(progress.total, deleted);
+      },
+    });
+  } finally {
+    progress.running = false;
+  }
+}
+
+/** Where a keyset read stopped: the last row's time and id (rows come newest first). */
+type LogCursor = { created_at: number; id: number };
+
+/** Rows read per statement by the CSV export. */
+export const EXPORT_BATCH = 1000;
+
+/**
+ * Every row of the filter, newest first as the table lists them, `size` at a time: each batch
+ * starts after the last row of the one before (created_at, id), so no offset is scanned and memory
+ * holds one batch whatever the total.
+ */
+async function* batchesOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T, size: number): AsyncGenerator<T[]> {
+  const base: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
+  const db = await getDb();
+  let after: LogCursor | null = null;
+  for (;;) {
+    const where: Prisma.LogWhereInput = after
+      ? {
+          AND: [base, { OR: [{ created_at: { lt: after.created_at } }, { created_at: after.created_at, id: { lt: after.id } }] }],
+        }
+      : base;
+    const rows = await db.log.findMany({ where, select: LOG_SELECT, orderBy: NEWEST_FIRST, take: size });
+    if (rows.length > 0) yield rows.map(view);
+    if (rows.length < size) return;
+    const last = rows[rows.length - 1]!;
+    after = { created_at: last.created_at, id: last.id };
+  }
+}
+
+/** GET /api/log/export (admin): every user's rows of the filter, in batches. */
+export const adminLogBatches = (q: LogQuery, size = EXPORT_BATCH) => batchesOf({ kind: "all" }, q, toAdminLog, size);
+
+/** GET /api/log/self/export: the caller's rows of the filter, as /api/log/self shows them. */
+export const userLogBatches = (userId: number, q: LogQuery, size = EXPORT_BATCH) => batchesOf({ kind: "user", userId }, q, toSelfLog, size);

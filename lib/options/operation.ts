@@ -7,6 +7,7 @@ export const OPERATION_MSG = {
   /** Spec §5: log cleanup needs a time chosen (the text of DELETE /api/log/'s own check). */
   cleanupTimeRequired: "请选择清理日志的截止时间",
   cleaned: (count: number) => `${count} 条日志已清理！`,
+  cleaning: (deleted: number, total: number) => `正在清理：已删除 ${deleted} / ${total} 条`,
 } as const;
 
 /** Every key the tab edits: the page sends only these to the client. */

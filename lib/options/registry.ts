@@ -316,6 +316,15 @@ const splitList = (v: string, separator: RegExp, join: string) =>
     .filter(Boolean)
     .join(join);
 
+/** A log type's retention field: whole days, 0 keeps the rows for ever. */
+const retentionUi = (label: string): OptionUi => ({
+  section: "logs",
+  label,
+  suffix: " 天",
+  description: "每天自动删除更早的日志，0 为永久保留",
+  invalid: "请输入 0 到 36500 之间的整数",
+});
+
 const DEFAULT_EMAIL_DOMAINS = [
   "gmail.com",
   "163.com",
@@ -416,6 +425,12 @@ export const OPTION_REGISTRY = {
 
   // Logs
   LogConsumeEnabled: shown(bool(true), { section: "logs", label: "启用额度消费日志记录" }),
+  /** Days each log type is kept (lib/logs/retention.ts deletes older rows daily); 0 = for ever. */
+  LogRetentionTopupDays: shown(int(0, { min: 0, max: 36_500 }), retentionUi("充值日志保留天数")),
+  LogRetentionConsumeDays: shown(int(0, { min: 0, max: 36_500 }), retentionUi("消费日志保留天数")),
+  LogRetentionManageDays: shown(int(0, { min: 0, max: 36_500 }), retentionUi("管理日志保留天数")),
+  LogRetentionSystemDays: shown(int(0, { min: 0, max: 36_500 }), retentionUi("系统日志保留天数")),
+  LogRetentionErrorDays: shown(int(0, { min: 0, max: 36_500 }), retentionUi("错误日志保留天数")),
 
   // Data dashboard
   /** Minutes between flushes of the usage buckets. */

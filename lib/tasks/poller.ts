@@ -2,18 +2,19 @@
 // finish the ones that are done, and fail (and refund, once) the ones that failed, that ran for
 // more than an hour, whose channel is gone, or whose submit never got an answer.
 //
-// One instance: the round is taken by a lease, a row of the options table under a key that is no
-// option (as the channel test's slot, lib/relay/probe/schedule.ts): "<holder>@<expires ms>". An
-// instance takes it when it has expired or is its own, with an UPDATE conditional on the value it
-// read, so of several instances (and no Redis) exactly one polls at a time; if that one dies, its
-// lease runs out and another takes over. Nothing here needs the lease for safety: every write is
+// One instance: the round is taken by a lease (lib/db/lease.ts), a row of the options table under
+// a key that is no option: an instance takes it when it has expired or is its own, so of several
+// instances (and no Redis) exactly one polls at a time; if that one dies, its lease runs out and
+// another takes over. Nothing here needs the lease for safety: every write is
 // conditional on the row's state (lib/tasks/charge.ts), so two pollers racing, or a restart
 // mid-round, can repeat work but never refund twice.
 import { randomBytes } from "node:crypto";
 import { type DirectDb, getDirectDb, type Row } from "@/lib/db/direct";
+import { claimLease } from "@/lib/db/lease";
 import { int, str } from "@/lib/db/num";
 import { loadChannelsForRouting } from "@/lib/channels/routing";
 import { quoteIdent } from "@/lib/logs/insert";
+import { startLogRetention } from "@/lib/logs/retention";
 import { getOptions } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
 import { applyTaskProgress, type PollSummary } from "@/lib/tasks/progress";
@@ -42,26 +43,8 @@ export const CHANNEL_GONE_REASON = "任务所在渠道已删除，已退还额�
 const instanceId = processSingleton("taskPollerId", () => `${process.pid}-${randomBytes(4).toString("hex")}`);
 
 /** Takes or renews the poll lease; true when this instance holds it until `now + LEASE_MS`. */
-export async function claimPollLease(holder: string = instanceId, now = Date.now(), db?: DirectDb): Promise<boolean> {
-  const d = db ?? (await getDirectDb());
-  await d.execute(
-    d.kind === "mysql"
-      ? 'INSERT IGNORE INTO options ("key", "value") VALUES (?, ?)'
-      : 'INSERT INTO options ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING',
-    [TASK_POLL_LEASE_KEY, ""],
-  );
-  const [row] = await d.query('SELECT "value" FROM options WHERE "key" = ?', [TASK_POLL_LEASE_KEY]);
-  const current = str(row?.value);
-  const at = current.lastIndexOf("@");
-  const owner = at > 0 ? current.slice(0, at) : "";
-  const expires = at > 0 ? Number(current.slice(at + 1)) : 0;
-  if (owner !== holder && expires > now) return false;
-  const won = await d.execute('UPDATE options SET "value" = ? WHERE "key" = ? AND "value" = ?', [
-    `${holder}@${now + LEASE_MS}`,
-    TASK_POLL_LEASE_KEY,
-    current,
-  ]);
-  return won === 1;
+export function claimPollLease(holder: string = instanceId, now = Date.now(), db?: DirectDb): Promise<boolean> {
+  return claimLease({ key: TASK_POLL_LEASE_KEY, holder, now, ttlMs: LEASE_MS, renew: true }, db);
 }
 
 function openTaskOf(platform: TaskPlatform, row: Row): OpenTask {
@@ -155,8 +138,13 @@ export async function runTaskPollTick(): Promise<PollSummary | null> {
   return pollTasksOnce();
 }
 
-/** Starts this process's poller (once); the console process of each instance runs it. */
+/**
+ * Starts this process's poller (once); the console process of each instance runs it
+ * (lib/server/console.ts). The daily log retention starts with it, in the same process, until
+ * console.ts starts it beside the other periodic jobs.
+ */
 export function startTaskPoller(): void {
+  startLogRetention();
   processSingleton("taskPollerTimer", () => {
     let running = false;
     const timer = setInterval(() => {
