@@ -7,6 +7,7 @@ import http from "node:http";
 import next from "next";
 import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { startTaskPoller } from "@/lib/tasks/poller";
+import { startLogRetention } from "@/lib/logs/retention";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 import { startBreakers } from "@/lib/channels/breaker";
@@ -25,6 +26,7 @@ export async function runConsole(socketPath: string) {
   // Periodic jobs run here, once per instance, never in the relay workers.
   startChannelTestSchedule();
   startTaskPoller();
+  startLogRetention();
   const app = next({ dev: false, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();

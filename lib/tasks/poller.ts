@@ -14,7 +14,6 @@ import { claimLease } from "@/lib/db/lease";
 import { int, str } from "@/lib/db/num";
 import { loadChannelsForRouting } from "@/lib/channels/routing";
 import { quoteIdent } from "@/lib/logs/insert";
-import { startLogRetention } from "@/lib/logs/retention";
 import { getOptions } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
 import { applyTaskProgress, type PollSummary } from "@/lib/tasks/progress";
@@ -138,13 +137,8 @@ export async function runTaskPollTick(): Promise<PollSummary | null> {
   return pollTasksOnce();
 }
 
-/**
- * Starts this process's poller (once); the console process of each instance runs it
- * (lib/server/console.ts). The daily log retention starts with it, in the same process, until
- * console.ts starts it beside the other periodic jobs.
- */
+/** Starts this process's poller (once); the console process of each instance runs it (lib/server/console.ts). */
 export function startTaskPoller(): void {
-  startLogRetention();
   processSingleton("taskPollerTimer", () => {
     let running = false;
     const timer = setInterval(() => {
