@@ -343,6 +343,10 @@ describe("the image's steps, run here", () => {
     const page = await fetch(`${url()}/login`);
     expect(page.status).toBe(200);
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    // public/ is served from the copy too.
+    const logo = await fetch(`${url()}/logo.png`);
+    expect(logo.status).toBe(200);
+    expect(Buffer.from(await logo.arrayBuffer()).equals(readFileSync(path.join(root, "public/logo.png")))).toBe(true);
 
     // The env file's secret signs sessions: none was generated into /data.
     expect(existsSync(path.join(dataDir, "session_secret"))).toBe(false);
