@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { updateOption } from "@/lib/options";
 import { GET as metricsRoute } from "@/app/metrics/route";
-import { labelValues, metricValue as valueOf } from "@/tests/helpers/metrics";
+import { labelValues, metricValue } from "@/tests/helpers/metrics";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { clearRelayData, ENTRIES, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
 
@@ -59,38 +59,38 @@ for (const entry of ENTRIES) {
       const ok = { model, channel: goodId, status_class: "2xx" };
       const series = { model, channel: goodId };
       const before = await user.quota();
-      const prompt = await valueOf("qiao_relay_tokens_total", { model, kind: "prompt" });
-      const completion = await valueOf("qiao_relay_tokens_total", { model, kind: "completion" });
-      const quota = await valueOf("qiao_quota_consumed_total", { model });
+      const prompt = await metricValue("qiao_relay_tokens_total", { model, kind: "prompt" });
+      const completion = await metricValue("qiao_relay_tokens_total", { model, kind: "completion" });
+      const quota = await metricValue("qiao_quota_consumed_total", { model });
       for (const stream of [false, false, true]) {
         const res = await call(model, stream);
         expect(res.status).toBe(200);
         await res.text();
       }
       // A whole answer is settled right after it is written: wait for the third end.
-      await vi.waitFor(async () => expect(await valueOf("qiao_relay_requests_total", ok)).toBe(3));
-      expect(await valueOf("qiao_relay_request_duration_seconds", series, "qiao_relay_request_duration_seconds_count")).toBe(3);
-      expect(await valueOf("qiao_relay_first_token_seconds", series, "qiao_relay_first_token_seconds_count")).toBe(1);
-      expect(await valueOf("qiao_relay_tokens_total", { model, kind: "prompt" })).toBe(prompt + 3 * USAGE.prompt_tokens);
-      expect(await valueOf("qiao_relay_tokens_total", { model, kind: "completion" })).toBe(completion + 3 * USAGE.completion_tokens);
-      expect(await valueOf("qiao_streams_in_flight", {})).toBe(0);
+      await vi.waitFor(async () => expect(await metricValue("qiao_relay_requests_total", ok)).toBe(3));
+      expect(await metricValue("qiao_relay_request_duration_seconds", series, "qiao_relay_request_duration_seconds_count")).toBe(3);
+      expect(await metricValue("qiao_relay_first_token_seconds", series, "qiao_relay_first_token_seconds_count")).toBe(1);
+      expect(await metricValue("qiao_relay_tokens_total", { model, kind: "prompt" })).toBe(prompt + 3 * USAGE.prompt_tokens);
+      expect(await metricValue("qiao_relay_tokens_total", { model, kind: "completion" })).toBe(completion + 3 * USAGE.completion_tokens);
+      expect(await metricValue("qiao_streams_in_flight", {})).toBe(0);
       await settleAll();
       const charged = Number(before - (await user.quota()));
       expect(charged).toBeGreaterThan(0);
-      expect(await valueOf("qiao_quota_consumed_total", { model })).toBe(quota + charged);
-      expect(await valueOf("qiao_upstream_errors_total", { channel: goodId })).toBe(0);
+      expect(await metricValue("qiao_quota_consumed_total", { model })).toBe(quota + charged);
+      expect(await metricValue("qiao_upstream_errors_total", { channel: goodId })).toBe(0);
     });
 
     it("counts an upstream 500 as an upstream error of its channel and a 5xx call", async () => {
-      const quota = await valueOf("qiao_quota_consumed_total", { model: failing });
+      const quota = await metricValue("qiao_quota_consumed_total", { model: failing });
       const res = await call(failing, false);
       expect(res.status).toBe(500);
       await res.text();
-      expect(await valueOf("qiao_upstream_errors_total", { channel: brokenId, reason: "500" })).toBe(1);
-      expect(await valueOf("qiao_relay_requests_total", { model: failing, channel: brokenId, status_class: "5xx" })).toBe(1);
-      expect(await valueOf("qiao_relay_requests_total", { model: failing, channel: brokenId, status_class: "2xx" })).toBe(0);
-      expect(await valueOf("qiao_quota_consumed_total", { model: failing })).toBe(quota);
-      expect(await valueOf("qiao_channels", { state: "enabled" })).toBe(2);
+      expect(await metricValue("qiao_upstream_errors_total", { channel: brokenId, reason: "500" })).toBe(1);
+      expect(await metricValue("qiao_relay_requests_total", { model: failing, channel: brokenId, status_class: "5xx" })).toBe(1);
+      expect(await metricValue("qiao_relay_requests_total", { model: failing, channel: brokenId, status_class: "2xx" })).toBe(0);
+      expect(await metricValue("qiao_quota_consumed_total", { model: failing })).toBe(quota);
+      expect(await metricValue("qiao_channels", { state: "enabled" })).toBe(2);
     });
   });
 }
