@@ -1,7 +1,7 @@
 // GET /metrics (Prometheus) under plain `next start`: this process's metrics. Under `npm start` the
 // relay workers answer it themselves, for the whole instance (lib/server/relay-worker.ts).
 import { metricsAnswer } from "@/lib/metrics/scrape";
-import { measureRelayState } from "@/lib/metrics/sources";
+import { measureRelayState } from "@/lib/server/metrics-sources";
 
 export const dynamic = "force-dynamic";
 

@@ -23,7 +23,7 @@ const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 /** Seconds: from a call's arrival to a stream's first token. */
 const FIRST_TOKEN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
 
-/** What the gauges read at scrape time; each is set by the process that has it (lib/metrics/sources.ts). */
+/** What the gauges read at scrape time; each is set by the process that has it (lib/server/metrics-sources.ts). */
 export type MetricsSources = {
   /** Channels enabled, disabled, and with a circuit breaker that is not closed. */
   channels?: () => Promise<{ enabled: number; disabled: number; open: number }>;

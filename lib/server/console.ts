@@ -14,7 +14,7 @@ import { startBreakers } from "@/lib/channels/breaker";
 import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
 import { shutdownRelay } from "@/lib/relay/memory/runtime";
 import { env } from "@/lib/env";
-import { measureRelayState } from "@/lib/metrics/sources";
+import { measureRelayState } from "@/lib/server/metrics-sources";
 import { metricsInParent } from "@/lib/server/metrics-ipc";
 
 export async function runConsole(socketPath: string) {

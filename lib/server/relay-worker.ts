@@ -17,7 +17,7 @@ import { countLimitsInPrimary, returnLimitShares } from "@/lib/server/limits-ipc
 import { HEALTH_PATH, healthAnswer, READY_PATH } from "@/lib/server/health";
 import { DRAINING_RETRY_AFTER_SECONDS, isDraining, startDraining } from "@/lib/server/drain";
 import { METRICS_PATH, metricsAnswer } from "@/lib/metrics/scrape";
-import { measureRelayState } from "@/lib/metrics/sources";
+import { measureRelayState } from "@/lib/server/metrics-sources";
 import { metricsInParent } from "@/lib/server/metrics-ipc";
 
 export async function runRelayWorker() {
