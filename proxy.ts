@@ -44,7 +44,7 @@ async function guard(req: NextRequest, next: () => NextResponse): Promise<NextRe
 
 export const config = {
   // Everything except the API, the relay (/v1, /v1beta, /mj, /{mode}/mj, /suno, /pg, /dashboard),
-  // the probes (/healthz, /readyz), Next's own assets and files with an extension (public/). Only
+  // the probes (/healthz, /readyz), /metrics, Next's own assets and files with an extension (public/). Only
   // whole first segments are excluded, so a page such as /apikeys or /pgx still gets the guard and the policy.
-  matcher: ["/((?!(?:api|v1|v1beta|mj|suno|pg|dashboard|healthz|readyz|_next)(?:/|$)|(?:mj-)?(?:fast|relax|turbo)/mj/|.*\\..*).*)"],
+  matcher: ["/((?!(?:api|v1|v1beta|mj|suno|pg|dashboard|healthz|readyz|metrics|_next)(?:/|$)|(?:mj-)?(?:fast|relax|turbo)/mj/|.*\\..*).*)"],
 };

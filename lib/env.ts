@@ -93,6 +93,8 @@ const schema = z.object({
   /** The Telegram Login Widget's script, which the login page and personal settings load (a mirror, or a mock in tests). */
   TELEGRAM_WIDGET_URL: str("https://telegram.org/js/telegram-widget.js?22"),
   SECURE_COOKIES: bool(false),
+  /** The bearer token GET /metrics requires; overrides the MetricsToken option when set (lib/metrics/scrape.ts). */
+  METRICS_TOKEN: str(""),
   /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
   RELAY_WORKERS: int(0),
   /** Internal: the per-boot secret the primary of `npm start` hands to its children (clientIpSecret). */

@@ -29,6 +29,7 @@ import type { DirectDb, Statement } from "@/lib/db/direct";
 import { logInsertStatements, quoteIdent, type LogRow } from "@/lib/logs/insert";
 import { big, int, nowSeconds, str } from "@/lib/db/num";
 import type { UsageBucket } from "@/lib/data/buckets";
+import { billingWriteFailed } from "@/lib/metrics/registry";
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
 
@@ -372,6 +373,18 @@ export class QuotaLedger {
     return this.flushing;
   }
 
+  /** Holds open now (taken, not closed) and the quota they hold beyond what is spent: the metrics' gauges. */
+  holdStats(): { open: number; quota: number } {
+    let open = 0;
+    let quota = 0n;
+    for (const hold of this.holds.values()) {
+      if (!hold.id || hold.gone) continue;
+      open++;
+      quota += hold.amount - hold.consumed - hold.unflushed;
+    }
+    return { open, quota: Number(quota) };
+  }
+
   private busySince = 0;
   private busyCount = 0;
 
@@ -382,6 +395,7 @@ export class QuotaLedger {
    * logged each time; anything else is logged as it comes.
    */
   private reportFlushFailure(error: unknown) {
+    billingWriteFailed();
     if (String((error as { code?: unknown })?.code).startsWith("SQLITE_BUSY")) {
       const now = Date.now();
       if (now - this.busySince >= 60_000) {

@@ -276,7 +276,6 @@ export class GrantingStore implements LimitStore {
       this.remote.settle(ask);
       return;
     }
-    const now = this.clock();
     const elsewhere: CounterSpec[] = [];
     for (let i = 0; i < ask.counters.length; i++) {
       const c = ask.counters[i]!;

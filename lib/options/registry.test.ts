@@ -139,6 +139,7 @@ describe("option keys", () => {
         "EpayKey",
         "GitHubClientSecret",
         "LinuxDOClientSecret",
+        "MetricsToken",
         "SMTPToken",
         "StripeApiSecret",
         "StripeWebhookSecret",

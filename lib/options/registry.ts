@@ -61,6 +61,7 @@ export const OPTION_SECTIONS = {
   chats: "operation",
   ratio: "operation",
   server: "system",
+  metrics: "system",
   worker: "system",
   payment: "system",
   stripe: "system",
@@ -617,6 +618,13 @@ export const OPTION_REGISTRY = {
     placeholder: "例如：https://yourdomain.com",
     description: "用于支付回调、邀请链接、邮件中的链接与第三方登录的回调地址",
     wide: true,
+  }),
+  /** The bearer token of GET /metrics (lib/metrics/scrape.ts); empty: /metrics answers 404. METRICS_TOKEN overrides it. */
+  MetricsToken: shown(secretText(), {
+    section: "metrics",
+    label: "监控指标令牌",
+    placeholder: "留空则关闭 /metrics",
+    description: "Prometheus 抓取 /metrics 时以 Authorization: Bearer <令牌> 携带；环境变量 METRICS_TOKEN 设置时以其为准",
   }),
   WorkerUrl: shown(text("", { url: true }), {
     section: "worker",

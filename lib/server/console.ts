@@ -14,6 +14,8 @@ import { startBreakers } from "@/lib/channels/breaker";
 import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
 import { shutdownRelay } from "@/lib/relay/memory/runtime";
 import { env } from "@/lib/env";
+import { measureRelayState } from "@/lib/server/metrics-sources";
+import { metricsInParent } from "@/lib/server/metrics-ipc";
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();
@@ -21,6 +23,9 @@ export async function runConsole(socketPath: string) {
   countLimitsInPrimary();
   // The channel list shows the breakers the relay workers open and close.
   startBreakers();
+  // Its registry (the playground's calls, tasks, its process) joins every scrape of /metrics.
+  measureRelayState();
+  metricsInParent();
   await getDb();
   toParent({ qiao: "db-ready" });
   // Periodic jobs run here, once per instance, never in the relay workers.

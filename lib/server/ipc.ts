@@ -6,6 +6,7 @@
 import { deliverLocally, addRemotePublisher, type CacheEvent } from "@/lib/cache/bus";
 import type { HitLogAnswer, HitLogAsk } from "@/lib/server/hit-log";
 import type { LimitsAnswer, LimitsAsk, LimitsReclaim } from "@/lib/server/limits-ipc";
+import type { MetricsAnswer, MetricsAsk, MetricsCollect, MetricsReport } from "@/lib/server/metrics-ipc";
 
 export type ServerMessage =
   | { qiao: "cache"; event: CacheEvent }
@@ -24,7 +25,12 @@ export type ServerMessage =
   | LimitsAsk
   | LimitsAnswer
   /** primary → relay worker: give back your shares of these limits (lib/limits/grants.ts). */
-  | LimitsReclaim;
+  | LimitsReclaim
+  /** relay worker → primary → every child → primary → that worker: a scrape of /metrics (lib/server/metrics-ipc.ts). */
+  | MetricsAsk
+  | MetricsCollect
+  | MetricsReport
+  | MetricsAnswer;
 
 export function isServerMessage(m: unknown): m is ServerMessage {
   return typeof m === "object" && m !== null && typeof (m as { qiao?: unknown }).qiao === "string";

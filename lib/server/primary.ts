@@ -9,6 +9,7 @@ import path from "node:path";
 import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env";
 import { hitLogServer } from "@/lib/server/hit-log";
 import { limitsServer } from "@/lib/server/limits-ipc";
+import { metricsServer } from "@/lib/server/metrics-ipc";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
@@ -52,6 +53,8 @@ export function runPrimary(entry: string) {
   const hitLogs = hitLogServer();
   // Likewise the key, user, group and model limits (and the console reads them here).
   const limits = limitsServer();
+  // A scrape of /metrics on any worker gathers every process's registry here.
+  const metrics = metricsServer();
 
   const relay = (from: Child | null, m: ServerMessage) => {
     for (const c of [consoleChild, ...workers]) if (c && c !== from) c.send(m);
@@ -75,6 +78,16 @@ export function runPrimary(entry: string) {
         break;
       case "limits":
         limits.handle(m, from);
+        break;
+      case "metrics":
+        metrics.ask(
+          from,
+          m.id,
+          [consoleChild, ...workers].filter((c): c is Child => c !== null),
+        );
+        break;
+      case "metrics-report":
+        metrics.report(from, m);
         break;
       case "listening":
         if (!announced) {
@@ -118,6 +131,7 @@ export function runPrimary(entry: string) {
     w.once("exit", (code, signal) => {
       workers.delete(child);
       limits.gone(child);
+      metrics.gone(child);
       if (!stopping) {
         console.error(`[qiao] relay worker exited (${code ?? signal}); starting another`);
         again("worker", startWorker);
@@ -136,6 +150,7 @@ export function runPrimary(entry: string) {
     p.once("exit", (code, signal) => {
       if (consoleChild === child) consoleChild = null;
       limits.gone(child);
+      metrics.gone(child);
       consoleSocket = null;
       for (const w of workers) w.send({ qiao: "console-down" });
       if (!stopping) {

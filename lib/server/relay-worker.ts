@@ -16,6 +16,9 @@ import { countHitsIn } from "@/lib/relay/call/rate-limit";
 import { countLimitsInPrimary, returnLimitShares } from "@/lib/server/limits-ipc";
 import { HEALTH_PATH, healthAnswer, READY_PATH } from "@/lib/server/health";
 import { DRAINING_RETRY_AFTER_SECONDS, isDraining, startDraining } from "@/lib/server/drain";
+import { METRICS_PATH, metricsAnswer } from "@/lib/metrics/scrape";
+import { measureRelayState } from "@/lib/server/metrics-sources";
+import { metricsInParent } from "@/lib/server/metrics-ipc";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -27,6 +30,9 @@ export async function runRelayWorker() {
     countHitsIn(viaPrimary.store);
   }
   countLimitsInPrimary();
+  // GET /metrics here shows the whole instance: the primary gathers every process's registry.
+  measureRelayState();
+  const instanceMetrics = metricsInParent();
   const proxy = new ConsoleProxy();
   process.on("message", (m: unknown) => {
     if (!isServerMessage(m)) return;
@@ -60,6 +66,16 @@ export async function runRelayWorker() {
         (a) => res.writeHead(a.status, a.headers).end(a.body),
         (error) => {
           console.error("[health] check failed:", error);
+          res.writeHead(500).end();
+        },
+      );
+      return;
+    }
+    if (path === METRICS_PATH && req.method === "GET") {
+      metricsAnswer(req.headers.authorization, instanceMetrics).then(
+        (a) => res.writeHead(a.status, a.headers).end(a.body),
+        (error) => {
+          console.error("[metrics] scrape failed:", error);
           res.writeHead(500).end();
         },
       );

@@ -77,6 +77,7 @@ describe("GET and PUT /api/option/", () => {
         "EpayKey",
         "GitHubClientSecret",
         "LinuxDOClientSecret",
+        "MetricsToken",
         "SMTPToken",
         "StripeApiSecret",
         "StripeWebhookSecret",

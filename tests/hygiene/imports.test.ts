@@ -48,6 +48,7 @@ const FLOORS: Record<string, string[]> = {
     "lib/client",
     "lib/payments",
     "lib/playground",
+    "lib/metrics",
   ],
   // The relay, its tasks (drawing, music, video) and the processes of `npm start`.
   relay: ["lib/relay", "lib/tasks", "lib/server"],

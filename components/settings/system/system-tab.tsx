@@ -1,5 +1,5 @@
 "use client";
-// The super admin's system tab (spec §2 Settings → system): server address, worker proxy,
+// The super admin's system tab (spec §2 Settings → system): server address, the /metrics token, worker proxy,
 // payment (EPay, Stripe), login and registration toggles, e-mail domain whitelist, SMTP, and the GitHub, LinuxDO,
 // WeChat, Telegram, OIDC and Turnstile settings. The options come from GET /api/option/'s function
 // (secrets only as set or not) and are read again through that call after every save. Each
@@ -69,6 +69,18 @@ export function SystemTab({ options }: { options: ListedOption[] }) {
         密钥类配置只写不读：已保存的显示为「已设置」，留空保存则保持原值。
       </Text>
       <OptionForm title="通用设置" section="server" saveLabel="更新服务器地址" {...form} />
+      <OptionForm
+        title="监控指标"
+        description={
+          <>
+            Prometheus 从 <LongCode>{`${address.replace(/\/+$/, "")}/metrics`}</LongCode>{" "}
+            抓取本实例的请求、用时、令牌、额度与渠道指标；设置令牌后开放，抓取时携带 <LongCode>Authorization: Bearer 令牌</LongCode>。
+          </>
+        }
+        section="metrics"
+        saveLabel="保存监控指标设置"
+        {...form}
+      />
       <OptionForm
         title="代理设置"
         description="用以支持用户提供的链接（图片、文件等）的下载：设置后由 Worker 代为请求，本服务不直接连接这些地址。不影响上游渠道的请求。"

@@ -30,6 +30,7 @@ import { wholeResponse } from "@/lib/relay/call/whole-response";
 import { checkRequestBody } from "@/lib/relay/request/request-rules";
 import { answerStarted, attemptFailed, attemptSent, attemptThrew, keyAllows, routingStarts } from "@/lib/relay/routing/attempt";
 import { strategyOf } from "@/lib/relay/routing/strategy";
+import { recordUpstreamError } from "@/lib/metrics/relay";
 
 /** An error answer is read up to this size (its message is all we keep). */
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -81,6 +82,7 @@ export async function attemptChannels(ctx: CallContext, table: Awaited<ReturnTyp
       return outcome.response;
     }
     last = outcome.failure;
+    recordUpstreamError(channel.row.id, last.status);
     if (session) forgetChannel(session, channel.row.id);
     if (!overloaded(last)) lastNotOverloaded = last;
     if (!last.retriable || ctx.caller.pinnedChannelId !== null) break;

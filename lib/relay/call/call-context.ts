@@ -57,6 +57,8 @@ export class CallContext {
   breakerSkipped: Set<number> | null = null;
   /** A multi-key channel's key this attempt used (attempts.ts): its auto-disable, usage and log fields. */
   channelKey: ChosenKey | null = null;
+  /** The call's end is in the metrics (settle.ts): recorded once, whichever settlement comes first. */
+  measured = false;
   constructor(
     readonly req: RelayRequest,
     readonly requestId: string,

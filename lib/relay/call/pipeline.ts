@@ -206,7 +206,7 @@ async function relayCall(
     if (admitted?.headers) Object.assign(response.headers, admitted.headers);
     return response;
   } catch (error) {
-    await settleFailure(ctx);
+    await settleFailure(ctx, undefined, error instanceof RelayError ? error.status : 500);
     throw withLimitHeaders(error, admitted);
   }
 }

@@ -15,6 +15,7 @@ import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 import type { Usage } from "@/lib/billing/usage";
 import type { Failure } from "@/lib/relay/call/upstream-failure";
 import { answerEnded } from "@/lib/relay/routing/attempt";
+import { recordAnswered, recordFailed } from "@/lib/metrics/relay";
 
 /** What a settled request adds to its log row's `other` beside the price. */
 export type SettleExtra = {
@@ -88,6 +89,8 @@ export async function settle(
 ) {
   ctx.limits?.release(usage.prompt_tokens + usage.completion_tokens, quota.quota);
   answerEnded(ctx, extra.frt);
+  ctx.measured = true;
+  recordAnswered(ctx.body.model, channel.row.id, ctx.startedAt, isStream ? (extra.frt ?? -1) : -1, usage, quota.quota);
   const ledger = readyLedger() ?? (await getLedger());
   const log = ctx.options.LogConsumeEnabled
     ? logRow(
@@ -146,10 +149,18 @@ function errorAdminInfo(ctx: CallContext, full: string, shown: string): Record<s
 /** An error row keeps this much of the message. */
 const ERROR_LOG_CHARS = 1000;
 
-/** Returns the whole reservation (the request failed and used nothing) and logs the error. */
-export async function settleFailure(ctx: CallContext, failure?: Failure) {
+/**
+ * Returns the whole reservation (the request failed and used nothing) and logs the error.
+ * `status`: the answer's, when there is no `failure` (the call threw).
+ */
+export async function settleFailure(ctx: CallContext, failure?: Failure, status = 500) {
   // Every end passes here or through settle(): the limits are released once, whichever comes first.
   ctx.limits?.release(0, 0);
+  // Once per call: a settle() that threw after recording its answer ends here too.
+  if (!ctx.measured) {
+    ctx.measured = true;
+    recordFailed(ctx.body.model, ctx.tried[ctx.tried.length - 1] ?? 0, ctx.startedAt, failure ? failure.status : status);
+  }
   if (ctx.reservation.settled) return;
   const ledger = await getLedger();
   // Admins read `full`: no credential of any vendor, whichever path produced the failure.

@@ -15,6 +15,7 @@ import { billableUsage, settle, settleFailure } from "@/lib/relay/call/settle";
 import { SSE_HEADERS, SSE_PING } from "@/lib/relay/openai/sse";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 import type { Exchange, UpstreamSink } from "@/lib/relay/upstream";
+import { streamsOpen } from "@/lib/metrics/registry";
 
 export function streamResponse(
   ctx: CallContext,
@@ -137,6 +138,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
 
   start(sink: RelaySink): void {
     this.sink = sink;
+    streamsOpen.open++;
     this.lastData = this.lastSent = Date.now();
     this.sweeper.add(this);
     this.exchange.pipe(this);
@@ -245,6 +247,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
+    if (this.sink) streamsOpen.open--;
     if (this.upstreamOpen && this.relay.endReason === "done" && !this.clientGone) this.drainUntil = Date.now() + DRAIN_AFTER_DONE_MS;
     else {
       this.sweeper.delete(this);

@@ -1,0 +1,173 @@
+// GET /metrics of a real `npm start` (scripts/start.mjs) on its own SQLite file: 404 while no token
+// is set; with METRICS_TOKEN, 401 without it or with a wrong one, and 200 with the whole instance's
+// metrics: calls answered by two relay workers summed in every scrape, whichever worker takes it.
+import { type ChildProcess, spawn } from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seal } from "@/lib/crypto/secret-box";
+import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
+import { abilityRowsFor } from "@/lib/channels/abilities";
+import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
+import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
+import { labelValues } from "@/tests/helpers/metrics";
+
+const MODEL = "m-metrics";
+const CALLS = 6;
+const TOKEN = "instance-scrape-token";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+type Server = { url: string; child: ChildProcess; exited: Promise<unknown> };
+
+/** `node scripts/start.mjs` on `t`'s SQLite file, in its own process group; resolves once /healthz answers. */
+async function startServer(t: TestDatabase, env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.resolve("scripts/start.mjs")], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: path.dirname(t.dsn),
+      SQLITE_PATH: t.dsn,
+      SQL_DSN: "",
+      REDIS_CONN_STRING: "",
+      METRICS_TOKEN: "",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
+    },
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}`);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, child, exited };
+}
+
+async function stopServer(s: Server | undefined) {
+  if (!s?.child.pid) return;
+  try {
+    process.kill(-s.child.pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+  await s.exited;
+}
+
+async function seed(t: TestDatabase, upstream: string) {
+  await t.db.option.createMany({
+    data: [
+      { key: "ModelRatio", value: JSON.stringify({ [MODEL]: 1 }) },
+      { key: "CompletionRatio", value: JSON.stringify({ [MODEL]: 1 }) },
+    ],
+  });
+  const user = await t.db.user.create({ data: { username: "scraped", email: "scraped@example.com", password: "x", quota: 50_000_000n } });
+  const key = generateTokenKey();
+  await t.db.token.create({
+    data: {
+      user_id: user.id,
+      key_hash: hashTokenKey(key),
+      key_enc: seal(key),
+      key_hint: tokenKeyHint(key),
+      name: "metrics-key",
+      remain_quota: 0n,
+      unlimited_quota: true,
+      expired_time: -1,
+    },
+  });
+  const channel = await t.db.channel.create({
+    data: { type: 1, name: "metrics", key: seal("sk-upstream-secret"), base_url: upstream, models: MODEL, group: "default" },
+  });
+  await t.db.ability.createMany({
+    data: abilityRowsFor({ id: channel.id, models: MODEL, group: "default", priority: 0, weight: 0, status: 1 }),
+  });
+  return { key: `sk-${key}`, channelId: channel.id };
+}
+
+/** A fetch on its own connection, so the primary's round robin spreads them over the workers. */
+const fresh = (url: string, init: RequestInit = {}) =>
+  fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), connection: "close" } });
+
+describe("GET /metrics of npm start", () => {
+  let t: TestDatabase;
+  let mock: OpenAIMock;
+  let server: Server | undefined;
+  let caller: Awaited<ReturnType<typeof seed>>;
+
+  beforeAll(async () => {
+    t = await createTestDatabase("sqlite");
+    mock = await startOpenAIMock({ behaviour: { usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } } });
+    caller = await seed(t, mock.url);
+  }, 600_000);
+
+  afterAll(async () => {
+    await stopServer(server);
+    await mock?.close();
+    await t?.drop();
+  });
+
+  it("is 404 while no token is set", async () => {
+    server = await startServer(t, { RELAY_WORKERS: "1" });
+    const res = await fresh(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(404);
+    await stopServer(server);
+    server = undefined;
+  }, 600_000);
+
+  it("with METRICS_TOKEN: 401 without it or wrong, 200 with the calls of both relay workers summed", async () => {
+    server = await startServer(t, { RELAY_WORKERS: "2", METRICS_TOKEN: TOKEN });
+    const s = server;
+    expect((await fresh(`${s.url}/metrics`)).status).toBe(401);
+    expect((await fresh(`${s.url}/metrics`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+
+    for (let i = 0; i < CALLS; i++) {
+      const res = await fresh(`${s.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${caller.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const series = `qiao_relay_requests_total{model="${MODEL}",channel="${caller.channelId}",status_class="2xx"} ${CALLS}`;
+    // Every scrape, whichever worker takes it, shows all the calls (each worker holds only its own).
+    for (let i = 0; i < 4; i++) {
+      await expect
+        .poll(async () => {
+          const res = await fresh(`${s.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+          expect(res.status).toBe(200);
+          return res.text();
+        })
+        .toContain(series);
+    }
+    const text = await (await fresh(`${s.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(text).toContain(`qiao_relay_tokens_total{model="${MODEL}",kind="prompt"} ${7 * CALLS}`);
+    expect(text).toContain('qiao_channels{state="enabled"} 1');
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    for (const value of labelValues(text)) {
+      expect(value).not.toContain("sk-");
+      expect(value).not.toContain("@");
+    }
+  }, 600_000);
+});
