@@ -154,8 +154,25 @@ test.describe("trailing slash", () => {
 
   test("console pages answer with and without a trailing slash", async ({ playwright }) => {
     const api = await playwright.request.newContext({ baseURL: E2E_BASE_URL, storageState: ROOT_STATE });
+    // The channel editor's page needs a channel that exists (this spec may run before any other made one).
+    const made = await (
+      await api.post("/api/channel/", {
+        headers: AS_ROOT,
+        data: {
+          name: `slash-${Date.now()}`,
+          type: 1,
+          key: "e2e-unused",
+          base_url: "http://127.0.0.1:9",
+          models: "e2e-seed-only",
+          group: "default",
+        },
+      })
+    ).json();
+    expect(made.success, made.message).toBe(true);
+    const channelId = made.data[0].id as number;
     try {
-      for (const page of PAGES) {
+      for (const listed of PAGES) {
+        const page = listed === "/channel/edit/1" ? `/channel/edit/${channelId}` : listed;
         for (const url of page === "/" ? ["/"] : [page, `${page}/`]) {
           const res = await api.get(url, { maxRedirects: 0 });
           expect(res.status(), url).toBe(200);
@@ -163,6 +180,7 @@ test.describe("trailing slash", () => {
         }
       }
     } finally {
+      await api.delete(`/api/channel/${channelId}`, { headers: AS_ROOT });
       await api.dispose();
     }
   });

@@ -323,6 +323,33 @@ test("every third-party login is open: its switch and settings work, and a login
   }
 });
 
+test("监控指标: the token is write-only, and /metrics answers only to it", async ({ page, playwright }) => {
+  const root = await rootApi(playwright);
+  const token = uniqueName("metrics-secret-");
+  try {
+    expect((await page.request.get("/metrics")).status()).toBe(404);
+    await openTab(page);
+    const metrics = card(page, "监控指标");
+    const field = metrics.getByLabel("监控指标令牌");
+    await expect(field).toHaveAttribute("placeholder", "未设置");
+    await field.fill(token);
+    await save(page, metrics, "保存监控指标设置");
+    await expect(field).toHaveValue("");
+    await expect(field).toHaveAttribute("placeholder", "已设置");
+    await metrics.screenshot({ path: `${SCREENSHOT_DIR}/settings-system-metrics.png` });
+    expect((await page.request.get("/metrics")).status()).toBe(401);
+    expect((await page.request.get("/metrics", { headers: { authorization: "Bearer wrong" } })).status()).toBe(401);
+    const scrape = await page.request.get("/metrics", { headers: { authorization: `Bearer ${token}` } });
+    expect(scrape.status()).toBe(200);
+    expect(scrape.headers()["content-type"]).toContain("text/plain");
+    expect(await scrape.text()).toContain("qiao_relay_requests_total");
+    expect((await root.list()).text).not.toContain(token);
+  } finally {
+    await root.set("MetricsToken", "");
+    await root.dispose();
+  }
+});
+
 test("dark mode and a 390 px phone", async ({ page }) => {
   await openTab(page);
   await page.getByRole("button", { name: "切换明暗主题" }).click();
@@ -334,7 +361,7 @@ test("dark mode and a 390 px phone", async ({ page }) => {
   await expectFits(page, 390);
   await shot(page, "settings-system-narrow");
   // The full page is too tall to read at once: the busiest cards one by one.
-  for (const name of ["支付设置", "配置 Stripe", "配置登录注册", "配置邮箱域名白名单", "配置 GitHub OAuth App"]) {
+  for (const name of ["监控指标", "支付设置", "配置 Stripe", "配置登录注册", "配置邮箱域名白名单", "配置 GitHub OAuth App"]) {
     await card(page, name).screenshot({ path: `${SCREENSHOT_DIR}/settings-system-narrow-${name.replace(/\s+/g, "-")}.png` });
   }
 });
