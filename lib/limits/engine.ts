@@ -66,6 +66,7 @@ export function countLimitsIn(store: LimitStore | null) {
 
 /** Tests: forget every counter and seed of this process. */
 export function resetLocalLimits() {
+  plans = new WeakMap();
   state.local = new MemoryLimitStore();
   state.seeds.clear();
   state.redisDownUntil = 0;
@@ -196,12 +197,43 @@ export function admitCall(
   quota: number,
 ): CallLimits | null | Promise<CallLimits | null> {
   const now = Date.now();
-  const all = limitChecks(options, caller, model, now);
-  const checks = tokens === null ? all.filter((c) => c.kind !== "tpm") : all;
-  if (checks.length === 0) return null;
-  const specs = counters(checks, now);
+  const planned = plan(options, caller, model, tokens === null, now);
+  if (!planned) return null;
+  const { checks, specs } = planned;
   const estimate = tokens ?? 0;
   return specs instanceof Promise ? specs.then((s) => admitWith(checks, s, estimate, quota)) : admitWith(checks, specs, estimate, quota);
+}
+
+/** A call's checks and counters, kept per key object (the relay's key cache gives a new one when the key changes). */
+type Plan = { options: OptionValues; until: number; checks: LimitCheck[]; specs: CounterSpec[] };
+let plans = new WeakMap<object, Map<string, Plan>>();
+const PLANS_PER_KEY = 64;
+
+/** The checks of a call and their counters; null when no limit applies. `tasks`: a task submit (no tpm). */
+function plan(
+  options: OptionValues,
+  caller: LimitCaller,
+  model: string,
+  tasks: boolean,
+  now: number,
+): { checks: LimitCheck[]; specs: CounterSpec[] | Promise<CounterSpec[]> } | null {
+  const id = caller.key ? `${tasks ? "t" : "r"}${caller.userId}\n${caller.group}\n${model}` : "";
+  const byKey = caller.key ? plans.get(caller.key) : undefined;
+  const known = byKey?.get(id);
+  if (known && known.options === options && now < known.until) return known;
+  const all = limitChecks(options, caller, model, now);
+  const checks = tasks ? all.filter((c) => c.kind !== "tpm") : all;
+  if (checks.length === 0) return null;
+  const specs = counters(checks, now);
+  if (caller.key && !(specs instanceof Promise)) {
+    let map = byKey;
+    if (!map) plans.set(caller.key, (map = new Map()));
+    if (map.size >= PLANS_PER_KEY) map.clear();
+    let until = Number.POSITIVE_INFINITY;
+    for (const c of checks) if (c.budget) until = Math.min(until, c.budget.end * 1000);
+    map.set(id, { options, until, checks, specs });
+  }
+  return { checks, specs };
 }
 
 function admitWith(checks: LimitCheck[], specs: CounterSpec[], tokens: number, quota: number): CallLimits | Promise<CallLimits> {
