@@ -6,6 +6,7 @@
 // a user's request limit counts the calls of both;
 // the periodic jobs run each round on one instance (leases); and a third instance without Redis
 // (SYNC_FREQUENCY=1) sees a change made on A within that second.
+import net from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/lib/crypto/secret-box";
@@ -20,7 +21,7 @@ import { TASK_POLL_LEASE_KEY, POLL_INTERVAL_MS } from "@/lib/tasks/poller";
 import { CHANNEL_TEST_LEASE_KEY } from "@/lib/relay/probe/schedule";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
-import { killServer, type Server, startServer } from "@/tests/helpers/instance";
+import { freePort, killServer, type Server, startServer } from "@/tests/helpers/instance";
 
 /** Redis database 11: this test's keys stay apart from the others' (pub/sub is server-wide; events carry their origin). */
 const REDIS = "redis://127.0.0.1:6379/11";
@@ -45,6 +46,40 @@ async function msUntil(check: () => Promise<boolean>, limitMs = 10_000): Promise
     if (Date.now() - start > limitMs) throw new Error(`not seen within ${limitMs} ms`);
     await sleep(20);
   }
+}
+
+/** A TCP relay to Redis that the test can cut (every connection dropped, new ones refused) and restore. */
+async function redisLink() {
+  const port = await freePort();
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(6379, "127.0.0.1");
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on("close", () => sockets.delete(s));
+          s.on("error", () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, "127.0.0.1", resolve);
+    });
+  await listen();
+  return {
+    url: `redis://127.0.0.1:${port}/11`,
+    async cut() {
+      const closed = new Promise((r) => server!.close(r));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+    restore: listen,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => (server?.listening ? server.close(r) : r(undefined)));
+    },
+  };
 }
 
 /** A console call as the signed-in `as` (cookie and New-Api-User, as the console sends them). */
@@ -79,6 +114,8 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
   let a: Server | undefined;
   let b: Server | undefined;
   let c: Server | undefined;
+  /** B reaches Redis through it, so that the test can take Redis away from B alone. */
+  let link: Awaited<ReturnType<typeof redisLink>>;
   let aStartedAt = 0;
   let root: Signed;
 
@@ -166,13 +203,15 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     await setOption("ModelRatio", JSON.stringify({ "m-gone": 1 }));
     await setOption("ChannelTestInterval", "1");
 
-    b = await startServer(t, { ...shared(), NODE_TYPE: "slave" });
+    link = await redisLink();
+    b = await startServer(t, { ...shared(), NODE_TYPE: "slave", REDIS_CONN_STRING: link.url });
     // A third instance without Redis: it learns of changes by reloading every SYNC_FREQUENCY seconds.
     c = await startServer(t, { ...shared(), NODE_TYPE: "slave", REDIS_CONN_STRING: "", SYNC_FREQUENCY: "1" });
   }, 600_000);
 
   afterAll(async () => {
     await Promise.all([killServer(a), killServer(b), killServer(c)]);
+    await link?.close();
     await mock?.close();
     await t?.drop();
   });
@@ -305,6 +344,29 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     expect(off.json).toMatchObject({ success: true });
     // SYNC_FREQUENCY is 1 s: within it the cache is dropped, and the next call reads the table again.
     expect(await msUntil(async () => (await models(c!, k)).toString() === "m-call")).toBeLessThanOrEqual(1000 + WITHIN_MS);
+  });
+
+  it("Redis gone from B: B goes on with its caches and says so; back, it reloads them and sees what it missed", async () => {
+    const u = await user("outage-watcher", 1_000_000n);
+    const k = (await key(u.id)).key;
+    expect(await models(b!, k)).toEqual(["m-call"]);
+    await link.cut();
+    await expect
+      .poll(async () => (await (await fetch(`${b!.url}/readyz`)).json()).checks.redis, { timeout: 10_000 })
+      .toMatchObject({ ok: false, configured: true, fallback: "local caches" });
+    expect((await fetch(`${b!.url}/readyz`)).status).toBe(200);
+    expect((await chat(b!, k, "m-call")).status).toBe(200);
+
+    // Made on A while B hears nothing (its SYNC_FREQUENCY is an hour): B still has the channel off.
+    const on = await api(a!, root, "PUT", "/api/channel/", { id: gone, status: 1 });
+    expect(on.json).toMatchObject({ success: true });
+    expect(await models(a!, k)).toEqual(["m-call", "m-gone", "m-new"]);
+    expect(await models(b!, k)).toEqual(["m-call"]);
+
+    await link.restore();
+    await expect.poll(() => models(b!, k), { timeout: 20_000, interval: 100 }).toEqual(["m-call", "m-gone", "m-new"]);
+    expect(b!.output()).toContain("[cache] Redis bus unavailable");
+    await expect.poll(() => b!.output(), { timeout: 5_000 }).toContain("[cache] Redis bus is back");
   });
 
   it("the periodic jobs run each round on one instance: one channel test per slot, one poller, one hold sweep", async () => {
