@@ -19,6 +19,7 @@ import { generateRedemptionKey, hashRedemptionKey, redemptionKeyHint } from "@/l
 import { TEST_LOG_TOKEN_NAME } from "@/lib/relay/probe/test";
 import { TASK_POLL_LEASE_KEY, POLL_INTERVAL_MS } from "@/lib/tasks/poller";
 import { CHANNEL_TEST_LEASE_KEY } from "@/lib/relay/probe/schedule";
+import { HOLD_SWEEP_LEASE_KEY } from "@/lib/relay/memory/runtime";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 import { freePort, killServer, type Server, startServer } from "@/tests/helpers/instance";
@@ -399,5 +400,7 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
       })
       .toBe(1);
     expect((await t.db.user.findUniqueOrThrow({ where: { id: holder.id } })).quota).toBe(holder.quota + HOLD_AMOUNT - HOLD_CONSUMED);
+    // That was a minute's sweep (the hold came after A's start), taken by lease: one process's.
+    expect((await t.db.option.findUniqueOrThrow({ where: { key: HOLD_SWEEP_LEASE_KEY } })).value).toMatch(/^\d+-[0-9a-f]{8}@\d+$/);
   }, 240_000);
 });
