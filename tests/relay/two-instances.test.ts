@@ -3,9 +3,10 @@
 // after. Concurrent relay calls of one user over both never overdraw; one redemption code
 // credits once; a model price, a channel, a key or a user changed through A is used by B within a
 // second (through Redis: SYNC_FREQUENCY is an hour here); a session ended on A is refused by B;
-// a user's request limit counts the calls of both;
-// the periodic jobs run each round on one instance (leases); and a third instance without Redis
-// (SYNC_FREQUENCY=1) sees a change made on A within that second.
+// a user's request limit counts the calls of both; a third instance without Redis
+// (SYNC_FREQUENCY=1) sees a change made on A within that second; B cut from Redis goes on and
+// says so, and once back uses what it missed; the periodic jobs (channel test, task poller, hold
+// sweep) run each round on one instance (leases).
 import net from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
