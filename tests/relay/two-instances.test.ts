@@ -6,7 +6,7 @@
 // a user's request limit counts the calls of both; a third instance without Redis
 // (SYNC_FREQUENCY=1) sees a change made on A within that second; B cut from Redis goes on and
 // says so, and once back uses what it missed; the periodic jobs (channel test, task poller, hold
-// sweep) run each round on one instance (leases).
+// sweep, log retention) run each round on one instance (leases).
 import net from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +21,7 @@ import { TEST_LOG_TOKEN_NAME } from "@/lib/relay/probe/test";
 import { TASK_POLL_LEASE_KEY, POLL_INTERVAL_MS } from "@/lib/tasks/poller";
 import { CHANNEL_TEST_LEASE_KEY } from "@/lib/relay/probe/schedule";
 import { HOLD_SWEEP_LEASE_KEY } from "@/lib/relay/memory/runtime";
+import { LOG_RETENTION_LEASE_KEY } from "@/lib/logs/retention";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 import { freePort, killServer, type Server, startServer } from "@/tests/helpers/instance";
@@ -119,6 +120,8 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
   /** B reaches Redis through it, so that the test can take Redis away from B alone. */
   let link: Awaited<ReturnType<typeof redisLink>>;
   let aStartedAt = 0;
+  /** When the last instance answered: every console's first retention check is a minute after its start. */
+  let lastReadyAt = 0;
   let root: Signed;
 
   const user = async (username: string, quota: bigint, role: number = ROLE.user) =>
@@ -204,11 +207,24 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     await setOption("ModelPrice", JSON.stringify({ "m-call": 0.002 }));
     await setOption("ModelRatio", JSON.stringify({ "m-gone": 1 }));
     await setOption("ChannelTestInterval", "1");
+    // A system log row three days old, and system logs kept one day: the first retention check
+    // (a minute after each console starts) deletes it, on the instance that takes the day's lease.
+    await setOption("LogRetentionSystemDays", "1");
+    await t.db.log.create({
+      data: {
+        user_id: rootRow.id,
+        username: rootRow.username,
+        type: 4,
+        content: "old",
+        created_at: Math.floor(Date.now() / 1000) - 3 * 86_400,
+      },
+    });
 
     link = await redisLink();
     b = await startServer(t, { ...shared(), NODE_TYPE: "slave", REDIS_CONN_STRING: link.url });
     // A third instance without Redis: it learns of changes by reloading every SYNC_FREQUENCY seconds.
     c = await startServer(t, { ...shared(), NODE_TYPE: "slave", REDIS_CONN_STRING: "", SYNC_FREQUENCY: "1" });
+    lastReadyAt = Date.now();
   }, 600_000);
 
   afterAll(async () => {
@@ -371,7 +387,7 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     await expect.poll(() => b!.output(), { timeout: 5_000 }).toContain("[cache] Redis bus is back");
   });
 
-  it("the periodic jobs run each round on one instance: one channel test per slot, one poller, one hold sweep", async () => {
+  it("the periodic jobs run each round on one instance: one channel test per slot, one poller, one hold sweep, one retention", async () => {
     // The scheduled test ticks every 30 s in each of the three consoles; the first tick of each
     // takes the slot when no other did. Wait for a round, then count rounds against slots.
     await expect
@@ -403,5 +419,13 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     expect((await t.db.user.findUniqueOrThrow({ where: { id: holder.id } })).quota).toBe(holder.quota + HOLD_AMOUNT - HOLD_CONSUMED);
     // That was a minute's sweep (the hold came after A's start), taken by lease: one process's.
     expect((await t.db.option.findUniqueOrThrow({ where: { key: HOLD_SWEEP_LEASE_KEY } })).value).toMatch(/^\d+-[0-9a-f]{8}@\d+$/);
+
+    // The daily log retention: run by the one console that took the day's lease.
+    await expect.poll(() => t.db.log.count({ where: { content: "old" } }), { timeout: 60_000, interval: 1000 }).toBe(0);
+    // Every console has checked once by now; only one ran it.
+    await sleep(Math.max(0, lastReadyAt + 62_000 - Date.now()));
+    const retained = [a!, b!, c!].filter((s) => s.output().includes("[logs] retention deleted"));
+    expect(retained).toHaveLength(1);
+    expect((await t.db.option.findUniqueOrThrow({ where: { key: LOG_RETENTION_LEASE_KEY } })).value).toMatch(/@\d+$/);
   }, 240_000);
 });
