@@ -72,7 +72,7 @@ function servedModels(): Promise<Map<string, string[]>> {
   if (!state.subscribed) {
     state.subscribed = true;
     onInvalidation((event) => {
-      if (event.kind === "channels") state.value = null;
+      if (event.kind === "channels" || event.kind === "resync") state.value = null;
     });
   }
   if (!state.value || Date.now() - state.loadedAt > SERVED_TTL_MS) {

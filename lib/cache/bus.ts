@@ -1,7 +1,8 @@
 // Cache invalidation events. Writers publish after a committed change; in-memory caches (relay
 // keys, users, channels, options) subscribe. Listeners in this process run synchronously; remote
-// publishers carry the event to the other processes of this instance (lib/server/ipc.ts). Other
-// instances see a change within SYNC_FREQUENCY, when every cache is reloaded.
+// publishers carry the event to the other processes of this instance (lib/server/ipc.ts) and, with
+// REDIS_CONN_STRING, to the other instances (lib/cache/redis-bus.ts). Without Redis (or while it
+// is down) other instances see a change within SYNC_FREQUENCY, when every cache is reloaded.
 import { processSingleton } from "@/lib/singleton";
 
 export type CacheEvent =
@@ -11,9 +12,14 @@ export type CacheEvent =
   | { kind: "options" }
   /**
    * A routing target's circuit breaker opened (until: ms when its cool-down ends) or closed
-   * (lib/channels/breaker.ts). Also carried between instances through Redis (lib/cache/redis-bus.ts).
+   * (lib/channels/breaker.ts).
    */
-  | { kind: "breaker"; target: string; state: "open" | "closed"; until: number; reason?: string };
+  | { kind: "breaker"; target: string; state: "open" | "closed"; until: number; reason?: string }
+  /**
+   * This process may have missed other instances' events (the Redis bus was down and is back,
+   * lib/cache/redis-bus.ts): every cache reloads. Delivered locally only, never published.
+   */
+  | { kind: "resync" };
 
 /** `remote`: the event was published by another process (lib/server/ipc.ts), not this one. */
 type Listener = (event: CacheEvent, remote: boolean) => void;

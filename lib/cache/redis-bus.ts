@@ -1,11 +1,17 @@
-// Cache-bus events between instances, through Redis pub/sub (REDIS_CONN_STRING). Only the kinds
-// that must reach every instance at once travel this way (the breakers' openings and closings);
-// the other invalidations reach other instances within SYNC_FREQUENCY, as before. Each process
-// of each instance publishes what it publishes locally and delivers what others published; an
-// event that also came over the IPC of `npm start` arrives twice, which its listeners tolerate.
-// Redis down: events stay within the instance until it is back (said once in the log); nothing waits.
+// Cache-bus events between instances, through Redis pub/sub (REDIS_CONN_STRING): every kind (a
+// channel, key, user or option changed; a breaker opened or closed), so a change made on one
+// instance reaches the caches of every other within the publish's round trip. Each process of
+// each instance publishes what it publishes locally and delivers what other instances published.
+// The processes of one `npm start` share an origin (QIAO_INSTANCE_ID, set by the primary): they
+// already hear each other over IPC (lib/server/ipc.ts), so their own instance's messages are skipped.
+// Redis down: events stay within the instance until it is back (said once in the log; /readyz
+// says so too, lib/server/health.ts); other instances then see a change within SYNC_FREQUENCY,
+// when they reload their caches, and once it is back each process reloads them at once. Nothing
+// waits on Redis.
 import { randomBytes } from "node:crypto";
 import { addRemotePublisher, deliverLocally, type CacheEvent } from "@/lib/cache/bus";
+import { env } from "@/lib/env";
+import { processSingleton } from "@/lib/singleton";
 
 const CHANNEL = "qiao:bus";
 const RETRY_MAX_MS = 5_000;
@@ -27,21 +33,28 @@ async function connect(url: string, onDown: (error: unknown) => void) {
 
 let outage = false;
 function onUp() {
-  if (outage) console.log("[cache] Redis bus is back: breaker states are shared with the other instances again");
+  if (!outage) return;
   outage = false;
+  console.log("[cache] Redis bus is back: changes and breaker states are shared with the other instances again");
+  // What the other instances published meanwhile never arrived: reload now rather than at the next SYNC_FREQUENCY.
+  deliverLocally({ kind: "resync" }, true);
 }
 
 /**
  * Carries events of `kinds` to the other instances and delivers theirs here. Returns the stop
  * (tests); a process otherwise keeps it for its life (the connections never keep it alive).
+ * `origin`: who "here" is; messages of the same origin are not delivered.
  */
-export function bridgeBusToRedis(url: string, kinds: ReadonlySet<CacheEvent["kind"]>): () => Promise<void> {
-  const origin = randomBytes(8).toString("hex");
+export function bridgeBusToRedis(
+  url: string,
+  kinds: ReadonlySet<CacheEvent["kind"]>,
+  origin: string = randomBytes(8).toString("hex"),
+): () => Promise<void> {
   const onDown = (error: unknown) => {
     if (outage) return;
     outage = true;
     console.error(
-      `[cache] Redis bus unavailable (${String((error as Error)?.message ?? error)}): breaker states stay within this instance`,
+      `[cache] Redis bus unavailable (${String((error as Error)?.message ?? error)}): changes and breaker states stay within this instance; other instances see changes within SYNC_FREQUENCY`,
     );
   };
   const publisher: Promise<Client | null> = connect(url, onDown).catch((error) => (onDown(error), null));
@@ -72,4 +85,17 @@ export function bridgeBusToRedis(url: string, kinds: ReadonlySet<CacheEvent["kin
     removePublisher();
     for (const client of await Promise.all([publisher, subscriber])) if (client?.isOpen) client.destroy();
   };
+}
+
+/** Which kinds of event travel between instances (a Record, so that a new kind must be decided): all but the local resync. */
+const KINDS: Record<CacheEvent["kind"], boolean> = { channels: true, token: true, user: true, options: true, breaker: true, resync: false };
+const EVERY_KIND: ReadonlySet<CacheEvent["kind"]> = new Set((Object.keys(KINDS) as CacheEvent["kind"][]).filter((k) => KINDS[k]));
+
+/**
+ * With REDIS_CONN_STRING: joins this process to the bus between instances (once per process; the
+ * console and every relay worker call it). Without, a no-op: other instances see changes within SYNC_FREQUENCY.
+ */
+export function bridgeInstances(): void {
+  if (!env.REDIS_CONN_STRING) return;
+  processSingleton("redisBus", () => bridgeBusToRedis(env.REDIS_CONN_STRING, EVERY_KIND, process.env.QIAO_INSTANCE_ID || undefined));
 }

@@ -11,8 +11,6 @@
 // other instances (through Redis, lib/cache/redis-bus.ts) skip the target as well. Each process runs
 // its own half-open trial, so after a cool-down one trial per process may reach the upstream.
 import { onInvalidation, publishInvalidation, type CacheEvent } from "@/lib/cache/bus";
-import { bridgeBusToRedis } from "@/lib/cache/redis-bus";
-import { env } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
 
 export type BreakerState = "closed" | "open" | "half_open";
@@ -118,14 +116,12 @@ type Registry = {
    */
   blocked: Map<number, Breaker>;
   unsubscribe: (() => void) | null;
-  redis: (() => Promise<void>) | null;
 };
 
 const registry = processSingleton<Registry>("relayBreakers", () => ({
   targets: new Map(),
   blocked: new Map(),
   unsubscribe: null,
-  redis: null,
 }));
 
 /** Channel ids whose breaker is not closed; empty in the steady state. */
@@ -254,15 +250,12 @@ function onEvent(event: CacheEvent, remote: boolean): void {
   track(breaker);
 }
 
-const SHARED_KINDS: ReadonlySet<CacheEvent["kind"]> = new Set(["breaker"]);
-
 /**
- * Follows the openings and closings other processes publish, and with REDIS_CONN_STRING those of
- * other instances (once per process).
+ * Follows the openings and closings other processes publish (once per process); those of other
+ * instances arrive the same way when the process is bridged to them (lib/cache/redis-bus.ts).
  */
 export function startBreakers(): void {
   registry.unsubscribe ??= onInvalidation(onEvent);
-  if (env.REDIS_CONN_STRING) registry.redis ??= bridgeBusToRedis(env.REDIS_CONN_STRING, SHARED_KINDS);
 }
 
 /** The event target that stands for every breaker. */

@@ -2,7 +2,8 @@
 // "<holder>@<expires ms>". An instance takes it with an UPDATE conditional on the value it read, so
 // of several instances sharing a database (and no Redis) exactly one wins; when the winner dies,
 // its lease runs out and another takes over. The task poller (lib/tasks/poller.ts) renews its own
-// lease every round; the daily log retention (lib/logs/retention.ts) takes one only once it has run out.
+// lease every round; the daily log retention (lib/logs/retention.ts) and the master's minute sweep of
+// orphaned holds (lib/relay/memory/runtime.ts) take one only once it has run out.
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { str } from "@/lib/db/num";
 

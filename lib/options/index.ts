@@ -130,10 +130,11 @@ const slot = processSingleton<OptionsGlobal>("options", () => ({}));
 export function optionsCache(): OptionsCache {
   if (!slot.cache) {
     const cache = (slot.cache = new OptionsCache());
-    // Another process of this instance saved an option: read the table again now. (This
-    // process's own writes are already in the cache.)
+    // Another process or instance saved an option (or Redis is back after missing some): read
+    // the table again now. (This process's own writes are already in the cache.)
     onInvalidation((event, remote) => {
-      if (event.kind === "options" && remote) cache.reloadAfterWrite().catch((error) => console.error("[options] reload failed:", error));
+      if ((event.kind === "options" || event.kind === "resync") && remote)
+        cache.reloadAfterWrite().catch((error) => console.error("[options] reload failed:", error));
     });
   }
   if (!slot.timer && env.SYNC_FREQUENCY > 0) {

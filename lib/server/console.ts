@@ -11,6 +11,7 @@ import { startLogRetention } from "@/lib/logs/retention";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 import { startBreakers } from "@/lib/channels/breaker";
+import { bridgeInstances } from "@/lib/cache/redis-bus";
 import { countLimitsInPrimary } from "@/lib/server/limits-ipc";
 import { shutdownRelay } from "@/lib/relay/memory/runtime";
 import { env } from "@/lib/env";
@@ -23,6 +24,8 @@ export async function runConsole(socketPath: string) {
   countLimitsInPrimary();
   // The channel list shows the breakers the relay workers open and close.
   startBreakers();
+  // With Redis, what is changed here reaches the other instances at once, and theirs arrive here.
+  bridgeInstances();
   // Its registry (the playground's calls, tasks, its process) joins every scrape of /metrics.
   measureRelayState();
   metricsInParent();

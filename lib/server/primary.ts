@@ -3,6 +3,7 @@
 // node:cluster; it passes cache invalidations between them, restarts any that die, and stops
 // them all on SIGTERM/SIGINT (workers first write pending usage and return unused holds).
 import cluster, { type Worker } from "node:cluster";
+import { randomBytes } from "node:crypto";
 import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -40,7 +41,13 @@ type Child = { send(m: ServerMessage): void; kill(signal: NodeJS.Signals): void;
 export function runPrimary(entry: string) {
   // Every process must sign sessions and encrypt keys alike: settle the secret once, here. The
   // client-address secret is new at every boot and known only to this process tree.
-  const childEnv = { ...process.env, SESSION_SECRET: sessionSecret(), QIAO_CLIENT_IP_SECRET: clientIpSecret() };
+  // QIAO_INSTANCE_ID: the children's origin on the Redis bus (lib/cache/redis-bus.ts); they hear each other over IPC.
+  const childEnv = {
+    ...process.env,
+    SESSION_SECRET: sessionSecret(),
+    QIAO_CLIENT_IP_SECRET: clientIpSecret(),
+    QIAO_INSTANCE_ID: randomBytes(8).toString("hex"),
+  };
   const socketPath = path.join(os.tmpdir(), `qiao-console-${process.pid}.sock`);
   const workers = new Set<Child>();
   let consoleChild: Child | null = null;

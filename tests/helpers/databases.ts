@@ -12,7 +12,8 @@ export const MYSQL_ADMIN = { host: "127.0.0.1", port: 3306, user: "root", passwo
 /** `db` is Prisma's client, `direct` the driver connection (lib/db/direct.ts) the relay's queries use. */
 export type TestDatabase = { kind: DbKind; dsn: string; db: Db; direct: DirectDb; drop: () => Promise<void> };
 
-export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
+/** A fresh database, migrated unless `migrate` is false (a server started on it will migrate it). */
+export async function createTestDatabase(kind: DbKind, { migrate = true }: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const name = `qiao_t_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
   let dsn: string;
   let dropServer: () => Promise<void> = async () => {};
@@ -52,7 +53,7 @@ export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
     dsn = `${dataDir}/${name}.db`;
   }
   const db = await openDb(kind, dsn);
-  await applyMigrations(db, kind);
+  if (migrate) await applyMigrations(db, kind);
   const direct = await openDirectDb(kind, dsn);
   return {
     kind,

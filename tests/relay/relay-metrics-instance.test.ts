@@ -1,9 +1,6 @@
 // GET /metrics of a real `npm start` (scripts/start.mjs) on its own SQLite file: 404 while no token
 // is set; with METRICS_TOKEN, 401 without it or with a wrong one, and 200 with the whole instance's
 // metrics: calls answered by two relay workers summed in every scrape, whichever worker takes it.
-import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
@@ -11,69 +8,11 @@ import { abilityRowsFor } from "@/lib/channels/abilities";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 import { labelValues } from "@/tests/helpers/metrics";
+import { killServer, type Server, startServer } from "@/tests/helpers/instance";
 
 const MODEL = "m-metrics";
 const CALLS = 6;
 const TOKEN = "instance-scrape-token";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-type Server = { url: string; child: ChildProcess; exited: Promise<unknown> };
-
-/** `node scripts/start.mjs` on `t`'s SQLite file, in its own process group; resolves once /healthz answers. */
-async function startServer(t: TestDatabase, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.resolve("scripts/start.mjs")], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: path.dirname(t.dsn),
-      SQLITE_PATH: t.dsn,
-      SQL_DSN: "",
-      REDIS_CONN_STRING: "",
-      METRICS_TOKEN: "",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...env,
-    },
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}`);
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, child, exited };
-}
-
-async function stopServer(s: Server | undefined) {
-  if (!s?.child.pid) return;
-  try {
-    process.kill(-s.child.pid, "SIGKILL");
-  } catch {
-    // gone already
-  }
-  await s.exited;
-}
 
 async function seed(t: TestDatabase, upstream: string) {
   await t.db.option.createMany({
@@ -122,7 +61,7 @@ describe("GET /metrics of npm start", () => {
   }, 600_000);
 
   afterAll(async () => {
-    await stopServer(server);
+    await killServer(server);
     await mock?.close();
     await t?.drop();
   });
@@ -131,7 +70,7 @@ describe("GET /metrics of npm start", () => {
     server = await startServer(t, { RELAY_WORKERS: "1" });
     const res = await fresh(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(404);
-    await stopServer(server);
+    await killServer(server);
     server = undefined;
   }, 600_000);
 

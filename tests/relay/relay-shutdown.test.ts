@@ -3,79 +3,19 @@
 // their caller's protocol, streams that end before SHUTDOWN_TIMEOUT end whole, the one that would
 // not is cut there, the server exits 0, and every unit of quota is accounted for. And /readyz on
 // an instance whose Redis is down and whose database lacks a migration.
-import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
 import { abilityRowsFor } from "@/lib/channels/abilities";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
+import { freePort, killServer, type Server, startServer } from "@/tests/helpers/instance";
 
 const START_QUOTA = 50_000_000n;
 const TOKEN_QUOTA = 40_000_000n;
 const SHORT_WORDS = 12;
 const LONG_WORDS = 80;
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-type Server = { url: string; child: ChildProcess; exited: Promise<number | null>; output: () => string };
-
-/** `node scripts/start.mjs` on `t`'s SQLite file, in its own process group; resolves once /healthz answers. */
-async function startServer(t: TestDatabase, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.resolve("scripts/start.mjs")], {
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: path.dirname(t.dsn),
-      SQLITE_PATH: t.dsn,
-      SQL_DSN: "",
-      REDIS_CONN_STRING: "",
-      RELAY_WORKERS: "1",
-      NEXT_TELEMETRY_DISABLED: "1",
-      ...env,
-    },
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}`);
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { url, child, exited, output: () => out };
-}
-
-/** Kills what is left of the server's process group (a test that failed half-way). */
-function killGroup(child: ChildProcess) {
-  try {
-    if (child.pid) process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // gone already
-  }
-}
 
 async function seed(t: TestDatabase, shortUrl: string, longUrl: string) {
   await t.db.option.createMany({
@@ -129,7 +69,7 @@ describe("npm start stopped with SIGTERM while streams are open", () => {
   }, 600_000);
 
   afterAll(async () => {
-    if (server) killGroup(server.child);
+    await killServer(server);
     await shortMock?.close();
     await longMock?.close();
     await t?.drop();

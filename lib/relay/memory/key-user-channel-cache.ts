@@ -1,12 +1,13 @@
 // The relay's in-memory view of keys, users and channels, so that a request in the steady state
 // reads nothing from the database. Entries load on first use, are dropped when a write publishes
 // an invalidation (lib/cache/bus.ts; across instances through Redis when configured), and are all
-// dropped every SYNC_FREQUENCY seconds as a backstop. Kept on globalThis so Next's bundles and
+// dropped every SYNC_FREQUENCY seconds: without Redis, that is how another instance's change arrives. Kept on globalThis so Next's bundles and
 // the edge server share one copy.
 import { getDirectDb } from "@/lib/db/direct";
 import { big, int, str } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { onInvalidation, type CacheEvent } from "@/lib/cache/bus";
+import { bridgeInstances } from "@/lib/cache/redis-bus";
 import { getProvider, isTasksOnlyType } from "@/lib/relay/providers";
 import { loadChannelsForRouting, type RoutingChannel } from "@/lib/channels/routing";
 import { parseCidrList, type Cidr } from "@/lib/net/ip";
@@ -133,24 +134,33 @@ function onEvent(event: CacheEvent) {
     case "user":
       state.users.delete(event.id);
       break;
+    case "resync":
+      dropAll();
+      break;
     case "options":
     case "breaker":
       break;
   }
 }
 
-/** Subscribes to invalidations and starts the periodic backstop refresh (once per process). */
+function dropAll() {
+  state.keys.clear();
+  state.keyMisses.clear();
+  state.users.clear();
+  state.routing = null;
+  state.generation++;
+}
+
+/**
+ * Subscribes to invalidations (with Redis, other instances' too) and starts the periodic
+ * refresh (once per process). Without Redis the refresh is how other instances' changes arrive.
+ */
 export function startRelayState() {
   if (!state.unsubscribe) state.unsubscribe = onInvalidation(onEvent);
   startBreakers();
+  bridgeInstances();
   if (!state.timer && env.SYNC_FREQUENCY > 0) {
-    state.timer = setInterval(() => {
-      state.keys.clear();
-      state.keyMisses.clear();
-      state.users.clear();
-      state.routing = null;
-      state.generation++;
-    }, env.SYNC_FREQUENCY * 1000);
+    state.timer = setInterval(dropAll, env.SYNC_FREQUENCY * 1000);
     state.timer.unref();
   }
 }
@@ -387,9 +397,5 @@ export function pickChannel(
 
 /** Drops everything; tests use it between scenarios. */
 export function resetRelayState() {
-  state.keys.clear();
-  state.keyMisses.clear();
-  state.users.clear();
-  state.routing = null;
-  state.generation++;
+  dropAll();
 }

@@ -1,6 +1,8 @@
 // Process-wide relay machinery: the quota ledger, the upstream HTTP agent and the recovery of
 // holds left by a crashed instance. One of each per process (globalThis), started on first use.
+import { randomBytes } from "node:crypto";
 import { Agent } from "undici";
+import { claimLease } from "@/lib/db/lease";
 import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import { env, isMaster } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
@@ -51,16 +53,26 @@ export function readyLedger(): QuotaLedger | null {
   return runtime.ledger ? runtime.ready : null;
 }
 
+export const HOLD_SWEEP_LEASE_KEY = "lease:HoldSweep";
+const SWEEP_EVERY_MS = 60_000;
+const sweeper = processSingleton("holdSweeper", () => `${process.pid}-${randomBytes(4).toString("hex")}`);
+
 /**
  * Closes holds left open by a crashed instance, now and then every minute on the master (an
  * instance may die while others keep running). A hold is orphaned once it has gone
- * HOLD_STALE_SECONDS without a refresh; live instances refresh theirs well within that.
+ * HOLD_STALE_SECONDS without a refresh; live instances refresh theirs well within that. Every
+ * process of the master sweeps when it starts; the sweep of each minute is one process's, the one
+ * that takes the lease (lib/db/lease.ts) whatever the number of relay workers or masters.
  */
 async function startRecovery(db: DirectDb) {
   if (!isMaster || runtime.recovery) return;
   const closed = await recoverHolds(db, env.HOLD_STALE_SECONDS);
   if (closed) console.log(`[ledger] closed ${closed} hold(s) left open by a stopped instance`);
-  runtime.recovery = setInterval(() => void recoverHolds(db, env.HOLD_STALE_SECONDS).catch(() => undefined), 60_000);
+  const sweep = async () => {
+    const lease = { key: HOLD_SWEEP_LEASE_KEY, holder: sweeper, now: Date.now(), ttlMs: SWEEP_EVERY_MS - 5_000, renew: false };
+    if (await claimLease(lease, db)) await recoverHolds(db, env.HOLD_STALE_SECONDS);
+  };
+  runtime.recovery = setInterval(() => void sweep().catch(() => undefined), SWEEP_EVERY_MS);
   runtime.recovery.unref();
 }
 
