@@ -340,7 +340,10 @@ export class MemoryLimitStore implements LimitStore {
       this.reserved.get(r.key)!.delete(r.id);
       if (r.kind === "rpm") {
         const log = this.log(r.key, now);
-        for (const t of r.times) if (t > now - WINDOW_MS) insertSorted(log, t);
+        mergeTimes(
+          log,
+          r.times.filter((t) => t > now - WINDOW_MS),
+        );
         log.expires = Math.max(log.expires, now + WINDOW_MS);
       } else if (r.kind === "tpm") {
         const b = this.buckets.get(r.key);
@@ -404,11 +407,28 @@ const HOLDING_MS = 5 * 60_000;
 const HOLDING_PREFIX = "hold:";
 const holdingLease = (owner: string) => HOLDING_PREFIX + owner;
 
-/** Puts a reported request time in its place in the log (usually at or near the end). */
-function insertSorted(log: Log, t: number) {
-  let i = log.times.length;
-  while (i > log.head && log.times[i - 1]! > t) i--;
-  log.times.splice(i, 0, t);
+/**
+ * Puts a worker's reported request times in their places in the log. They are the last second's,
+ * so they belong near its end: only the log's tail from the first of them on is merged again,
+ * never the whole window (at a high rate it holds hundreds of thousands of times).
+ */
+function mergeTimes(log: Log, times: number[]) {
+  if (times.length === 0) return;
+  const add = times.slice().sort((a, b) => a - b);
+  let lo = log.head;
+  let hi = log.times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (log.times[mid]! <= add[0]!) lo = mid + 1;
+    else hi = mid;
+  }
+  const tail = log.times.splice(lo);
+  let i = 0;
+  let j = 0;
+  while (i < tail.length || j < add.length) {
+    if (j >= add.length || (i < tail.length && tail[i]! <= add[j]!)) log.times.push(tail[i++]!);
+    else log.times.push(add[j++]!);
+  }
 }
 
 /** A refused tpm request: how long until enough of the window's oldest buckets have left it. */
