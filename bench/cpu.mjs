@@ -1,7 +1,7 @@
 // CPU per request: where the box's CPU time goes while Qiao relays under load.
 //   node bench/cpu.mjs [--seconds 10] [--connections 50] [--mode json,stream,messages-stream|both]
 //                      [--tool wrk]
-//                      [--entry <built server.mjs>]
+//                      [--entry <built server.mjs>] [--limits]
 // Starts the mock upstream, both floors and Qiao (as bench/run.mjs does), loads each, and prints
 // the CPU microseconds per completed request of every process involved (from /proc/<pid>/stat:
 // user + system time), so a change to the relay can be judged by its own cost rather than by
@@ -39,6 +39,7 @@ if (unknownMode) {
 const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 /** A built server bundle to run directly (two builds compared without rebuilding); else scripts/start.mjs. */
 const entry = typeof args.entry === "string" ? args.entry : null;
+const withLimits = args.limits === true;
 const TICK = 100; // USER_HZ on Linux
 
 /** user+system CPU seconds of one process (its own threads; not its children). */
@@ -105,6 +106,17 @@ runMain(async () => {
     { name: "floor-dispatch", url: floorDispatch.url, key: null, pids: [floorDispatch.child.pid, upstream.child.pid] },
     { name: "qiao", url: qiao.url, key, pids: [qiao.serverPid, ...descendants(qiao.serverPid), upstream.child.pid] },
   ];
+  if (withLimits) {
+    const limited = await startQiao({ echo: false, entry });
+    const seeded = await seedQiao(limited, upstream.url, { limits: true });
+    await sleep(500);
+    targets.push({
+      name: "qiao limits=on",
+      url: limited.url,
+      key: seeded.key,
+      pids: [limited.serverPid, ...descendants(limited.serverPid), upstream.child.pid],
+    });
+  }
   for (const mode of modes) {
     for (const t of targets) {
       await load({ url: t.url, key: t.key, scenario: mode, connections, seconds: 2, dir: work, tool }); // warm-up

@@ -281,31 +281,81 @@ export function openAIDuration(ms: number): string {
   if (total < 1000) return `${total}ms`;
   const h = Math.floor(total / 3_600_000);
   const m = Math.floor((total % 3_600_000) / 60_000);
-  const s = (total % 60_000) / 1000;
-  const sec = `${Number.isInteger(s) ? s : Number(s.toFixed(3))}s`;
+  const frac = total % 1000;
+  let sec = String(Math.floor((total % 60_000) / 1000));
+  if (frac > 0) {
+    sec +=
+      frac % 100 === 0
+        ? `.${frac / 100}`
+        : frac % 10 === 0
+          ? `.${String(frac / 10).padStart(2, "0")}`
+          : `.${String(frac).padStart(3, "0")}`;
+  }
+  sec += "s";
   if (h > 0) return `${h}h${m}m${sec}`;
   if (m > 0) return `${m}m${sec}`;
   return sec;
 }
 
-/** The x-ratelimit-* headers: the tightest rpm and tpm limits among the call's. */
-export function rateHeaders(checks: LimitCheck[], states: CounterState[]): Record<string, string> | null {
-  let headers: Record<string, string> | null = null;
-  for (const [kind, word] of [
-    ["rpm", "requests"],
-    ["tpm", "tokens"],
-  ] as const) {
-    let best = -1;
-    for (let i = 0; i < checks.length; i++) {
-      if (checks[i]!.kind !== kind || !states[i]) continue;
-      if (best < 0 || checks[i]!.limit - states[i]!.used < checks[best]!.limit - states[best]!.used) best = i;
-    }
-    if (best < 0) continue;
-    headers ??= {};
-    headers[`x-ratelimit-limit-${word}`] = String(checks[best]!.limit);
-    headers[`x-ratelimit-remaining-${word}`] = String(Math.max(0, checks[best]!.limit - states[best]!.used));
-    headers[`x-ratelimit-reset-${word}`] = openAIDuration(states[best]!.resetMs);
+/** The header names of one kind, and its last duration written (calls a moment apart share it). */
+type HeaderKind = { limit: string; remaining: string; reset: string; lastMs: number; lastText: string };
+const headerKind = (word: string): HeaderKind => ({
+  limit: `x-ratelimit-limit-${word}`,
+  remaining: `x-ratelimit-remaining-${word}`,
+  reset: `x-ratelimit-reset-${word}`,
+  lastMs: -1,
+  lastText: "",
+});
+const REQUEST_HEADERS = headerKind("requests");
+const TOKEN_HEADERS = headerKind("tokens");
+/** Limits' texts: a handful of distinct numbers, written on every answer. */
+const limitTexts = new Map<number, string>();
+
+function limitText(limit: number): string {
+  let text = limitTexts.get(limit);
+  if (text === undefined) {
+    if (limitTexts.size >= 1024) limitTexts.clear();
+    limitTexts.set(limit, (text = String(limit)));
   }
+  return text;
+}
+
+/** The check of `kind` with the least room left; -1 when the call has none. */
+function tightest(checks: LimitCheck[], states: CounterState[], kind: "rpm" | "tpm"): number {
+  let best = -1;
+  let room = 0;
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i]!;
+    const s = states[i];
+    if (c.kind !== kind || !s) continue;
+    const left = c.limit - s.used;
+    if (best < 0 || left < room) {
+      best = i;
+      room = left;
+    }
+  }
+  return best;
+}
+
+function writeHeaders(headers: Record<string, string>, names: HeaderKind, check: LimitCheck, state: CounterState) {
+  headers[names.limit] = limitText(check.limit);
+  headers[names.remaining] = String(Math.max(0, check.limit - state.used));
+  const ms = Math.max(0, Math.round(state.resetMs));
+  if (ms !== names.lastMs) {
+    names.lastMs = ms;
+    names.lastText = openAIDuration(ms);
+  }
+  headers[names.reset] = names.lastText;
+}
+
+/** The x-ratelimit-* headers: the tightest rpm and tpm limits among the call's (written on every answer). */
+export function rateHeaders(checks: LimitCheck[], states: CounterState[]): Record<string, string> | null {
+  const rpm = tightest(checks, states, "rpm");
+  const tpm = tightest(checks, states, "tpm");
+  if (rpm < 0 && tpm < 0) return null;
+  const headers: Record<string, string> = {};
+  if (rpm >= 0) writeHeaders(headers, REQUEST_HEADERS, checks[rpm]!, states[rpm]!);
+  if (tpm >= 0) writeHeaders(headers, TOKEN_HEADERS, checks[tpm]!, states[tpm]!);
   return headers;
 }
 

@@ -46,6 +46,8 @@ export interface GrantingRemote {
 
 /** A share of rpm, tpm or budget being admitted against. */
 type Share = {
+  /** The counter it is a share of. */
+  of: Allowance;
   id: string;
   size: number;
   room: number;
@@ -76,8 +78,11 @@ type Allowance = {
   lastNews: number;
 };
 
-/** What a call admitted here took, per counter (passed back at settlement). */
+/** What a call admitted here took, per counter (passed back at settlement): a share, or a concurrency allowance. */
 type Taken = (Share | Allowance | null)[];
+
+/** A counter's state where no header needs it (concurrency, budget): calls admitted here do not work it out. */
+const UNSTATED: CounterState = Object.freeze({ used: 0, resetMs: 0 });
 
 /** The least share worth asking for, in calls; and the first share's size. */
 const MIN_CALLS = 2;
@@ -121,7 +126,13 @@ export class GrantingStore implements LimitStore {
         continue;
       }
       const need = units(c, ask);
-      const share = a.shares.find((s) => !s.closed && s.until > now && s.room >= need);
+      let share: Share | null = null;
+      for (const s of a.shares) {
+        if (!s.closed && s.until > now && s.room >= need) {
+          share = s;
+          break;
+        }
+      }
       if (!share) return null;
       taken.push(share);
     }
@@ -133,20 +144,24 @@ export class GrantingStore implements LimitStore {
     const states: CounterState[] = [];
     for (let i = 0; i < ask.counters.length; i++) {
       const c = ask.counters[i]!;
-      const a = this.allowances.get(c.key)!;
+      const t = taken[i]!;
       const n = units(c, ask);
-      a.recent += n;
-      a.lastUse = now;
+      let a: Allowance;
       if (c.kind === "concurrency") {
+        a = t as Allowance;
         a.inflight++;
       } else {
-        const share = taken[i] as Share;
+        const share = t as Share;
+        a = share.of;
         share.room -= n;
         if (c.kind === "rpm") share.times.push(now);
         else if (c.kind === "tpm") share.bySecond.set(nowS, (share.bySecond.get(nowS) ?? 0) + n);
         else share.spent += n;
       }
-      states.push(this.state(a, now));
+      a.recent += n;
+      a.lastUse = now;
+      // Only rpm and tpm figures reach the answer (its x-ratelimit-* headers).
+      states.push(c.kind === "rpm" || c.kind === "tpm" ? this.state(a, now) : UNSTATED);
       this.maybeRefill(a, ask, now);
     }
     return { refused: -1, waitMs: 0, states, bucket: nowS, local: taken };
@@ -239,7 +254,7 @@ export class GrantingStore implements LimitStore {
         a.held += g.n;
         return;
       }
-      a.shares.push({ id: g.id, size: g.n, room: g.n, until: g.until, times: [], bySecond: new Map(), spent: 0, closed: false });
+      a.shares.push({ of: a, id: g.id, size: g.n, room: g.n, until: g.until, times: [], bySecond: new Map(), spent: 0, closed: false });
     });
   }
 

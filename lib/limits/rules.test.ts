@@ -89,5 +89,8 @@ describe("x-ratelimit headers", () => {
     expect(openAIDuration(360_000)).toBe("6m0s");
     expect(openAIDuration(3_723_000)).toBe("1h2m3s");
     expect(openAIDuration(1000)).toBe("1s");
+    expect(openAIDuration(1050)).toBe("1.05s");
+    expect(openAIDuration(61_007)).toBe("1m1.007s");
+    expect(openAIDuration(59_999.6)).toBe("1m0s");
   });
 });
