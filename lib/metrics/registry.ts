@@ -7,6 +7,8 @@
 // Labels name models (as requested, at most MAX_MODEL_LABELS distinct, then "other"), channels (their
 // id), token kinds and status classes: never a key, a user, an e-mail, a token name or an address.
 // Imports nothing but prom-client: the primary of `npm start` loads it too.
+import cluster from "node:cluster";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { processSingleton } from "@/lib/singleton";
 
@@ -22,6 +24,33 @@ export const NO_CHANNEL_LABEL = "none";
 const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** Seconds: from a call's arrival to a stream's first token. */
 const FIRST_TOKEN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
+
+/** The event-loop delay gauge's window: the p99 of the last one or two of these. */
+const LOOP_WINDOW_MS = 5_000;
+
+/** This process in `npm start`: the primary, the console or a relay worker (numbered); "main" alone. */
+function processLabel(): string {
+  if (process.env.QIAO_ROLE === "console") return "console";
+  if (cluster.isWorker) return `relay-${cluster.worker?.id ?? process.pid}`;
+  if (Object.keys(cluster.workers ?? {}).length > 0) return "primary";
+  return "main";
+}
+
+/**
+ * The p99 event-loop delay of the last 5 to 10 seconds, in seconds: two histograms, the older
+ * dropped every LOOP_WINDOW_MS, so the figure follows the present whoever scrapes and how often.
+ */
+function loopDelayP99(): () => number {
+  const windows = [monitorEventLoopDelay({ resolution: 10 }), monitorEventLoopDelay({ resolution: 10 })];
+  for (const w of windows) w.enable();
+  let current = 0;
+  const timer = setInterval(() => {
+    current = 1 - current;
+    windows[current]!.reset();
+  }, LOOP_WINDOW_MS);
+  timer.unref();
+  return () => Math.max(windows[0]!.percentile(99), windows[1]!.percentile(99)) / 1e9;
+}
 
 /** What the gauges read at scrape time; each is set by the process that has it (lib/server/metrics-sources.ts). */
 export type MetricsSources = {
@@ -96,6 +125,17 @@ function makeMetrics() {
       this.set({ state: "enabled" }, c.enabled);
       this.set({ state: "disabled" }, c.disabled);
       this.set({ state: "open" }, c.open);
+    },
+  });
+  const loopDelay = loopDelayP99();
+  new Gauge({
+    name: "qiao_event_loop_delay_p99_seconds",
+    help: "p99 event-loop delay of each process of the instance over the last 5 to 10 seconds",
+    labelNames: ["process"] as const,
+    registers: [registry],
+    aggregator: "max",
+    collect() {
+      this.set({ process: processLabel() }, loopDelay());
     },
   });
   new Gauge({

@@ -104,6 +104,10 @@ describe("GET /metrics of npm start", () => {
     expect(text).toContain(`qiao_relay_tokens_total{model="${MODEL}",kind="prompt"} ${7 * CALLS}`);
     expect(text).toContain('qiao_channels{state="enabled"} 1');
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    // The event-loop delay is kept per process, not averaged: the primary, the console, both workers.
+    for (const name of ["primary", "console", "relay-1", "relay-2"]) {
+      expect(text).toMatch(new RegExp(`^qiao_event_loop_delay_p99_seconds\\{process="${name}"\\} \\d`, "m"));
+    }
     for (const value of labelValues(text)) {
       expect(value).not.toContain("sk-");
       expect(value).not.toContain("@");
