@@ -83,6 +83,9 @@ runMain(async () => {
       .join(" ")}; tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} modes=${modes.join(",")}`,
   );
   const work = tempDir("qiao-bench-work-");
+  // The shared database and Redis first: a Redis database in use fails the run before any load.
+  const redisUrl = await claimRedisDatabase(redisDb, { keep });
+  const pg = await createPostgresDatabase({ keep });
   const upstream = await startMockUpstream();
   console.log(`[bench] mock upstream ${upstream.url}`);
   const rows = [];
@@ -136,8 +139,6 @@ runMain(async () => {
   await stopQiao(single);
 
   // 2×PG+Redis: A (master) migrates the empty database and creates root; B (slave) starts after.
-  const pg = await createPostgresDatabase({ keep });
-  const redisUrl = await claimRedisDatabase(redisDb, { keep });
   t0 = Date.now();
   const pair = await startInstances({ count: 2, dsn: pg.dsn, redisUrl, startTimeoutMs });
   console.log(
