@@ -1,10 +1,11 @@
-// Shared machinery of bench/run.mjs and bench/soak.mjs: child processes (always killed on exit),
-// the mock upstream, the floor, Qiao (`node scripts/start.mjs` on a fresh DATA_DIR), seeding Qiao
-// through its real /api, the load generator (wrk, autocannon as fallback) and RSS sampling.
+// Shared machinery of the bench scripts: child processes (always killed on exit), the mock
+// upstream, the floor, Qiao (`node scripts/start.mjs` on a fresh DATA_DIR, or on a throwaway
+// PostgreSQL database and a Redis database), seeding Qiao through its real /api, the load generator
+// (wrk, autocannon as fallback; one or several at once), the billing check and RSS sampling.
 // Everything talks to 127.0.0.1 only, and every wait is bounded in time.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -38,7 +39,13 @@ export function parseArgs(argv = process.argv.slice(2)) {
 
 const children = new Set(); // { name, child, group }
 const tempDirs = new Set();
+const afterKill = []; // async functions run once the children are gone (databases to drop…)
 let cleaningUp = null;
+
+/** Runs `fn` (async) at cleanup, after every child is dead, before the temp dirs go; in order of registration. */
+export function onCleanup(fn) {
+  afterKill.push(fn);
+}
 
 /** Spawns a child; `group` children get their own process group so the whole tree can be killed. */
 export function startChild(name, cmd, args, opts = {}) {
@@ -72,6 +79,13 @@ export function cleanup(graceMs = 12_000) {
     for (const e of list) if (alive(e)) signal(e, "SIGKILL");
     // A group leader may be gone while its children are not: make sure the group is empty.
     for (const e of list) if (e.group) signal(e, "SIGKILL");
+    for (const fn of afterKill) {
+      try {
+        await fn();
+      } catch (e) {
+        console.error(`[bench] cleanup: ${e?.message ?? e}`);
+      }
+    }
     for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
   })();
   return cleaningUp;
@@ -249,9 +263,18 @@ export function rssOf(pid) {
  * `node scripts/start.mjs` (builds first when sources changed) with a fresh temp DATA_DIR (SQLite),
  * its own PORT and a SESSION_SECRET; waits until GET /api/status answers. `entry`: run that built
  * server bundle directly instead (no build check), e.g. to compare two builds side by side, with
- * `nodeArgs` before it (the primary passes them on to the relay workers).
+ * `nodeArgs` before it (the primary passes them on to the relay workers). `env` goes over all
+ * that: SQL_DSN, REDIS_CONN_STRING and NODE_TYPE put it on a shared database (`startInstances`).
+ * `label` prefixes its echoed lines.
  */
-export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true, entry = null, nodeArgs = [], env: extraEnv = {} } = {}) {
+export async function startQiao({
+  startTimeoutMs = 20 * 60_000,
+  echo = true,
+  entry = null,
+  nodeArgs = [],
+  env: extraEnv = {},
+  label = "qiao",
+} = {}) {
   const dataDir = tempDir("qiao-bench-");
   const port = await freePort();
   const logFile = path.join(dataDir, "qiao.log");
@@ -278,8 +301,8 @@ export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true, ent
       if (!line) continue;
       tail.push(line);
       if (tail.length > 60) tail.shift();
-      if (!ready && echo) console.log(`  [qiao] ${line}`);
-      else if (ready && stream === "stderr" && ++lateErrors <= 20) console.error(`  [qiao:stderr] ${line}`);
+      if (!ready && echo) console.log(`  [${label}] ${line}`);
+      else if (ready && stream === "stderr" && ++lateErrors <= 20) console.error(`  [${label}:stderr] ${line}`);
     }
   };
   child.stdout.on("data", onLine("stdout"));
@@ -305,6 +328,112 @@ export async function startQiao({ startTimeoutMs = 20 * 60_000, echo = true, ent
   for (let i = 0; i < 50 && !serverPid; i++) (serverPid = findServerPid(child.pid)) || (await sleep(100));
   if (!serverPid) throw new Error(`could not find the server.ts process under pid ${child.pid}`);
   return { child, port, url, dataDir, logFile, serverPid, tail, lateErrors: () => lateErrors };
+}
+
+/** Stops a Qiao of `startQiao` (its whole process group): SIGTERM, SIGKILL after `graceMs`; resolves once it is gone. */
+export async function stopQiao(qiao, graceMs = 15_000) {
+  const gone = () => qiao.child.exitCode !== null || qiao.child.signalCode !== null;
+  const kill = (sig) => {
+    try {
+      process.kill(-qiao.child.pid, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  kill("SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (!gone() && Date.now() < deadline) await sleep(100);
+  kill("SIGKILL"); // the leader may be gone while a worker is not
+  while (!gone()) await sleep(50);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A shared database: PostgreSQL and Redis on loopback
+
+export const PG_ADMIN_DSN = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/**
+ * A new empty PostgreSQL database (the first Qiao started on it migrates it), dropped at cleanup
+ * unless `keep`. Returns { name, dsn }.
+ */
+export async function createPostgresDatabase({ keep = false } = {}) {
+  const { default: pg } = await import("pg");
+  const name = `qiao_bench_${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_DSN });
+  await admin.connect().catch((e) => {
+    throw new Error(`PostgreSQL on 127.0.0.1:5432 is not reachable (${e.message})`);
+  });
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const dsn = `postgres://postgres@127.0.0.1:5432/${name}`;
+  onCleanup(async () => {
+    if (keep) return console.log(`[bench] --keep: PostgreSQL database ${name} kept (${dsn})`);
+    const c = new pg.Client({ connectionString: PG_ADMIN_DSN });
+    await c.connect();
+    try {
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } finally {
+      await c.end();
+    }
+  });
+  return { name, dsn };
+}
+
+/**
+ * Redis database `db` on 127.0.0.1:6379 for this run, which must find it empty (other users of this
+ * Redis keep to their own databases; nothing here flushes anything). At cleanup the keys Qiao wrote
+ * there (`qiao:*`) are deleted, one SCAN at a time, unless `keep`. Returns the REDIS_CONN_STRING.
+ */
+export async function claimRedisDatabase(db, { keep = false } = {}) {
+  const { createClient } = await import("redis");
+  const url = `redis://127.0.0.1:6379/${db}`;
+  const client = await createClient({ url }).connect();
+  try {
+    const size = await client.dbSize();
+    if (size > 0) throw new Error(`Redis database ${db} holds ${size} key(s) already: pick an empty one with --redis-db <n>`);
+  } finally {
+    await client.quit();
+  }
+  onCleanup(async () => {
+    if (keep) return console.log(`[bench] --keep: Redis keys of ${url} kept`);
+    const c = await createClient({ url }).connect();
+    try {
+      let cursor = "0";
+      do {
+        const r = await c.scan(cursor, { MATCH: "qiao:*", COUNT: 500 });
+        cursor = String(r.cursor);
+        if (r.keys.length) await c.del(r.keys);
+      } while (cursor !== "0");
+    } finally {
+      await c.quit();
+    }
+  });
+  return url;
+}
+
+/**
+ * `count` instances of `npm start` on one database and Redis, as README "Several instances" says:
+ * the same SQL_DSN, REDIS_CONN_STRING, SESSION_SECRET and CRYPTO_SECRET; the first is the master
+ * (it migrates the empty database and creates root), the others slaves started once it answers.
+ * Each primary gives its processes their own QIAO_INSTANCE_ID (their origin on the Redis bus).
+ */
+export async function startInstances({ count = 2, dsn, redisUrl, env = {}, ...options }) {
+  const shared = {
+    SQL_DSN: dsn,
+    REDIS_CONN_STRING: redisUrl,
+    SESSION_SECRET: randomBytes(32).toString("base64url"),
+    CRYPTO_SECRET: randomBytes(32).toString("base64url"),
+    ...env,
+  };
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const label = `qiao-${String.fromCharCode(97 + i)}`;
+    out.push(await startQiao({ ...options, label, env: { ...shared, NODE_TYPE: i === 0 ? "master" : "slave" } }));
+  }
+  return out;
 }
 
 /** A tiny client for Qiao's /api: login as root once, then cookie + New-Api-User on every call. */
@@ -355,6 +484,12 @@ export class QiaoApi {
     return data.total;
   }
 
+  /** The quota summed over the consume rows of the log (GET /api/log/stat). */
+  async consumeLogQuota() {
+    const { data } = await this.call("GET", "/api/log/stat?type=2");
+    return data.quota;
+  }
+
   async allLogTotal() {
     const { data } = await this.call("GET", "/api/log/?p=0&page_size=1");
     return data.total;
@@ -403,20 +538,7 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000, l
   const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
   if (!/^sk-[A-Za-z0-9]{48}$/.test(key)) throw new Error(`unexpected token key shape: ${key.slice(0, 8)}…`);
   if (limits) await limitBench(qiao, api, token.id, me.group);
-  // The relay's routing table may lag the write by a moment: retry a real call, bounded.
-  const deadline = Date.now() + 30_000;
-  let last = "";
-  while (Date.now() < deadline) {
-    const r = await relayOnce(qiao.url, key, "json");
-    if (r.ok) break;
-    last = r.detail;
-    await sleep(500);
-  }
-  if (Date.now() >= deadline) throw new Error(`relay never succeeded after seeding: ${last}`);
-  for (const scenario of ["stream", "messages-stream"]) {
-    const s = await relayOnce(qiao.url, key, scenario);
-    if (!s.ok) throw new Error(`${scenario} relay call failed after seeding: ${s.detail}`);
-  }
+  await waitForRelay(qiao.url, key);
   if (limits) {
     // A limited call says so in its answer: the limits are on for the run.
     const r = await relayOnce(qiao.url, key, "json");
@@ -424,6 +546,27 @@ export async function seedQiao(qiao, upstreamUrl, { quota = 1_000_000_000_000, l
     if (said !== String(BENCH_LIMITS.rpm)) throw new Error(`--limits: the relay's answer has x-ratelimit-limit-requests ${said}`);
   }
   return { api, key, userId: me.id };
+}
+
+/**
+ * Waits (bounded) until a relay call with `key` succeeds on `url` (the routing table may lag a
+ * write by a moment, or another instance's write by a Redis message), then checks one call of
+ * every scenario.
+ */
+export async function waitForRelay(url, key, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (true) {
+    const r = await relayOnce(url, key, "json");
+    if (r.ok) break;
+    last = r.detail;
+    if (Date.now() >= deadline) throw new Error(`relay on ${url} never succeeded after seeding: ${last}`);
+    await sleep(500);
+  }
+  for (const scenario of ["stream", "messages-stream"]) {
+    const s = await relayOnce(url, key, scenario);
+    if (!s.ok) throw new Error(`${scenario} relay call on ${url} failed after seeding: ${s.detail}`);
+  }
 }
 
 /**
@@ -605,6 +748,43 @@ export async function load({ url, key, stream, scenario: name, connections, seco
   };
 }
 
+/**
+ * Several load generators at once, one per target ({ url, key }), `connections` split between them
+ * as evenly as it goes (25 + 25 for 50; with fewer connections than targets the first targets get
+ * one each and the rest none). Each generator writes its script in a directory of its own. Returns
+ * the sum of req/s, requests and errors; p50 and p99 are the slowest generator's (wrk gives
+ * percentiles, not histograms to merge); `parts` holds each generator's own result.
+ */
+export async function loadAcross({ targets, connections, dir, ...options }) {
+  const runs = targets
+    .map((t, i) => ({ ...t, i, connections: Math.floor(connections / targets.length) + (i < connections % targets.length ? 1 : 0) }))
+    .filter((t) => t.connections > 0);
+  const parts = await Promise.all(
+    runs.map((t) => {
+      const own = path.join(dir, `generator-${t.i}`);
+      mkdirSync(own, { recursive: true });
+      return load({ ...options, url: t.url, key: t.key, connections: t.connections, dir: own }).then((r) => ({
+        ...r,
+        url: t.url,
+        connections: t.connections,
+      }));
+    }),
+  );
+  const sum = (k) => parts.reduce((n, p) => n + p[k], 0);
+  return {
+    requests: sum("requests"),
+    rps: sum("rps"),
+    p50: Math.max(...parts.map((p) => p.p50)),
+    p99: Math.max(...parts.map((p) => p.p99)),
+    errors: sum("errors"),
+    detail: parts
+      .filter((p) => p.errors)
+      .map((p) => `${p.url}: ${p.detail}`)
+      .join("; "),
+    parts,
+  };
+}
+
 async function loadAutocannon({ url, key, scenario, connections, seconds }) {
   const { default: autocannon } = await import("autocannon");
   const r = await autocannon({
@@ -625,6 +805,66 @@ async function loadAutocannon({ url, key, scenario, connections, seconds }) {
     errors,
     detail: errors ? `non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}` : "",
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Billing
+
+/** What the billing check compares: root's balance and counters, the consume log's rows and its summed quota. */
+export async function ledgerSnapshot(api) {
+  const [self, logs, logQuota] = await Promise.all([api.self(), api.consumeLogTotal(), api.consumeLogQuota()]);
+  return {
+    quota: BigInt(self.quota),
+    used: BigInt(self.used_quota),
+    count: BigInt(self.request_count),
+    logs: BigInt(logs),
+    logQuota: BigInt(logQuota),
+  };
+}
+
+/**
+ * Waits (bounded, ~15 s) until the ledger has written everything: the snapshot stops moving and
+ * holds at least `completed` new log rows since `before`. Returns the last snapshot.
+ */
+export async function settleLedger(api, before, completed) {
+  let after = await ledgerSnapshot(api);
+  for (let i = 0, stable = 0; i < 30 && stable < 3; i++) {
+    await sleep(500);
+    const s = await ledgerSnapshot(api);
+    const same = Object.keys(s).every((k) => s[k] === after[k]);
+    stable = same && s.logs - before.logs >= BigInt(completed) ? stable + 1 : 0;
+    after = s;
+  }
+  return after;
+}
+
+/**
+ * The billing check of a run: `completed` answers (warm-ups included) and up to `slack` more cut
+ * off when a generator stopped (billed or not). Passes when the quota went down, the new consume
+ * rows number between `completed` and `completed + slack`, and the four records agree exactly:
+ * quota taken = used_quota added = the new rows' summed quota, and request_count added = new rows.
+ * Returns { lines (to print), failures }.
+ */
+export function checkLedger(before, after, { completed, slack }) {
+  const d = (k) => after[k] - before[k];
+  const rows = d("logs");
+  const taken = -d("quota");
+  const lines = [
+    `${completed} requests completed (warm-ups included; up to ${slack} more were cut off when runs stopped)`,
+    `  consume log rows: ${before.logs} → ${after.logs} (+${rows}), their quota +${d("logQuota")}`,
+    `  root quota: ${before.quota} → ${after.quota} (−${taken}); used_quota +${d("used")}; request_count +${d("count")}` +
+      (rows > 0n ? `; ≈${fmt(Number(d("used")) / Number(rows), 2)} quota units/request` : ""),
+  ];
+  const failures = [];
+  if (!(taken > 0n)) failures.push(`billing: root's quota did not go down (${before.quota} → ${after.quota})`);
+  if (rows < BigInt(completed) || rows > BigInt(completed + slack)) {
+    failures.push(`billing: ${rows} consume log rows for ${completed} completed requests (expected ${completed}…${completed + slack})`);
+  }
+  if (taken !== d("used") || d("used") !== d("logQuota")) {
+    failures.push(`billing: quota taken ${taken}, used_quota added ${d("used")} and the new rows' quota ${d("logQuota")} differ`);
+  }
+  if (d("count") !== rows) failures.push(`billing: request_count added ${d("count")} for ${rows} new consume rows`);
+  return { lines, failures };
 }
 
 // ---------------------------------------------------------------------------------------------

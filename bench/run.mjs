@@ -9,14 +9,16 @@
 // the two streams' ratios side by side: OpenAI chat (converted by nothing, read for usage) and
 // Anthropic's Messages API passed through to a Claude channel. The targets of one point run back
 // to back, so a box whose speed drifts moves them together. Any non-2xx answer or socket error
-// fails the run (exit 1). Afterwards it checks that Qiao billed the traffic: the user's quota went
-// down and consume log rows exist. --limits puts generous key and user limits on Qiao's token
+// fails the run (exit 1). Afterwards it checks that Qiao billed the traffic exactly (lib.mjs
+// checkLedger: a log row per answer, quota taken = used_quota added = the rows' quota). --limits puts generous key and user limits on Qiao's token
 // (lib.mjs BENCH_LIMITS: rpm, tpm, concurrency; none trips), to measure what counting them costs.
 import os from "node:os";
 import {
   BENCH_LIMITS,
+  checkLedger,
   fmt,
   hasWrk,
+  ledgerSnapshot,
   load,
   parseArgs,
   rssOf,
@@ -26,6 +28,7 @@ import {
   startFloor,
   startMockUpstream,
   SCENARIOS,
+  settleLedger,
   startQiao,
   table,
   tempDir,
@@ -83,8 +86,7 @@ runMain(async () => {
   );
   const { api, key } = await seedQiao(qiao, upstream.url, { limits });
   await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
-  const before = await api.self();
-  const logsBefore = await api.consumeLogTotal();
+  const before = await ledgerSnapshot(api);
   const rssIdle = rssOf(qiao.serverPid);
   console.log(`[bench] seeded (OpenAI and Claude channels → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
 
@@ -165,14 +167,7 @@ runMain(async () => {
   }
 
   // Billing: wait (bounded) until the ledger has written everything, i.e. the counts stop moving.
-  let after = await api.self();
-  let logsAfter = await api.consumeLogTotal();
-  for (let i = 0, stable = 0; i < 30 && stable < 3; i++) {
-    await sleep(500);
-    const [s, l] = [await api.self(), await api.consumeLogTotal()];
-    stable = s.used_quota === after.used_quota && l === logsAfter && l - logsBefore >= qiaoRequests ? stable + 1 : 0;
-    (after = s), (logsAfter = l);
-  }
+  const after = await settleLedger(api, before, qiaoRequests);
   const rssEnd = rssOf(qiao.serverPid);
 
   const floorOf = (r, name) => rows.find((f) => f.target === name && f.mode === r.mode && f.c === r.c);
@@ -214,21 +209,9 @@ runMain(async () => {
       `idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, sum of per-process peaks (VmHWM) ${fmt(rssEnd.hwm)} MB`,
   );
 
-  const logDelta = logsAfter - logsBefore;
-  const quotaDelta = before.quota - after.quota;
-  const usedDelta = after.used_quota - before.used_quota;
-  console.log(
-    `Qiao billing: ${qiaoRequests} requests completed (warm-ups included; up to ${qiaoInflightSlack} more were cut off when runs stopped)\n` +
-      `  consume log rows: ${logsBefore} → ${logsAfter} (+${logDelta})\n` +
-      `  root quota: ${before.quota} → ${after.quota} (−${quotaDelta}); used_quota +${usedDelta}; request_count ${before.request_count} → ${after.request_count} (+${after.request_count - before.request_count})` +
-      (logDelta > 0 ? `; ≈${fmt(usedDelta / logDelta, 2)} quota units/request` : ""),
-  );
-  if (!(quotaDelta > 0)) failures.push(`billing: root's quota did not go down (${before.quota} → ${after.quota})`);
-  if (logDelta < qiaoRequests || logDelta > qiaoRequests + qiaoInflightSlack) {
-    failures.push(
-      `billing: ${logDelta} consume log rows for ${qiaoRequests} completed requests (expected ${qiaoRequests}…${qiaoRequests + qiaoInflightSlack})`,
-    );
-  }
+  const billing = checkLedger(before, after, { completed: qiaoRequests, slack: qiaoInflightSlack });
+  console.log(`Qiao billing: ${billing.lines.join("\n")}`);
+  failures.push(...billing.failures);
   if (qiao.lateErrors() > 0) console.log(`note: Qiao wrote ${qiao.lateErrors()} line(s) to stderr during the run (see above)`);
 
   if (failures.length) {
