@@ -691,9 +691,9 @@ function done(summary, latency, requests)
     if fb == "" then fb = t:get("firstbad") end
   end
   local e = summary.errors
-  io.write(string.format('BENCHJSON {"requests":%d,"duration_us":%d,"bad":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"mean_us":%f,"first_bad":"%s"}\\n',
+  io.write(string.format('BENCHJSON {"requests":%d,"duration_us":%d,"bad":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d,"p999_us":%d,"mean_us":%f,"first_bad":"%s"}\\n',
     summary.requests, summary.duration, b, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(99), latency.mean, esc(fb)))
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.mean, esc(fb)))
 end
 `;
   writeFileSync(file, lua);
@@ -703,7 +703,7 @@ end
 /**
  * Runs the load generator for `seconds` at `connections` with the calls of `scenario` (a name of
  * SCENARIOS; without it, chat completions streamed or not as `stream` says).
- * Returns { rps, p50, p99 (ms), requests, errors, detail }.
+ * Returns { rps, p50, p99, p999 (ms), requests, errors, detail }.
  */
 export async function load({ url, key, stream, scenario: name, connections, seconds, threads = 1, dir, tool = "wrk" }) {
   const scenario = scenarioOf(name, stream);
@@ -739,6 +739,7 @@ export async function load({ url, key, stream, scenario: name, connections, seco
     rps: j.requests / (j.duration_us / 1e6),
     p50: j.p50_us / 1000,
     p99: j.p99_us / 1000,
+    p999: j.p999_us / 1000,
     // `bad` already covers non-2xx (wrk's `status` counts only >= 400, so it is a subset).
     errors: j.bad + socketErrors,
     detail:
@@ -802,6 +803,7 @@ async function loadAutocannon({ url, key, scenario, connections, seconds }) {
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
+    p999: r.latency.p99_9,
     errors,
     detail: errors ? `non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}` : "",
   };
@@ -877,3 +879,24 @@ export function table(headers, rows) {
 }
 
 export const fmt = (n, d = 1) => (n === null || n === undefined || Number.isNaN(n) ? "—" : Number(n).toFixed(d));
+
+/** The token bench runs put on Qiao's /metrics (METRICS_TOKEN), to read its relay workers' event-loop delay. */
+export const BENCH_METRICS_TOKEN = "bench-metrics-token";
+
+/**
+ * Each relay worker's p99 event-loop delay over the last 5–10 s, in ms, from Qiao's /metrics
+ * (qiao_event_loop_delay_p99_seconds): { "relay-1": 0.8, … }; null when /metrics does not answer.
+ */
+export async function relayLoopDelays(qiao) {
+  try {
+    const res = await fetch(`${qiao.url}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } });
+    if (!res.ok) return null;
+    const out = {};
+    for (const m of (await res.text()).matchAll(/^qiao_event_loop_delay_p99_seconds\{process="(relay-[^"]+)"\} (\S+)$/gm)) {
+      out[m[1]] = Number(m[2]) * 1000;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}

@@ -15,12 +15,14 @@
 import os from "node:os";
 import {
   BENCH_LIMITS,
+  BENCH_METRICS_TOKEN,
   checkLedger,
   fmt,
   hasWrk,
   ledgerSnapshot,
   load,
   parseArgs,
+  relayLoopDelays,
   rssOf,
   runMain,
   seedQiao,
@@ -80,7 +82,7 @@ runMain(async () => {
     `[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`,
   );
   const t0 = Date.now();
-  const qiao = await startQiao({ startTimeoutMs, entry });
+  const qiao = await startQiao({ startTimeoutMs, entry, env: { METRICS_TOKEN: BENCH_METRICS_TOKEN } });
   console.log(
     `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
   );
@@ -139,12 +141,15 @@ runMain(async () => {
             tool,
           });
           const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+          // The relay workers' event-loop delay p99 over the run's last 5–10 s (read right after it).
+          const loop = target.name === "qiao" ? await relayLoopDelays(qiao) : null;
           counted(target, r, c);
           if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
-          samples.get(target.name).push({ ...r, rss0, rss1 });
+          samples.get(target.name).push({ ...r, rss0, rss1, loop });
           console.log(
-            `[bench] ${target.name.padEnd(14)} ${mode.padEnd(15)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  errors ${r.errors}` +
-              (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : ""),
+            `[bench] ${target.name.padEnd(14)} ${mode.padEnd(15)} c=${String(c).padEnd(3)} ${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  p99.9 ${fmt(r.p999, 2)} ms  errors ${r.errors}` +
+              (rss0 ? `  RSS ${fmt(rss0.rss)}→${fmt(rss1.rss)} MB` : "") +
+              (loop ? `  loop delay p99 ${loopText(loop)}` : ""),
           );
           await sleep(1000);
         }
@@ -158,6 +163,8 @@ runMain(async () => {
           rps: median(runs.map((r) => r.rps)),
           p50: median(runs.map((r) => r.p50)),
           p99: median(runs.map((r) => r.p99)),
+          p999: median(runs.map((r) => r.p999)),
+          loop: runs.at(-1).loop,
           errors: runs.reduce((n, r) => n + r.errors, 0),
           rss0: runs[0].rss0,
           rss1: runs.at(-1).rss1,
@@ -178,9 +185,12 @@ runMain(async () => {
     "req/s",
     "p50 ms",
     "p99 ms",
+    "p99.9 ms",
     "errors",
     "Qiao ÷ floor",
     "p50 added vs floor (ms)",
+    "p99 ÷ floor",
+    "relay workers' loop delay p99 (ms)",
     "Qiao ÷ dispatch floor",
     "Qiao RSS start→end (MB, all processes)",
   ];
@@ -194,9 +204,12 @@ runMain(async () => {
       fmt(r.rps, 0),
       fmt(r.p50, 2),
       fmt(r.p99, 2),
+      fmt(r.p999, 2),
       r.errors,
       f ? fmt(r.rps / f.rps, 2) : "",
       f ? (r.p50 - f.p50 >= 0 ? "+" : "") + fmt(r.p50 - f.p50, 2) : "",
+      f ? fmt(r.p99 / f.p99, 2) : "",
+      r.loop ? loopText(r.loop) : "",
       d ? fmt(r.rps / d.rps, 2) : "",
       r.rss0 ? `${fmt(r.rss0.rss)}→${fmt(r.rss1.rss)}` : "",
     ];
@@ -258,4 +271,12 @@ function streamsSideBySide(rows, floorOf) {
     ],
     body,
   );
+}
+
+/** "relay-1 0.61, relay-2 0.58" (ms). */
+function loopText(loop) {
+  return Object.entries(loop)
+    .sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))
+    .map(([name, ms]) => `${name} ${fmt(ms, 2)}`)
+    .join(", ");
 }
