@@ -97,8 +97,8 @@ runMain(async () => {
    */
   const measure = async (setup, instances, api, key) => {
     const targets = instances.map((q) => ({ url: q.url, key }));
-    await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
-    const before = await ledgerSnapshot(api);
+    // The baseline once the seeding calls are written (holds closed, rows and usage in).
+    const before = await settleLedger(api, await ledgerSnapshot(api), 0);
     let completed = 0;
     let slack = 0; // requests cut off when a generator stopped (may or may not be billed)
     const run = async (mode, c, seconds, what) => {

@@ -87,8 +87,8 @@ runMain(async () => {
     `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
   );
   const { api, key } = await seedQiao(qiao, upstream.url, { limits });
-  await sleep(1000); // let the seeding calls' log rows flush before taking the baseline
-  const before = await ledgerSnapshot(api);
+  // The baseline once the seeding calls are written (holds closed, rows and usage in).
+  const before = await settleLedger(api, await ledgerSnapshot(api), 0);
   const rssIdle = rssOf(qiao.serverPid);
   console.log(`[bench] seeded (OpenAI and Claude channels → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
 
