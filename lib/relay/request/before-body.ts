@@ -8,6 +8,9 @@ import { type ErrorShape, errorResponse, relayErrorResponse, type RelayRequest, 
 import { protocolFor } from "@/lib/relay/inbound";
 import { taskErrorShape } from "@/lib/tasks/registry";
 import { DRAINING_RETRY_AFTER_SECONDS } from "@/lib/server/drain";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 /**
  * Whether the key is checked before the body is read: every call that can carry a body, except
@@ -31,7 +34,7 @@ export function refusalBeforeBody(error: unknown, req: RelayRequest): RelayRespo
   const requestId = newRequestId();
   const shape = shapeFor(req.method, req.path, req.query);
   if (error instanceof RelayError) return relayErrorResponse(error, requestId, shape);
-  console.error(`[relay] ${requestId} failed:`, error);
+  log.error({ err: error, requestId, path: req.path }, "request failed");
   return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, shape);
 }
 
