@@ -19,7 +19,7 @@ import { recordAnswered, recordFailed } from "@/lib/metrics/relay";
 import { callLogOn, logCallEnd } from "@/lib/relay/call/call-log";
 import { componentLogger } from "@/lib/log";
 
-const log = componentLogger("relay");
+const relayLog = componentLogger("relay");
 
 /** What a settled request adds to its log row's `other` beside the price. */
 export type SettleExtra = {
@@ -49,7 +49,7 @@ export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usag
   const billed = bounded ? bounded.usage : clamped.usage;
   if (!fromUpstream) return billed;
   ctx.usageAnomaly = bounded ? bounded.anomaly : usageAnomaly(raw, completionLimit);
-  log.warn(
+  relayLog.warn(
     {
       requestId: ctx.requestId,
       channelId: ctx.tried[ctx.tried.length - 1] ?? 0,
