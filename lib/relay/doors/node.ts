@@ -1,8 +1,7 @@
 // Serves the relay core over Node's http: no web Request/Response objects on the hot path.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleRelay } from "@/lib/relay/call/pipeline";
-import { addRequestIdHeader, bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
-import { newRequestId } from "@/lib/relay/errors";
+import { addRequestIdHeader, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { componentLogger } from "@/lib/log";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/openai/answer-type";
 import { declaredLength } from "@/lib/net/body";
@@ -14,11 +13,11 @@ import { isDraining } from "@/lib/server/drain";
 import {
   admitBodyBytes,
   bodyBudgetFull,
+  bodyTooLargeFor,
   drainingRefusal,
   keyedBeforeBody,
   refusalBeforeBody,
   releaseBodyBytes,
-  shapeFor,
 } from "@/lib/relay/request/before-body";
 
 const log = componentLogger("relay");
@@ -180,10 +179,7 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
     return writeResponse(res, await handleRelay(request));
   }
   if (body === "gone") return;
-  writeResponse(
-    res,
-    body === "busy" ? bodyBudgetFull(method, path, request.query) : bodyTooLarge(newRequestId(), shapeFor(method, path, request.query)),
-  );
+  writeResponse(res, body === "busy" ? bodyBudgetFull(method, path, request.query) : bodyTooLargeFor(method, path, request.query));
   dropUnreadBody(req);
 }
 

@@ -1,15 +1,14 @@
 // Serves the relay core through web Request/Response, for Next route handlers.
 import { handleRelay } from "@/lib/relay/call/pipeline";
-import { addRequestIdHeader, bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
-import { newRequestId } from "@/lib/relay/errors";
+import { addRequestIdHeader, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/memory/key-auth";
 import {
   admitBodyBytes,
   bodyBudgetFull,
+  bodyTooLargeFor,
   keyedBeforeBody,
   refusalBeforeBody,
   releaseBodyBytes,
-  shapeFor,
 } from "@/lib/relay/request/before-body";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/openai/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
@@ -129,7 +128,7 @@ async function answerWeb(request: Request, req: WebRelayRequest): Promise<RelayR
   try {
     const body = await readBodyWithin(request, MAX_BODY_BYTES);
     if (body === null) {
-      return bodyTooLarge(newRequestId(), shapeFor(req.method, req.path, req.query));
+      return bodyTooLargeFor(req.method, req.path, req.query);
     }
     req.body = body;
     return await handleRelay(req);
