@@ -7,6 +7,7 @@
 import cluster from "node:cluster";
 import { fileURLToPath } from "node:url";
 import { env } from "@/lib/env";
+import { flushLog, logger } from "@/lib/log";
 
 async function main() {
   if (env.QIAO_ROLE === "console") {
@@ -22,6 +23,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error("[qiao] failed to start:", error);
+  logger.fatal({ err: error }, "failed to start");
+  flushLog();
   process.exit(1);
 });

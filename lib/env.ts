@@ -93,6 +93,10 @@ const schema = z.object({
   /** The Telegram Login Widget's script, which the login page and personal settings load (a mirror, or a mock in tests). */
   TELEGRAM_WIDGET_URL: str("https://telegram.org/js/telegram-widget.js?22"),
   SECURE_COOKIES: bool(false),
+  /** The least severe server log line printed (lib/log.ts): fatal, error, warn, info, debug, trace or silent. */
+  LOG_LEVEL: str("info")
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),
   /** The bearer token GET /metrics requires; overrides the MetricsToken option when set (lib/metrics/scrape.ts). */
   METRICS_TOKEN: str(""),
   /** Relay processes `npm start` runs (they share PORT); 0 = one per CPU core, at most 8. */
@@ -101,6 +105,8 @@ const schema = z.object({
   QIAO_CLIENT_IP_SECRET: str(""),
   /** Internal: "console" in the process the primary of `npm start` forks for Next. */
   QIAO_ROLE: str(""),
+  /** Internal: the id the primary of `npm start` shares with its children (log lines, the Redis bus's origin). */
+  QIAO_INSTANCE_ID: str(""),
   /** Internal: the Unix socket that console process listens on. */
   QIAO_CONSOLE_SOCKET: str(""),
   /** Largest request body /api reads, in bytes; a larger one is refused with 413. */

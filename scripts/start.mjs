@@ -8,7 +8,15 @@ const root = path.resolve(import.meta.dirname, "..");
 const marker = path.join(root, ".next/qiao-fingerprint");
 const fresh = existsSync(marker) && existsSync(path.join(root, SERVER_BUNDLE)) && readFileSync(marker, "utf8") === buildFingerprint();
 if (!fresh) {
-  console.log("[qiao] building (first start or sources changed)…");
+  // One line in the server log's shape (lib/log.ts); the build's own output follows as it prints it.
+  const line = {
+    level: "info",
+    time: new Date().toISOString(),
+    pid: process.pid,
+    role: "launcher",
+    msg: "building: first start or sources changed",
+  };
+  console.log(JSON.stringify(line));
   execFileSync(process.execPath, [path.join(root, "scripts/build.mjs")], { cwd: root, stdio: "inherit" });
 }
 // server.ts as built by scripts/build.mjs. Its source map is written beside it: run with

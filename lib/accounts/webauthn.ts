@@ -8,6 +8,9 @@ import { decodeAttestationObject, isoBase64URL, parseAuthenticatorData } from "@
 import { badRequest } from "@/lib/errors";
 import { getOptions } from "@/lib/options";
 import { defaultRaw } from "@/lib/options/registry";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("passkey");
 
 export const WEBAUTHN_MSG = {
   malformed: "通行密钥的响应格式无效，请重试",
@@ -108,6 +111,6 @@ export function counterWentBack(stored: number, received: number): boolean {
 
 /** What the library's own refusal becomes: logged for the operator, a plain message for the user. */
 export function verificationFailed(error: unknown): never {
-  console.warn("[passkey] verification failed:", error instanceof Error ? error.message : error);
+  log.warn({ err: error }, "verification failed");
   throw badRequest(WEBAUTHN_MSG.failed);
 }

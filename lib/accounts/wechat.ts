@@ -14,6 +14,9 @@ import { env } from "@/lib/env";
 import { ApiError, forbidden } from "@/lib/errors";
 import { getOptions } from "@/lib/options";
 import { createProviderUser } from "@/lib/users/create";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("wechat");
 
 export const WECHAT_MSG = {
   disabled: "管理员未开启通过微信登录以及注册",
@@ -50,18 +53,18 @@ async function openIdFor(code: string, ip: string): Promise<string> {
       signal: AbortSignal.timeout(WECHAT_SERVER_TIMEOUT_MS),
     });
   } catch (error) {
-    console.error(`[wechat] ${options.WeChatServerAddress} unreachable:`, error);
+    log.error({ err: error, server: options.WeChatServerAddress }, "server unreachable");
     throw new ApiError(WECHAT_MSG.unreachable, 502);
   }
   const answer = wechatServerAnswer.safeParse(await response.json().catch(() => null));
   if (!answer.success) {
-    console.error(`[wechat] ${options.WeChatServerAddress} answered HTTP ${response.status} without its JSON`);
+    log.error({ server: options.WeChatServerAddress, status: response.status }, "server answered without its JSON");
     throw new ApiError(WECHAT_MSG.unreachable, 502);
   }
   if (!answer.data.success) {
     // Usually a wrong WeChatServerToken: the operator must see it, and the user must be told to ask.
     const message = answer.data.message || `HTTP ${response.status}`;
-    console.error(`[wechat] ${options.WeChatServerAddress} refused the code lookup: ${message}`);
+    log.error({ server: options.WeChatServerAddress, reason: message }, "server refused the code lookup");
     throw new ApiError(WECHAT_MSG.refused(message), 502);
   }
   const openId = typeof answer.data.data === "string" ? answer.data.data : "";

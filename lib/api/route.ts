@@ -7,6 +7,10 @@ import { authenticate, optionalCaller, type Caller } from "@/lib/auth/authentica
 import type { RoleTier } from "@/lib/auth/roles";
 import { env } from "@/lib/env";
 import { formatBytes, readBodyWithin } from "@/lib/net/body";
+import { newRequestId } from "@/lib/relay/errors";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("api");
 
 /** What /api answers about a body it will not read. */
 export const API_MSG = {
@@ -89,8 +93,8 @@ export function route<
   P = Record<string, string>,
 >(spec: Spec<A, QS, BS, P>) {
   return async (req: Request, ctx?: { params?: Promise<P> | P }): Promise<Response> => {
+    let caller: Caller | null = null;
     try {
-      let caller: Caller | null = null;
       if (spec.auth === "optional") {
         caller = await optionalCaller(req.headers);
       } else if (spec.auth !== "public") {
@@ -115,13 +119,23 @@ export function route<
       if (result instanceof Ok) return envelope(result.data, result.message);
       return envelope(result ?? null);
     } catch (error) {
-      return errorResponse(error);
+      return errorResponse(error, req, caller);
     }
   };
 }
 
-export function errorResponse(error: unknown): Response {
+/**
+ * A thrown error as the envelope. One nobody expected is logged with a new request id, which the
+ * answer carries in `x-request-id` for a report to the admin.
+ */
+export function errorResponse(error: unknown, req?: Request, caller?: Caller | null): Response {
   if (isApiError(error)) return failure(error.message, error.status, error.data);
-  console.error("[api] unhandled error:", error);
-  return failure("服务器内部错误，请联系管理员", 500);
+  const requestId = newRequestId();
+  log.error(
+    { err: error, requestId, method: req?.method, path: req ? new URL(req.url).pathname : undefined, userId: caller?.id },
+    "unhandled error",
+  );
+  const answer = failure("服务器内部错误，请联系管理员", 500);
+  answer.headers.set("x-request-id", requestId);
+  return answer;
 }

@@ -30,6 +30,9 @@ import { logInsertStatements, quoteIdent, type LogRow } from "@/lib/logs/insert"
 import { big, int, nowSeconds, str } from "@/lib/db/num";
 import type { UsageBucket } from "@/lib/data/buckets";
 import { billingWriteFailed } from "@/lib/metrics/registry";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("ledger");
 
 const SHORTFALL = Symbol.for("qiao.QuotaShortfall");
 
@@ -399,15 +402,14 @@ export class QuotaLedger {
     if (String((error as { code?: unknown })?.code).startsWith("SQLITE_BUSY")) {
       const now = Date.now();
       if (now - this.busySince >= 60_000) {
-        if (this.busyCount)
-          console.warn(`[ledger] database busy: ${this.busyCount} batch(es) in the last minute waited for the next flush`);
+        if (this.busyCount) log.warn({ batches: this.busyCount }, "database busy: batches in the last minute waited for the next flush");
         this.busySince = now;
         this.busyCount = 0;
       }
       this.busyCount++;
       return;
     }
-    console.error("[ledger] flush failed, will retry:", error);
+    log.error({ err: error }, "flush failed, will retry");
   }
 
   /** Writes a batch in one transaction; resolves to the holds found closed (charged directly). */
@@ -583,7 +585,7 @@ export class QuotaLedger {
       this.unclosed.delete(hold);
     } catch (error) {
       this.unclosed.add(hold);
-      console.error(`[ledger] closing hold ${hold.id} failed, will retry:`, error);
+      log.error({ err: error, holdId: hold.id }, "closing a hold failed, will retry");
     }
   }
 
@@ -613,7 +615,7 @@ export class QuotaLedger {
     }
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
     await this.flush();
-    if (this.unclosed.size) console.error(`[ledger] ${this.unclosed.size} hold(s) left open; the next start settles them`);
+    if (this.unclosed.size) log.error({ holds: this.unclosed.size }, "holds left open; the next start settles them");
   }
 
   /** For tests and metrics. */

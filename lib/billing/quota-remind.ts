@@ -17,6 +17,9 @@ import { withVisibleQuota } from "@/lib/billing/visible";
 import { quotaText } from "@/lib/billing/quota-text";
 import { sharedCache } from "@/lib/cache/shared";
 import { getOptions } from "@/lib/options";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("remind");
 
 export const REMIND_WINDOW_SECONDS = 24 * 3600;
 
@@ -71,7 +74,7 @@ export async function checkBalance(user: RemindUser, ledger: Flushable): Promise
       throw error;
     }
   } catch (error) {
-    console.error(`[remind] user ${user.id}:`, error instanceof Error ? error.message : error);
+    log.error({ err: error, userId: user.id }, "quota reminder failed");
     return "skipped";
   } finally {
     checking.delete(user.id);

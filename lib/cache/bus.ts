@@ -4,6 +4,9 @@
 // REDIS_CONN_STRING, to the other instances (lib/cache/redis-bus.ts). Without Redis (or while it
 // is down) other instances see a change within SYNC_FREQUENCY, when every cache is reloaded.
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("cache");
 
 export type CacheEvent =
   | { kind: "channels" }
@@ -39,7 +42,7 @@ export function deliverLocally(event: CacheEvent, remote: boolean) {
     try {
       l(event, remote);
     } catch (error) {
-      console.error("[cache] invalidation listener failed:", error);
+      log.error({ err: error }, "invalidation listener failed");
     }
   }
 }
@@ -50,7 +53,7 @@ export function publishInvalidation(event: CacheEvent) {
     try {
       remote(event);
     } catch (error) {
-      console.error("[cache] forwarding an invalidation failed:", error);
+      log.error({ err: error }, "forwarding an invalidation failed");
     }
   }
 }

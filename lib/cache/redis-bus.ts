@@ -12,6 +12,9 @@ import { randomBytes } from "node:crypto";
 import { addRemotePublisher, deliverLocally, type CacheEvent } from "@/lib/cache/bus";
 import { env } from "@/lib/env";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("cache");
 
 const CHANNEL = "qiao:bus";
 const RETRY_MAX_MS = 5_000;
@@ -35,7 +38,7 @@ let outage = false;
 function onUp() {
   if (!outage) return;
   outage = false;
-  console.log("[cache] Redis bus is back: changes and breaker states are shared with the other instances again");
+  log.info("Redis bus is back: changes and breaker states are shared with the other instances again");
   // What the other instances published meanwhile never arrived: reload now rather than at the next SYNC_FREQUENCY.
   deliverLocally({ kind: "resync" }, true);
 }
@@ -53,9 +56,7 @@ export function bridgeBusToRedis(
   const onDown = (error: unknown) => {
     if (outage) return;
     outage = true;
-    console.error(
-      `[cache] Redis bus unavailable (${String((error as Error)?.message ?? error)}): changes and breaker states stay within this instance; other instances see changes within SYNC_FREQUENCY`,
-    );
+    log.error({ err: error }, "Redis bus unavailable: changes and breaker states stay within this instance");
   };
   const publisher: Promise<Client | null> = connect(url, onDown).catch((error) => (onDown(error), null));
   const subscriber: Promise<Client | null> = connect(url, onDown)
@@ -97,5 +98,5 @@ const EVERY_KIND: ReadonlySet<CacheEvent["kind"]> = new Set((Object.keys(KINDS) 
  */
 export function bridgeInstances(): void {
   if (!env.REDIS_CONN_STRING) return;
-  processSingleton("redisBus", () => bridgeBusToRedis(env.REDIS_CONN_STRING, EVERY_KIND, process.env.QIAO_INSTANCE_ID || undefined));
+  processSingleton("redisBus", () => bridgeBusToRedis(env.REDIS_CONN_STRING, EVERY_KIND, env.QIAO_INSTANCE_ID || undefined));
 }

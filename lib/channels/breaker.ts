@@ -12,6 +12,10 @@
 // its own half-open trial, so after a cool-down one trial per process may reach the upstream.
 import { onInvalidation, publishInvalidation, type CacheEvent } from "@/lib/cache/bus";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+import { hideSecrets } from "@/lib/net/mask";
+
+const log = componentLogger("relay");
 
 export type BreakerState = "closed" | "open" | "half_open";
 
@@ -182,7 +186,7 @@ export function breakerFailure(target: string, settings: BreakerSettings, reason
   const opened = breaker.fail(now, settings, reason);
   track(breaker);
   if (opened) {
-    console.warn(`[relay] breaker open for ${target} until ${new Date(breaker.until).toISOString()}: ${reason}`);
+    log.warn({ target, until: new Date(breaker.until).toISOString(), reason: hideSecrets(reason) }, "breaker open");
     publish(breaker);
   }
   return opened;
@@ -195,7 +199,7 @@ export function breakerTrip(target: string, until: number, reason: string): void
   breaker.lastFailure = reason;
   breaker.open(until);
   track(breaker);
-  console.warn(`[relay] breaker open for ${target} until ${new Date(until).toISOString()}: every key is open`);
+  log.warn({ target, until: new Date(until).toISOString(), reason: "every key is open" }, "breaker open");
   publish(breaker);
 }
 

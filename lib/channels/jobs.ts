@@ -4,6 +4,9 @@
 // of the last run stays until the next one starts. Every step awaits network I/O, so a run never
 // holds the event loop.
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("channels");
 
 export type ChannelJobKind = "test" | "balance";
 
@@ -89,7 +92,7 @@ export async function startChannelJob<T extends { id: number }>(
   run.done = (async () => {
     for (const item of items) {
       const outcome = await step(item).catch((error: unknown): StepOutcome => {
-        if (!(error instanceof Error)) console.error(`[channels] ${kind} of #${item.id} failed:`, error);
+        if (!(error instanceof Error)) log.error({ err: error, job: kind, channelId: item.id }, "channel job step failed");
         return { ok: false, message: error instanceof Error ? error.message : String(error) };
       });
       job.done++;

@@ -6,6 +6,9 @@ import { str } from "@/lib/db/num";
 import { ROLE } from "@/lib/auth/roles";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { getOptions } from "@/lib/options";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("channels");
 
 /** Mails root about channel `id` now having `status`; resolves when done (tests await it). */
 export async function notifyRootOfChannel(id: number, name: string, status: number, reason: string): Promise<boolean> {
@@ -26,7 +29,7 @@ export async function notifyRootOfChannel(id: number, name: string, status: numb
     await deliverMail(o, { to, subject, html: `<p>${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</p>` });
     return true;
   } catch (error) {
-    console.error(`[channels] notifying root of channel ${id} failed:`, error instanceof Error ? error.message : error);
+    log.error({ err: error, channelId: id }, "notifying root failed");
     return false;
   }
 }

@@ -7,6 +7,9 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { notifyRootOfChannel } from "@/lib/channels/notify-root";
 import { otherInfoForStatus, parseOtherInfo, splitList, CHANNEL_STATUS } from "@/lib/channels/fields";
 import { hideSecrets } from "@/lib/net/mask";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("channels");
 
 const SEALED_PREFIX = "v1:";
 
@@ -19,7 +22,7 @@ export function openChannelKey(stored: string): string {
   try {
     return open(stored);
   } catch {
-    console.error("[channels] a channel key could not be decrypted; was CRYPTO_SECRET changed?");
+    log.error("a channel key could not be decrypted; was CRYPTO_SECRET changed?");
     return "";
   }
 }

@@ -20,6 +20,9 @@ import { env } from "@/lib/env";
 import { dbDsn, dbKind } from "@/lib/db/kind";
 import type { DbKind } from "@/lib/db/types";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("db");
 
 export type Row = Record<string, unknown>;
 
@@ -119,7 +122,7 @@ async function openPostgres(dsn: string, max: number): Promise<DirectDb> {
   const types = { getTypeParser: (oid: number, format?: string) => (oid === 20 ? BigInt : pg.types.getTypeParser(oid, format as "text")) };
   const pool = new pg.Pool({ connectionString: dsn, max, types } as ConstructorParameters<typeof pg.Pool>[0]);
   // An idle connection the server drops (restart, failover) must not crash the process.
-  pool.on("error", (error: Error) => console.error("[db] direct PostgreSQL connection lost:", error.message));
+  pool.on("error", (err: Error) => log.error({ err }, "direct PostgreSQL connection lost"));
   const texts = new Map<string, string>();
   const text = (sql: string) => {
     let t = texts.get(sql);

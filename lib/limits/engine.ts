@@ -28,6 +28,9 @@ import {
 import { BUDGET_PERIOD_LABELS, type KeyLimitColumns, type KeyLimitUsage } from "@/lib/limits/types";
 import type { OptionValues } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("limits");
 
 /** After a Redis failure, how long the limits count in this process before trying Redis again. */
 const REDIS_RETRY_MS = 30_000;
@@ -74,9 +77,7 @@ export function resetLocalLimits() {
 
 function redisFailed(error: unknown) {
   if (state.redisDownUntil === 0) {
-    console.error(
-      `[relay] limits: Redis failed (${error instanceof Error ? error.message : String(error)}); counting in this process for ${REDIS_RETRY_MS / 1000} s`,
-    );
+    log.error({ err: error, retryInSeconds: REDIS_RETRY_MS / 1000 }, "limits: Redis failed; counting in this process");
   }
   state.redisDownUntil = Date.now() + REDIS_RETRY_MS;
 }
@@ -91,7 +92,7 @@ function admitIn(ask: AdmitAsk): { store: LimitStore; answer: AdmitAnswer | Prom
   if (state.redisDownUntil !== 0) {
     if (Date.now() < state.redisDownUntil) return { store: state.local, answer: state.local.admit(ask) };
     state.redisDownUntil = 0;
-    console.warn("[relay] limits: trying Redis again");
+    log.warn("limits: trying Redis again");
   }
   const redis = (state.redis ??= new RedisLimitStore(shared));
   const answer = redis.admit(ask);
@@ -142,7 +143,7 @@ export class CallLimits {
       lease: this.lease,
       local: this.local,
     });
-    if (settled instanceof Promise) settled.catch((error) => console.error("[relay] limits: not released:", error));
+    if (settled instanceof Promise) settled.catch((err) => log.error({ err }, "limits: not released"));
   }
 }
 

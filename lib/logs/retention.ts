@@ -15,6 +15,9 @@ import { logTypeLook } from "@/lib/logs/display";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("logs");
 
 export const LOG_RETENTION_LEASE_KEY = "lease:LogRetention";
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -60,8 +63,7 @@ export async function runLogRetention(run: RetentionRun = {}): Promise<Retention
   if (!won) return null;
   const result = await deleteExpiredLogs(await getOptions(), Math.floor(now / 1000), cleanup);
   if (result.length > 0) {
-    const parts = result.map((r) => `${logTypeLook(r.type).label}日志 ${r.deleted} 条（保留 ${r.days} 天）`);
-    console.info(`[logs] retention deleted ${parts.join("，")}`);
+    log.info({ deleted: result.map((r) => ({ type: logTypeLook(r.type).label, rows: r.deleted, days: r.days })) }, "retention deleted");
   }
   return result;
 }
@@ -74,7 +76,7 @@ export function startLogRetention(): void {
       if (running) return;
       running = true;
       runLogRetention()
-        .catch((error) => console.error("[logs] retention failed:", error))
+        .catch((err) => log.error({ err }, "retention failed"))
         .finally(() => {
           running = false;
         });

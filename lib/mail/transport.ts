@@ -7,6 +7,9 @@ import type SMTPTransport from "nodemailer/lib/smtp-transport";
 import { ApiError } from "@/lib/errors";
 import type { OptionValues } from "@/lib/options";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("mail");
 
 export const SMTP_NOT_CONFIGURED = "SMTP 服务器未配置";
 export const MAIL_SEND_FAILED = "邮件发送失败，请检查 SMTP 配置或稍后重试";
@@ -64,7 +67,7 @@ export async function deliverMail(o: SmtpOptions, mail: Mail): Promise<void> {
   try {
     await transportFor(o).sendMail({ from: mailFrom(o), to: mail.to, subject: mail.subject, html: mail.html });
   } catch (error) {
-    console.error("[mail] sending failed:", error instanceof Error ? error.message : error);
+    log.error({ err: error }, "sending failed");
     throw new ApiError(MAIL_SEND_FAILED, 502);
   }
 }

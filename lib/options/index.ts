@@ -31,6 +31,9 @@ import {
   type OptionValues,
 } from "@/lib/options/registry";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("options");
 
 export type { OptionKey, OptionValue, OptionValues } from "@/lib/options/registry";
 
@@ -84,6 +87,7 @@ export class OptionsCache {
         const key = str(row.key);
         if (!isOptionKey(key)) continue;
         const stored = readStoredOption(key, str(row.value));
+        if (stored.invalid !== undefined) warnInvalidStored(key, str(row.value), stored.invalid);
         next.values[key] = stored.value;
         next.raw[key] = stored.raw;
       }
@@ -123,6 +127,15 @@ export class OptionsCache {
   }
 }
 
+const warnedStoredValues = new Set<string>();
+
+/** A stored value the rules refuse is said once per value, not on every periodic reload. */
+function warnInvalidStored(option: OptionKey, raw: string, reason: string): void {
+  if (warnedStoredValues.has(`${option}\0${raw}`)) return;
+  warnedStoredValues.add(`${option}\0${raw}`);
+  log.warn({ option, reason }, "stored option value is invalid; using the default");
+}
+
 type OptionsGlobal = { cache?: OptionsCache; timer?: ReturnType<typeof setInterval> };
 const slot = processSingleton<OptionsGlobal>("options", () => ({}));
 
@@ -134,13 +147,13 @@ export function optionsCache(): OptionsCache {
     // the table again now. (This process's own writes are already in the cache.)
     onInvalidation((event, remote) => {
       if ((event.kind === "options" || event.kind === "resync") && remote)
-        cache.reloadAfterWrite().catch((error) => console.error("[options] reload failed:", error));
+        cache.reloadAfterWrite().catch((err) => log.error({ err }, "reload failed"));
     });
   }
   if (!slot.timer && env.SYNC_FREQUENCY > 0) {
     const cache = slot.cache;
     slot.timer = setInterval(() => {
-      cache.reload().catch((error) => console.error("[options] periodic reload failed:", error));
+      cache.reload().catch((err) => log.error({ err }, "periodic reload failed"));
     }, env.SYNC_FREQUENCY * 1000);
     slot.timer.unref?.();
   }

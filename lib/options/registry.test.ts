@@ -314,7 +314,7 @@ describe("JSON options", () => {
 
 describe("stored values", () => {
   it("fall back to the default when the stored string no longer validates", () => {
-    expect(readStoredOption("RetryTimes", "oops")).toEqual({ value: 0, raw: "0" });
+    expect(readStoredOption("RetryTimes", "oops")).toEqual({ value: 0, raw: "0", invalid: expect.any(String) });
     expect(readStoredOption("GroupRatio", "{bad").value).toEqual({ default: 1, vip: 1, svip: 1 });
     expect(readStoredOption("RetryTimes", "2")).toEqual({ value: 2, raw: "2" });
   });

@@ -797,21 +797,15 @@ export function parseOption(key: string, raw: string): ParseResult<unknown> {
   return entryOf(key).parse(key, raw);
 }
 
-const warnedStoredValues = new Set<string>();
-
 /**
  * Reads a stored value. A value the current rules refuse (written by an older version, or by
- * hand) falls back to the default instead of breaking every page that reads options.
+ * hand) falls back to the default instead of breaking every page that reads options; `invalid`
+ * says why, for the server's log (this module is also loaded in the browser: it logs nothing).
  */
-export function readStoredOption<K extends OptionKey>(key: K, raw: string): { value: OptionValue<K>; raw: string } {
+export function readStoredOption<K extends OptionKey>(key: K, raw: string): { value: OptionValue<K>; raw: string; invalid?: string } {
   const parsed = entryOf(key).parse(key, raw);
   if (parsed.ok) return { value: parsed.value, raw: parsed.raw };
-  // Said once per bad value, not on every periodic reload.
-  if (!warnedStoredValues.has(`${key}\0${raw}`)) {
-    warnedStoredValues.add(`${key}\0${raw}`);
-    console.warn(`[options] stored value of ${key} is invalid (${parsed.message}); using the default`);
-  }
-  return { value: OPTION_REGISTRY[key].default as OptionValue<K>, raw: defaultRaw(key) };
+  return { value: OPTION_REGISTRY[key].default as OptionValue<K>, raw: defaultRaw(key), invalid: parsed.message };
 }
 
 export function defaultOptionValues(): { values: OptionValues; raw: Record<OptionKey, string> } {

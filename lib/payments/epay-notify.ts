@@ -11,6 +11,9 @@ import { getOptions } from "@/lib/options";
 import { isOnlineTopUpEnabled } from "@/lib/payments/amount";
 import { EPAY_TYPE, type EpayMethod, epayVerify, moneyToCents } from "@/lib/payments/epay";
 import { creditOrder, logPaymentRefusal } from "@/lib/payments/orders";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("payments");
 
 /** A notification is a dozen short fields (well under 2 KB); a larger body is not one. */
 export const EPAY_NOTIFY_MAX_BYTES = 16 * 1024;
@@ -135,7 +138,7 @@ export async function epayNotifyResponse(req: Request): Promise<Response> {
     return reply(await handleEpayNotice(read.params));
   } catch (error) {
     // The database is down or similar: the gateway tries again later.
-    console.error("[payments] epay notify failed:", error);
+    log.error({ err: error, gateway: "epay" }, "notify failed");
     return reply("fail", 500);
   }
 }

@@ -13,6 +13,9 @@ import { INT_COLUMN_MAX, nowSeconds } from "@/lib/db/num";
 import { retryConflicting, WRITE_TX } from "@/lib/db/retry";
 import { LOG_TYPE, writeLog } from "@/lib/logs/write";
 import { getOptions, type OptionValues } from "@/lib/options";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("payments");
 
 export const ORDER_STATUS = { pending: "pending", success: "success", expired: "expired" } as const;
 export type OrderStatus = (typeof ORDER_STATUS)[keyof typeof ORDER_STATUS];
@@ -221,5 +224,5 @@ export async function expireOrder(tradeNo: string): Promise<boolean> {
  * mismatched, repeated), so an operator can see an attack or a misconfigured gateway.
  */
 export function logPaymentRefusal(gateway: "epay" | "stripe" | "admin", reason: string, detail: Record<string, unknown> = {}): void {
-  console.warn(`[payments] ${gateway}: ${reason}`, JSON.stringify(detail));
+  log.warn({ gateway, detail }, reason);
 }

@@ -65,12 +65,19 @@ export interface RelayResponse {
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
- * The answer body to a body over MAX_BODY_BYTES, from either entry: OpenAI's shape, or the
- * caller's protocol's when the path names another one (lib/relay/inbound).
+ * The answer to a body over MAX_BODY_BYTES, from either entry: OpenAI's shape, or the caller's
+ * protocol's when the path names another one (lib/relay/inbound).
  */
-export function bodyTooLarge(protocol?: ErrorShape): unknown {
-  const { body } = openAIError(413, `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`, "invalid_request_error");
-  return protocol ? protocol.errorBody(413, body.error.message, body.error.type, null) : body;
+export function bodyTooLarge(requestId: string, protocol?: ErrorShape): RelayResponse {
+  return errorResponse(
+    413,
+    `请求体过大（不能超过 ${formatBytes(MAX_BODY_BYTES)}）`,
+    "invalid_request_error",
+    null,
+    requestId,
+    null,
+    protocol,
+  );
 }
 
 const JSON_HEADERS = { "content-type": "application/json" };
@@ -100,6 +107,16 @@ export function errorResponse(
   // upstream's own retry-after) overwrites it.
   if (status === 429 || status === 529) headers["retry-after"] = String(DEFAULT_RETRY_AFTER_SECONDS);
   return { status, headers, body: JSON.stringify(shaped) };
+}
+
+/**
+ * The request id's headers on an answer that has one (both doors call it once per answer):
+ * `x-oneapi-request-id`, which new-api's clients read, and the same id as `x-request-id`. The
+ * id is always the relay's own; a caller's `X-Request-Id` is not taken (docs/logs.md).
+ */
+export function addRequestIdHeader(headers: Record<string, string>): void {
+  const id = headers["x-oneapi-request-id"];
+  if (id !== undefined) headers["x-request-id"] = id;
 }
 
 /** A RelayError's answer. */

@@ -17,6 +17,9 @@ import { shutdownRelay } from "@/lib/relay/memory/runtime";
 import { env } from "@/lib/env";
 import { measureRelayState } from "@/lib/server/metrics-sources";
 import { metricsInParent } from "@/lib/server/metrics-ipc";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("console");
 
 export async function runConsole(socketPath: string) {
   bridgeCacheBusToParent();
@@ -40,7 +43,7 @@ export async function runConsole(socketPath: string) {
   const handle = app.getRequestHandler();
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
-      console.error("[console] request failed:", error);
+      log.error({ err: error, method: req.method, path: req.url?.split("?", 1)[0] }, "request failed");
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });

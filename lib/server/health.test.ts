@@ -1,7 +1,8 @@
 // Readiness against real databases and Redis: a database that answers or not, migrations applied
 // or pending, Redis up or down (not a 503 by itself), draining, and one probe for many askers.
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loggedLines, spyOnLog } from "@/tests/helpers/log";
 import { RedisCache } from "@/lib/cache/shared";
 import { openDirectDb, type DirectDb } from "@/lib/db/direct";
 import { migrations } from "@/lib/db/migrations.generated";
@@ -95,7 +96,7 @@ describe("ReadinessCheck", () => {
 
     it("stays ready with Redis down, says so in the detail and once in the log, and names no address", async () => {
       const redis = new RedisCache(`redis://:hunter2@127.0.0.1:${await closedPort()}`);
-      const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+      const logged = spyOnLog();
       try {
         const check = new ReadinessCheck({ db: async () => t.direct, migrations: async () => migrations.sqlite, redis });
         const r = await check.check();
@@ -103,7 +104,9 @@ describe("ReadinessCheck", () => {
         expect(r.checks.redis).toMatchObject({ ok: false, configured: true, fallback: "local caches" });
         expect(r.checks.redis.error).toBeTruthy();
         expect(JSON.stringify(r)).not.toContain("hunter2");
-        expect(logged.mock.calls.filter(([line]) => String(line).startsWith("[health] Redis unreachable"))).toHaveLength(1);
+        const lines = loggedLines(logged);
+        expect(lines.filter((l) => l.component === "health" && String(l.msg).startsWith("Redis unreachable"))).toHaveLength(1);
+        expect(JSON.stringify(lines)).not.toContain("hunter2");
       } finally {
         logged.mockRestore();
         await redis.close();

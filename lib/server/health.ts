@@ -14,6 +14,9 @@ import { type DirectDb, getDirectDb } from "@/lib/db/direct";
 import type { Migration } from "@/lib/db/migrations.generated";
 import { RedisCache, sharedCache } from "@/lib/cache/shared";
 import { isDraining } from "@/lib/server/drain";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("health");
 
 export const HEALTH_PATH = "/healthz";
 export const READY_PATH = "/readyz";
@@ -96,12 +99,12 @@ export class ReadinessCheck {
     const started = performance.now();
     try {
       await withinTimeout(redis.ping());
-      if (this.redisDown) console.log("[health] Redis answers again");
+      if (this.redisDown) log.info("Redis answers again");
       this.redisDown = false;
       return { ok: true, configured: true, ms: elapsed(started) };
     } catch (error) {
       const message = safeMessage(error);
-      if (!this.redisDown) console.error(`[health] Redis unreachable (${message}): this instance goes on with its local caches`);
+      if (!this.redisDown) log.error({ reason: message }, "Redis unreachable: this instance goes on with its local caches");
       this.redisDown = true;
       return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: "local caches" };
     }

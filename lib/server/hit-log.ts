@@ -6,6 +6,9 @@
 // memory for that call and says so in the log, rather than hold the request.
 import { type HitRecord, MemoryCache, type SharedCache } from "@/lib/cache/shared";
 import { isObj } from "@/lib/obj";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("request-limits");
 
 export type HitLogAsk = { qiao: "hit-log"; id: number; key: string; limit: number; windowMs: number; record: HitRecord };
 export type HitLogAnswer = { qiao: "hit-log-answer"; id: number; wait: number };
@@ -51,7 +54,7 @@ export function hitLogViaParent(
         return new Promise<number>((resolve) => {
           const timer = setTimeout(() => {
             waiting.delete(id);
-            console.error("[relay] request limits: the primary did not answer; counted in this worker");
+            log.error("request limits: the primary did not answer; counted in this worker");
             resolve(fallback.logHit(key, limit, windowMs, record));
           }, ANSWER_TIMEOUT_MS);
           timer.unref();

@@ -22,6 +22,9 @@ import {
   type SettleAsk,
 } from "@/lib/limits/store";
 import { isObj } from "@/lib/obj";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("limits");
 
 export type LimitsAsk = {
   qiao: "limits";
@@ -174,7 +177,7 @@ export function limitsViaParent(
         { admit, wants },
         (a) => ({ answer: a.answer ?? { refused: -1, waitMs: 0, bucket: 0, states: [] }, grants: a.grants ?? null }),
         () => {
-          console.error("[relay] limits: the primary did not answer; counted in this process");
+          log.error("limits: the primary did not answer; counted in this process");
           return { answer: fallback.admit(admit), ...NO_GRANTS };
         },
       );

@@ -12,6 +12,9 @@
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from "prom-client";
 import { metricsRegistry } from "@/lib/metrics/registry";
 import { isObj } from "@/lib/obj";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("metrics");
 
 type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -45,7 +48,7 @@ export function metricsServer() {
           const own = await metricsRegistry.getMetricsAsJSON();
           text = await AggregatorRegistry.aggregate([own as MetricsJson, ...c.got]).metrics();
         } catch (error) {
-          console.error("[metrics] aggregation failed:", error);
+          log.error({ err: error }, "aggregation failed");
         }
         from.send({ qiao: "metrics-answer", id: askId, text });
       };
@@ -91,7 +94,7 @@ export function metricsViaParent(send: Send) {
         metricsRegistry.getMetricsAsJSON().then(
           (metrics) => send({ qiao: "metrics-report", id: m.id, metrics: metrics as MetricsJson }),
           (error) => {
-            console.error("[metrics] collecting failed:", error);
+            log.error({ err: error }, "collecting failed");
             send({ qiao: "metrics-report", id: m.id, metrics: null });
           },
         );

@@ -3,7 +3,6 @@
 // node:cluster; it passes cache invalidations between them, restarts any that die, and stops
 // them all on SIGTERM/SIGINT (workers first write pending usage and return unused holds).
 import cluster, { type Worker } from "node:cluster";
-import { randomBytes } from "node:crypto";
 import { fork, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +11,7 @@ import { hitLogServer } from "@/lib/server/hit-log";
 import { limitsServer } from "@/lib/server/limits-ipc";
 import { metricsServer } from "@/lib/server/metrics-ipc";
 import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
+import { flushLog, instanceId, logger } from "@/lib/log";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
 // A fixed mmap threshold: glibc otherwise raises it (and its trim threshold) after the first large
@@ -46,7 +46,7 @@ export function runPrimary(entry: string) {
     ...process.env,
     SESSION_SECRET: sessionSecret(),
     QIAO_CLIENT_IP_SECRET: clientIpSecret(),
-    QIAO_INSTANCE_ID: randomBytes(8).toString("hex"),
+    QIAO_INSTANCE_ID: instanceId,
   };
   const socketPath = path.join(os.tmpdir(), `qiao-console-${process.pid}.sock`);
   const workers = new Set<Child>();
@@ -99,7 +99,7 @@ export function runPrimary(entry: string) {
       case "listening":
         if (!announced) {
           announced = true;
-          console.log(`[qiao] console and relay on http://localhost:${env.PORT} (${count} relay worker${count > 1 ? "s" : ""})`);
+          logger.info({ url: `http://localhost:${env.PORT}`, relayWorkers: count }, "console and relay listening");
         }
         break;
     }
@@ -140,7 +140,7 @@ export function runPrimary(entry: string) {
       limits.gone(child);
       metrics.gone(child);
       if (!stopping) {
-        console.error(`[qiao] relay worker exited (${code ?? signal}); starting another`);
+        logger.error({ exit: code ?? signal }, "relay worker exited; starting another");
         again("worker", startWorker);
       }
     });
@@ -161,7 +161,7 @@ export function runPrimary(entry: string) {
       consoleSocket = null;
       for (const w of workers) w.send({ qiao: "console-down" });
       if (!stopping) {
-        console.error(`[qiao] console process exited (${code ?? signal}); starting another`);
+        logger.error({ exit: code ?? signal }, "console process exited; starting another");
         again("console", startConsole);
       }
     });
@@ -183,7 +183,10 @@ export function runPrimary(entry: string) {
       (env.SHUTDOWN_TIMEOUT + SHUTDOWN_GRACE_SECONDS) * 1000,
     );
     force.unref();
-    void Promise.all(all.map((c) => c.exited)).then(() => process.exit(0));
+    void Promise.all(all.map((c) => c.exited)).then(() => {
+      flushLog();
+      process.exit(0);
+    });
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);

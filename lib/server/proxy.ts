@@ -4,6 +4,9 @@
 // cannot choose its address.
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { clientIpHeaders } from "@/lib/net/client-ip";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("server");
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"]);
@@ -102,7 +105,7 @@ export class ConsoleProxy {
     upstream.on("error", (error) => {
       if (clientGone || cut) return; // we cut it: the browser left (navigation, reload), or the console already answered
       // The console went away mid-request (restart): the client gets a clean 502 if we can.
-      console.error("[server] console request failed:", error.message);
+      log.error({ err: error, path: req.url?.split("?", 1)[0] }, "console request failed");
       if (!res.headersSent) unavailable(res, 502);
       else res.destroy();
     });

@@ -19,6 +19,7 @@ import { DRAINING_RETRY_AFTER_SECONDS, isDraining, startDraining } from "@/lib/s
 import { METRICS_PATH, metricsAnswer } from "@/lib/metrics/scrape";
 import { measureRelayState } from "@/lib/server/metrics-sources";
 import { metricsInParent } from "@/lib/server/metrics-ipc";
+import { flushLog, logger } from "@/lib/log";
 
 export async function runRelayWorker() {
   let stop: () => void = () => process.exit(0);
@@ -55,7 +56,7 @@ export async function runRelayWorker() {
     if (isRelayPath(path)) {
       // Draining, the relay refuses in the caller's protocol (lib/relay/doors/node.ts).
       serveRelayNode(req, res, clientIp).catch((error) => {
-        console.error("[relay] request failed:", error);
+        logger.error({ err: error, component: "relay", method: req.method, path }, "request failed");
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
@@ -65,7 +66,7 @@ export async function runRelayWorker() {
       healthAnswer(path).then(
         (a) => res.writeHead(a.status, a.headers).end(a.body),
         (error) => {
-          console.error("[health] check failed:", error);
+          logger.error({ err: error, component: "health" }, "check failed");
           res.writeHead(500).end();
         },
       );
@@ -75,7 +76,7 @@ export async function runRelayWorker() {
       metricsAnswer(req.headers.authorization, instanceMetrics).then(
         (a) => res.writeHead(a.status, a.headers).end(a.body),
         (error) => {
-          console.error("[metrics] scrape failed:", error);
+          logger.error({ err: error, component: "metrics" }, "scrape failed");
           res.writeHead(500).end();
         },
       );
@@ -98,7 +99,7 @@ export async function runRelayWorker() {
     stopping = true;
     startDraining();
     const deadline = Date.now() + env.SHUTDOWN_TIMEOUT * 1000;
-    console.log(`[qiao] relay worker ${process.pid} draining: requests in flight have ${env.SHUTDOWN_TIMEOUT} s to finish`);
+    logger.info({ shutdownTimeoutSeconds: env.SHUTDOWN_TIMEOUT }, "relay worker draining");
     let finishing = false;
     const finish = () => {
       if (finishing) return;
@@ -110,6 +111,7 @@ export async function runRelayWorker() {
         .then(returnLimitShares)
         .finally(() => {
           server.closeAllConnections();
+          flushLog();
           process.exit(0);
         });
     };

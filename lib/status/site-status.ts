@@ -7,6 +7,9 @@ import { getOptions } from "@/lib/options";
 import { isOnlineTopUpEnabled, isStripeTopUpEnabled, minTopUpAmount } from "@/lib/payments/amount";
 import { rootUsesDefaultPassword } from "@/lib/users/root-account";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("status");
 
 /** Process start, unix seconds. */
 export const START_TIME = Math.floor(performance.timeOrigin / 1000);
@@ -150,7 +153,7 @@ export async function rootHasDefaultPassword(): Promise<boolean> {
   const state = rootPasswordState();
   if (state.value === null) return recheckRootPassword(state);
   if (Date.now() - state.checkedAt > env.SYNC_FREQUENCY * 1000) {
-    recheckRootPassword(state).catch((error) => console.error("[status] root password check failed:", error));
+    recheckRootPassword(state).catch((err) => log.error({ err }, "root password check failed"));
   }
   return state.value;
 }

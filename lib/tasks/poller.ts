@@ -19,6 +19,9 @@ import { processSingleton } from "@/lib/singleton";
 import { applyTaskProgress, type PollSummary } from "@/lib/tasks/progress";
 import { TASK_PLATFORMS } from "@/lib/tasks/registry";
 import { FINAL_STATUSES, type OpenTask, TASK_STATUS, type TaskPlatform, type TaskProgress } from "@/lib/tasks/types";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("tasks");
 
 export type { PollSummary } from "@/lib/tasks/progress";
 
@@ -119,7 +122,7 @@ export async function pollTasksOnce(now = Date.now(), db?: DirectDb): Promise<Po
         try {
           answers = await platform.poll(channel, batch, options);
         } catch (error) {
-          console.warn(`[tasks] polling ${platform.name} on channel #${channelId} failed:`, error instanceof Error ? error.message : error);
+          log.warn({ err: error, platform: platform.name, channelId }, "polling failed");
           continue;
         }
         summary.polled += batch.length;
@@ -145,7 +148,7 @@ export function startTaskPoller(): void {
       if (running) return; // a slow round is not overlapped by the next
       running = true;
       runTaskPollTick()
-        .catch((error) => console.error("[tasks] poll round failed:", error))
+        .catch((err) => log.error({ err }, "poll round failed"))
         .finally(() => {
           running = false;
         });

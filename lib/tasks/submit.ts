@@ -24,6 +24,9 @@ import {
 } from "@/lib/relay/memory/key-user-channel-cache";
 import { acceptTask, chargeTask, refundTask, type TaskColumns } from "@/lib/tasks/charge";
 import type { TaskPlatform } from "@/lib/tasks/types";
+import { componentLogger } from "@/lib/log";
+
+const taskLog = componentLogger("tasks");
 
 /** The key's caller of a task route (the door may have checked it before the body). */
 export async function taskCaller(req: RelayRequest): Promise<RelayCaller> {
@@ -206,12 +209,13 @@ export async function submitTask(
       } else {
         // The poller failed and refunded the row while the vendor took longer than any submit
         // should: the vendor's task runs unbilled rather than billed twice or refunded twice.
-        console.warn(`[tasks] ${requestId}: task ${outcome.vendorId} was accepted after its row had been refunded`);
+        taskLog.warn({ requestId, vendorTaskId: outcome.vendorId }, "task accepted after its row had been refunded");
       }
     } else {
       if (outcome.disableChannel && channel.row.auto_ban && options.AutomaticDisableChannelEnabled) {
-        void setChannelStatus(channel.row.id, CHANNEL_STATUS.autoDisabled, outcome.failReason).catch((e) =>
-          console.error("[tasks] auto-disable failed:", e),
+        const channelId = channel.row.id;
+        void setChannelStatus(channelId, CHANNEL_STATUS.autoDisabled, outcome.failReason).catch((e) =>
+          taskLog.error({ err: e, requestId, channelId }, "auto-disable failed"),
         );
       }
       await refundTask(plan.platform.table, charged.id, {

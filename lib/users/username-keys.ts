@@ -5,6 +5,9 @@
 import { ApiError } from "@/lib/errors";
 import type { Db } from "@/lib/db/types";
 import { USERNAME_MSG, usernameKey } from "@/lib/users/username";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("users");
 
 /**
  * Refuses a name another account holds, exactly or by its key (case and form folded). Soft-deleted
@@ -38,10 +41,8 @@ export async function fillUsernameKeys(db: Db): Promise<number[]> {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       left.push(row.id);
-      console.warn(
-        `[users] user ${row.id} (${JSON.stringify(row.username)}) has the same name as another user ignoring case and form; ` +
-          "it keeps signing in by its exact name, and renaming one of them ends the clash",
-      );
+      // It keeps signing in by its exact name; renaming one of them ends the clash.
+      log.warn({ userId: row.id, username: row.username }, "username clashes with another ignoring case and form");
     }
   }
   return left;

@@ -2,7 +2,7 @@
 // answers the signed form, which the mock gateway (tests/mocks/epay.ts, on loopback) accepts; the
 // gateway's notice to /api/user/epay/notify credits it exactly once. Every refusal answers the
 // envelope (pay) or `fail` (notify), writes nothing and moves no quota.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/lib/db";
 import { updateOption } from "@/lib/options";
 import { defaultRaw, type OptionKey } from "@/lib/options/registry";
@@ -11,6 +11,7 @@ import { createOrder, expireOrder, ORDER_STATUS } from "@/lib/payments/orders";
 import { EPAY_NOTIFY_MAX_BYTES } from "@/lib/payments/epay-notify";
 import { findPaymentReturn, returnedTradeNo } from "@/lib/payments/return";
 import { call, createUser } from "@/tests/helpers/api";
+import { loggedLines, spyOnLog } from "@/tests/helpers/log";
 import { type MockEpay, type NoticeOverrides, startMockEpay } from "@/tests/mocks/epay";
 import * as payRoute from "@/app/api/user/pay/route";
 import * as notifyRoute from "@/app/api/user/epay/notify/route";
@@ -74,7 +75,7 @@ async function pendingOrder(method: "zfb" | "wx" = "zfb") {
   return { user, tradeNo: order.out_trade_no };
 }
 
-let warn: MockInstance<Console["warn"]>;
+let warn: ReturnType<typeof spyOnLog>;
 
 beforeAll(async () => {
   await getDb();
@@ -93,7 +94,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  warn = spyOnLog();
   await enableEpay();
 });
 
@@ -297,9 +298,11 @@ describe("GET and POST /api/user/epay/notify", () => {
       expect(s.logs).toEqual([]);
       expect(s.orders).toHaveLength(1);
       expect(s.orders[0]).toMatchObject({ status: ORDER_STATUS.pending, gateway_ref: "", complete_time: 0 });
-      const logged = warn.mock.calls.map((c) => c.join(" ")).join("\n");
+      const logged = loggedLines(warn)
+        .map((l) => `${l.gateway}: ${l.msg} ${JSON.stringify(l.detail)}`)
+        .join("\n");
       expect(logged).toMatch(reason);
-      expect(logged).not.toContain(KEY);
+      expect(warn.mock.calls.join("\n")).not.toContain(KEY);
       // The genuine notice still credits it afterwards: nothing was spent by the refusal.
       expect(await gw.notify(order.tradeNo)).toEqual({ status: 200, text: "success" });
       expect((await state(order.user.id)).quota).toBe(TEN_DOLLARS);

@@ -2,7 +2,8 @@
 // it: printable-ASCII names keyed in SQL, other names keyed at start (fillUsernameKeys), and names
 // that already clashed by case or form leave the younger row without a key instead of failing the
 // start (issue 20.8).
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spyOnLog } from "@/tests/helpers/log";
 import { openDb, type Db, type DbKind } from "@/lib/db";
 import { applyMigrations } from "@/lib/db/migrate";
 import { migrations } from "@/lib/db/migrations.generated";
@@ -59,9 +60,9 @@ for (const kind of KINDS) {
       if (kind === "mysql") expect(stored).not.toContain("ROOT");
       else expect(stored).toEqual(LEGACY);
       expect(await applyMigrations(db, kind)).toContain(KEY_MIGRATION);
-      const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+      const logged = spyOnLog();
       const left = await fillUsernameKeys(db);
-      warn.mockRestore();
+      logged.mockRestore();
 
       const rows = await db.user.findMany({ select: { id: true, username: true, username_key: true }, orderBy: { id: "asc" } });
       const keyOf = Object.fromEntries(rows.map((r) => [r.username, r.username_key]));

@@ -7,6 +7,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { TestDatabase } from "@/tests/helpers/databases";
+import { expectNoSecretsIn } from "@/tests/helpers/secrets";
 
 /** A TCP port nothing listens on right now. */
 export function freePort(): Promise<number> {
@@ -67,7 +68,10 @@ export async function startServer(t: TestDatabase, env: Record<string, string>):
   return { url, child, exited, output: () => out };
 }
 
-/** Kills what is left of the server's process group (a test that failed half-way, or the end) and waits for it. */
+/**
+ * Kills what is left of the server's process group (a test that failed half-way, or the end),
+ * waits for it, and fails when the server printed anything shaped like a credential.
+ */
 export async function killServer(s: Server | undefined): Promise<void> {
   if (!s?.child.pid) return;
   try {
@@ -76,4 +80,5 @@ export async function killServer(s: Server | undefined): Promise<void> {
     // gone already
   }
   await s.exited;
+  expectNoSecretsIn(s.output(), "the server");
 }

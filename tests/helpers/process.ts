@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { expectNoSecretsIn } from "@/tests/helpers/secrets";
 
 const require = createRequire(import.meta.url);
 
@@ -38,13 +39,16 @@ export async function startRelayProcess(
     url: `http://127.0.0.1:${port}`,
     child,
     output: () => out,
+    // Either way, the process must not have printed anything shaped like a credential.
     async stop() {
       child.kill("SIGTERM");
       await exited;
+      expectNoSecretsIn(out, "the relay process");
     },
     async kill() {
       child.kill("SIGKILL");
       await exited;
+      expectNoSecretsIn(out, "the relay process");
     },
   };
 }

@@ -12,7 +12,15 @@ import { clearRelayData, ENTRIES, seedChannel, seedUser, settleAll, startRelay, 
 const MODEL = "gpt-4o-mini";
 const CHUNK = Buffer.alloc(1024 * 1024, 0x20); // spaces: the body stays valid JSON up to its end
 const OVER = MAX_BODY_BYTES + 2 * CHUNK.length;
-const tooLarge = { error: { message: "请求体过大（不能超过 64 MB）", type: "invalid_request_error", param: null, code: null } };
+// Every relay error names its request id, this one too.
+const tooLarge = {
+  error: {
+    message: expect.stringMatching(/^请求体过大（不能超过 64 MB） \(request id: \w+\)$/),
+    type: "invalid_request_error",
+    param: null,
+    code: null,
+  },
+};
 
 /** POSTs a chat request padded to `total` bytes; `length` is the Content-Length to declare, if any. */
 function post(url: string, key: string, total: number, length?: number) {

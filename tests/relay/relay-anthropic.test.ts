@@ -407,7 +407,7 @@ for (const entry of ENTRIES) {
       expect(res.status).toBe(413);
       expect(JSON.parse(res.body)).toEqual({
         type: "error",
-        error: { type: "request_too_large", message: "请求体过大（不能超过 64 MB）" },
+        error: { type: "request_too_large", message: expect.stringMatching(/^请求体过大（不能超过 64 MB） \(request id: \w+\)$/) },
       });
       expect(mock.requests).toHaveLength(0);
     });

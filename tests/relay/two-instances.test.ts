@@ -383,8 +383,8 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
 
     await link.restore();
     await expect.poll(() => models(b!, k), { timeout: 20_000, interval: 100 }).toEqual(["m-call", "m-gone", "m-new"]);
-    expect(b!.output()).toContain("[cache] Redis bus unavailable");
-    await expect.poll(() => b!.output(), { timeout: 5_000 }).toContain("[cache] Redis bus is back");
+    expect(b!.output()).toMatch(/"component":"cache"[^\n]*"msg":"Redis bus unavailable/);
+    await expect.poll(() => b!.output(), { timeout: 5_000 }).toMatch(/"component":"cache"[^\n]*"msg":"Redis bus is back/);
   });
 
   it("the periodic jobs run each round on one instance: one channel test per slot, one poller, one hold sweep, one retention", async () => {
@@ -424,7 +424,7 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
     await expect.poll(() => t.db.log.count({ where: { content: "old" } }), { timeout: 60_000, interval: 1000 }).toBe(0);
     // Every console has checked once by now; only one ran it.
     await sleep(Math.max(0, lastReadyAt + 62_000 - Date.now()));
-    const retained = [a!, b!, c!].filter((s) => s.output().includes("[logs] retention deleted"));
+    const retained = [a!, b!, c!].filter((s) => /"component":"logs"[^\n]*"msg":"retention deleted"/.test(s.output()));
     expect(retained).toHaveLength(1);
     expect((await t.db.option.findUniqueOrThrow({ where: { key: LOG_RETENTION_LEASE_KEY } })).value).toMatch(/@\d+$/);
   }, 240_000);

@@ -5,6 +5,9 @@ import { ArcticFetchError, OAuth2Client } from "arctic";
 import type { z } from "zod";
 import { isApiError } from "@/lib/errors";
 import { connectFailed, PROVIDER_TIMEOUT_MS, tokenFailed, userInfoFailed, withinTimeout } from "@/lib/accounts/oauth/providers";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("oauth");
 
 export type OAuth2App = {
   /** How messages name the provider. */
@@ -36,11 +39,14 @@ export async function exchangeCode(app: OAuth2App, code: string, redirectUri: st
   } catch (error) {
     if (error instanceof ArcticFetchError) throw connectFailed(app.name);
     if (isApiError(error)) throw error; // the timeout
-    console.warn(`[oauth] ${app.name} refused the code:`, (error as Error).message);
+    log.warn({ err: error, provider: app.name }, "provider refused the code");
     throw tokenFailed(app.name);
   }
   if (typeof data.access_token !== "string" || data.access_token === "") {
-    console.warn(`[oauth] ${app.name} answered without an access token:`, typeof data.error === "string" ? data.error : "no error given");
+    log.warn(
+      { provider: app.name, reason: typeof data.error === "string" ? data.error : "no error given" },
+      "provider answered without an access token",
+    );
     throw tokenFailed(app.name);
   }
   return data.access_token;
@@ -60,7 +66,7 @@ export async function fetchProfile<T>(name: string, url: string, accessToken: st
   const body: unknown = res.ok ? await res.json().catch(() => null) : null;
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
-    console.warn(`[oauth] ${name} user endpoint answered ${res.status} without a usable account`);
+    log.warn({ provider: name, status: res.status }, "user endpoint answered without a usable account");
     throw userInfoFailed(name);
   }
   return parsed.data;

@@ -20,6 +20,9 @@ import {
   type ProviderIdentity,
   tokenFailed,
 } from "@/lib/accounts/oauth/providers";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("oauth");
 
 /** What the flow must remember between the authorize request and the callback. */
 export type OidcSecrets = { verifier: string; nonce: string };
@@ -49,7 +52,7 @@ async function discover(name: string, wellKnown: string, clientId: string, clien
       timeout: PROVIDER_TIMEOUT_MS / 1000,
     });
   } catch (error) {
-    console.warn(`[oauth] ${name} discovery at ${wellKnown} failed:`, (error as Error).message);
+    log.warn({ err: error, provider: name, url: wellKnown }, "discovery failed");
     throw connectFailed(name);
   }
 }
@@ -136,7 +139,7 @@ export async function oidcIdentity(
       // The subject must be the id_token's: a userinfo answer about someone else is refused.
       profile = { ...claims, ...(await client.fetchUserInfo(config, tokens.access_token, claims.sub)) };
     } catch (error) {
-      console.warn(`[oauth] ${name} userinfo failed:`, (error as Error).message);
+      log.warn({ err: error, provider: name }, "userinfo failed");
     }
   }
   const display = [profile.name, profile.preferred_username, profile.nickname].find((v) => typeof v === "string" && v.trim());
@@ -150,7 +153,7 @@ export async function oidcIdentity(
  */
 function grantFailure(name: string, error: unknown): ApiError {
   const err = error as Error & { code?: string };
-  console.warn(`[oauth] ${name} code exchange failed:`, err.message, err.code ?? "");
+  log.warn({ err, provider: name }, "code exchange failed");
   if (err instanceof TypeError || err.name === "AbortError" || err.name === "TimeoutError") return connectFailed(name);
   if (err instanceof client.ResponseBodyError || err instanceof client.AuthorizationResponseError) return tokenFailed(name);
   if (err instanceof client.ClientError && /^OAUTH_(RESPONSE_IS_NOT_CONFORM|RESPONSE_IS_NOT_JSON|PARSE_ERROR)$/.test(err.code ?? "")) {

@@ -48,9 +48,13 @@ import { relayRefusal } from "@/lib/relay/providers";
 import { admitRequest } from "@/lib/relay/call/rate-limit";
 import { promptCheckEnabled } from "@/lib/relay/request/sensitive";
 import { settleFailure } from "@/lib/relay/call/settle";
+import { callLogOn, logAnswer } from "@/lib/relay/call/call-log";
 import { cachedRoutingTable, pickChannel, routingTable } from "@/lib/relay/memory/key-user-channel-cache";
 import type { RelayMode } from "@/lib/relay/types";
 import { matchTaskRoute } from "@/lib/tasks/registry";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
   if (req.method === "OPTIONS") return Promise.resolve({ status: 204, headers: { ...CORS_HEADERS }, body: null });
@@ -64,6 +68,7 @@ export function handleRelay(req: RelayRequest): Promise<RelayResponse> {
 
 async function answer(req: RelayRequest): Promise<RelayResponse> {
   const requestId = newRequestId();
+  const startedAt = Date.now();
   // Set once the path names another caller protocol: its errors are answered in its shape.
   let inbound: ReturnType<typeof matchInbound> = null;
   let errorShape: ErrorShape | undefined;
@@ -72,10 +77,10 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     if (req.method === "GET" && (path === MODELS_PATH || path.startsWith(MODEL_PREFIX))) {
       // Anthropic's SDK lists models on the same path: its errors in its shape too.
       if (isAnthropicCaller(req)) errorShape = anthropicProtocol;
-      return await serveModels(req, path, requestId);
+      return answered(await serveModels(req, path, requestId), req, requestId, startedAt);
     }
     if (req.method === "GET" && BILLING_PATH.test(path)) {
-      return await serveBilling(req, path, requestId);
+      return answered(await serveBilling(req, path, requestId), req, requestId, startedAt);
     }
     // The served routes first: one lookup, no pattern, for nearly every request.
     const served = req.method === "POST" ? ROUTES[path] : undefined;
@@ -84,30 +89,53 @@ async function answer(req: RelayRequest): Promise<RelayResponse> {
     const task = matchTaskRoute(req.method, path);
     if (task) {
       errorShape = task.platform.errorShape;
-      return await task.handler(req, requestId);
+      return answered(await task.handler(req, requestId), req, requestId, startedAt);
     }
     inbound = matchInbound(req.method, path, req.query);
     if (inbound) {
       const { protocol, match } = inbound;
-      if ("serve" in match) return await match.serve(req, requestId);
+      if ("serve" in match) return answered(await match.serve(req, requestId), req, requestId, startedAt);
       return await relayCall(req, path, "chat", match.call.model ?? "", requestId, { protocol, route: match.call });
     }
     if (NOT_IMPLEMENTED.test(path) || (req.method === "DELETE" && path.startsWith(MODEL_PREFIX))) {
-      return errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId);
+      return answered(
+        errorResponse(501, "API not implemented", "new_api_error", "api_not_implemented", requestId),
+        req,
+        requestId,
+        startedAt,
+      );
     }
     const embeddingsByPath = ENGINE_EMBEDDINGS.exec(path);
     const route = ROUTES[path] ?? (embeddingsByPath ? ROUTES[OPENAI_PATHS.embeddings] : undefined);
     if (!route || req.method !== "POST") {
-      return errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId);
+      return answered(
+        errorResponse(404, `Invalid URL (${req.method} ${req.path})`, "invalid_request_error", null, requestId),
+        req,
+        requestId,
+        startedAt,
+      );
     }
     return await relayCall(req, path, route.mode, route.defaultModel || decodePathSegment(embeddingsByPath?.[1] ?? ""), requestId);
   } catch (error) {
     const protocol = inbound?.protocol ?? errorShape;
-    if (error instanceof RelayError) return relayErrorResponse(error, requestId, protocol);
-    console.error(`[relay] ${requestId} failed:`, error);
+    if (error instanceof RelayError) {
+      // A call that held quota had its line at its settlement (settle.ts); this is a refusal before.
+      if (callLogOn && !(error instanceof SettledCallError)) logAnswer(requestId, req.path, error.status, startedAt, error.code);
+      return relayErrorResponse(error, requestId, protocol);
+    }
+    log.error({ err: error, requestId, path: req.path }, "request failed");
     return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, protocol);
   }
 }
+
+/** An answer that settles nothing (a list, a task's answer, an unknown path): its call line, then it. */
+function answered(out: RelayResponse, req: RelayRequest, requestId: string, startedAt: number): RelayResponse {
+  if (callLogOn) logAnswer(requestId, req.path, out.status, startedAt);
+  return out;
+}
+
+/** A call's error after its settlement, which logged it: the pipeline answers it without a second line. */
+class SettledCallError extends RelayError {}
 
 async function relayCall(
   req: RelayRequest,
@@ -207,7 +235,7 @@ async function relayCall(
     return response;
   } catch (error) {
     await settleFailure(ctx, undefined, error instanceof RelayError ? error.status : 500);
-    throw withLimitHeaders(error, admitted);
+    throw settledError(withLimitHeaders(error, admitted));
   }
 }
 
@@ -231,6 +259,18 @@ function admitLimits(options: OptionValues, caller: RelayCaller, body: ParsedBod
 function limitError(error: unknown): never {
   if (!(error instanceof LimitRefusal)) throw error;
   throw new RelayError(429, error.message, { code: "rate_limit_exceeded", headers: error.headers });
+}
+
+/** A RelayError thrown after the call's settlement, marked so (SettledCallError). */
+function settledError(error: unknown): unknown {
+  if (!(error instanceof RelayError) || error instanceof SettledCallError) return error;
+  return new SettledCallError(error.status, error.message, {
+    type: error.type,
+    code: error.code,
+    param: error.param,
+    local: error.local,
+    headers: error.headers ?? undefined,
+  });
 }
 
 /** A limited call's error answer carries its x-ratelimit-* headers too. */

@@ -25,6 +25,9 @@ import { MemoryCache, type HitRecord, RedisCache, type SharedCache, sharedCache 
 import type { OptionValues } from "@/lib/options";
 import type { RelayCaller } from "@/lib/relay/memory/key-auth";
 import { RelayError } from "@/lib/relay/errors";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("request-limits");
 
 /** After a Redis failure, how long the limits count in this process before trying Redis again. */
 const REDIS_RETRY_MS = 30_000;
@@ -45,15 +48,13 @@ async function logHit(key: string, limit: number, windowMs: number, record: HitR
   if (redisDownUntil !== 0) {
     if (Date.now() < redisDownUntil) return local.logHit(key, limit, windowMs, record);
     redisDownUntil = 0;
-    console.warn("[relay] request limits: trying Redis again");
+    log.warn("request limits: trying Redis again");
   }
   try {
     return await shared.logHit(key, limit, windowMs, record);
   } catch (error) {
     if (redisDownUntil === 0) {
-      console.error(
-        `[relay] request limits: Redis failed (${error instanceof Error ? error.message : String(error)}); counting in this process for ${REDIS_RETRY_MS / 1000} s`,
-      );
+      log.error({ err: error, retryInSeconds: REDIS_RETRY_MS / 1000 }, "request limits: Redis failed; counting in this process");
     }
     redisDownUntil = Date.now() + REDIS_RETRY_MS;
     return local.logHit(key, limit, windowMs, record);
@@ -100,6 +101,6 @@ export async function admitRequest(options: OptionValues, caller: RelayCaller): 
   if (success <= 0) return null;
   return (status) => {
     if (status >= 400) return;
-    logHit(successKey, success, windowMs, "always").catch((error) => console.error("[relay] request limits: success not counted:", error));
+    logHit(successKey, success, windowMs, "always").catch((err) => log.error({ err }, "request limits: success not counted"));
   };
 }

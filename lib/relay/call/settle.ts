@@ -16,6 +16,10 @@ import type { Usage } from "@/lib/billing/usage";
 import type { Failure } from "@/lib/relay/call/upstream-failure";
 import { answerEnded } from "@/lib/relay/routing/attempt";
 import { recordAnswered, recordFailed } from "@/lib/metrics/relay";
+import { callLogOn, logCallEnd } from "@/lib/relay/call/call-log";
+import { componentLogger } from "@/lib/log";
+
+const relayLog = componentLogger("relay");
 
 /** What a settled request adds to its log row's `other` beside the price. */
 export type SettleExtra = {
@@ -45,8 +49,14 @@ export function billableUsage(ctx: CallContext, upstreamModel: string, raw: Usag
   const billed = bounded ? bounded.usage : clamped.usage;
   if (!fromUpstream) return billed;
   ctx.usageAnomaly = bounded ? bounded.anomaly : usageAnomaly(raw, completionLimit);
-  console.warn(
-    `[relay] ${ctx.requestId} usage anomaly on channel #${ctx.tried[ctx.tried.length - 1] ?? 0}: upstream reported ${raw.prompt_tokens} prompt / ${raw.completion_tokens} completion tokens, billed ${billed.prompt_tokens} / ${billed.completion_tokens}`,
+  relayLog.warn(
+    {
+      requestId: ctx.requestId,
+      channelId: ctx.tried[ctx.tried.length - 1] ?? 0,
+      reported: { prompt: raw.prompt_tokens, completion: raw.completion_tokens },
+      billed: { prompt: billed.prompt_tokens, completion: billed.completion_tokens },
+    },
+    "usage anomaly",
   );
   return billed;
 }
@@ -91,6 +101,7 @@ export async function settle(
   answerEnded(ctx, extra.frt);
   ctx.measured = true;
   recordAnswered(ctx.body.model, channel.row.id, ctx.startedAt, isStream ? (extra.frt ?? -1) : -1, usage, quota.quota);
+  if (callLogOn) logCallEnd(ctx, 200, channel.row.id, isStream, extra);
   const ledger = readyLedger() ?? (await getLedger());
   const log = ctx.options.LogConsumeEnabled
     ? logRow(
@@ -160,6 +171,10 @@ export async function settleFailure(ctx: CallContext, failure?: Failure, status 
   if (!ctx.measured) {
     ctx.measured = true;
     recordFailed(ctx.body.model, ctx.tried[ctx.tried.length - 1] ?? 0, ctx.startedAt, failure ? failure.status : status);
+    if (callLogOn)
+      logCallEnd(ctx, failure ? failure.status : status, ctx.tried[ctx.tried.length - 1] ?? 0, ctx.body.stream, {
+        errorType: failure ? failure.error.type : undefined,
+      });
   }
   if (ctx.reservation.settled) return;
   const ledger = await getLedger();

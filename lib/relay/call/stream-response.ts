@@ -16,6 +16,9 @@ import { SSE_HEADERS, SSE_PING } from "@/lib/relay/openai/sse";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 import type { Exchange, UpstreamSink } from "@/lib/relay/upstream";
 import { streamsOpen } from "@/lib/metrics/registry";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 export function streamResponse(
   ctx: CallContext,
@@ -266,7 +269,7 @@ class RelayedStream implements RelayStreamBody, UpstreamSink {
       streamEnd: relay.endReason ?? undefined,
       upstreamUsage: relay.sawUpstreamUsage,
     }).catch((error) => {
-      console.error(`[relay] ${ctx.requestId} settle failed:`, error);
+      log.error({ err: error, requestId: ctx.requestId }, "settle failed");
       return settleFailure(ctx);
     });
   }

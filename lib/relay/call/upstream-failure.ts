@@ -8,6 +8,9 @@ import { hideSecrets } from "@/lib/net/mask";
 import type { RouteChannel } from "@/lib/relay/memory/key-user-channel-cache";
 import type { ChosenKey } from "@/lib/relay/memory/channel-keys";
 import { disableChannelKey } from "@/lib/channels/key-state";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 export type Failure = {
   status: number;
@@ -86,5 +89,5 @@ function disableDeadKey(channel: RouteChannel, key: ChosenKey | null, reason: st
         reason,
       )
     : setChannelStatus(channel.row.id, 3, reason);
-  void done.catch((e) => console.error("[relay] auto-disable failed:", e));
+  void done.catch((err) => log.error({ err, channelId: channel.row.id }, "auto-disable failed"));
 }

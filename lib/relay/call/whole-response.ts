@@ -15,6 +15,9 @@ import { openAIUsage } from "@/lib/relay/openai/usage";
 import { imageParams } from "@/lib/relay/call/pricing";
 import { billableUsage, settle, settleFailure } from "@/lib/relay/call/settle";
 import { type Failure, failureOf, unexpectedAnswer } from "@/lib/relay/call/upstream-failure";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 /** A whole (non-streamed) answer larger than this is refused: base64 images and audio fit well. */
 const WHOLE_BODY_LIMIT = 256 * 1024 * 1024;
@@ -96,7 +99,7 @@ export async function wholeResponse(
   const sawUpstreamUsage = extracted.sawUpstreamUsage;
   setImmediate(() => {
     settle(ctx, channel, upstreamModel, usage, quota, false, { upstreamUsage: sawUpstreamUsage }).catch((error) => {
-      console.error(`[relay] ${ctx.requestId} settle failed:`, error);
+      log.error({ err: error, requestId: ctx.requestId }, "settle failed");
       return settleFailure(ctx);
     });
   });

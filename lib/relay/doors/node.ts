@@ -1,7 +1,8 @@
 // Serves the relay core over Node's http: no web Request/Response objects on the hot path.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleRelay } from "@/lib/relay/call/pipeline";
-import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { addRequestIdHeader, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { componentLogger } from "@/lib/log";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/openai/answer-type";
 import { declaredLength } from "@/lib/net/body";
 import { LARGE_BODY_BYTES, type BodySummaryResult } from "@/lib/relay/request/request-body";
@@ -12,13 +13,14 @@ import { isDraining } from "@/lib/server/drain";
 import {
   admitBodyBytes,
   bodyBudgetFull,
+  bodyTooLargeFor,
   drainingRefusal,
   keyedBeforeBody,
   refusalBeforeBody,
   releaseBodyBytes,
-  shapeFor,
 } from "@/lib/relay/request/before-body";
 
+const log = componentLogger("relay");
 const EMPTY = new Uint8Array(0);
 const noop = () => undefined;
 
@@ -87,8 +89,9 @@ function readBody(req: IncomingMessage, request: NodeRelayRequest): Promise<Uint
       if (ended || over) return;
       chunks.length = 0;
       into = null;
-      console.warn(
-        `[relay] ${req.method} ${request.path}: the client left ${size} bytes into its body${declared > 0 ? ` of ${declared}` : ""}`,
+      log.warn(
+        { method: req.method, path: request.path, bytesRead: size, declared: declared > 0 ? declared : undefined },
+        "the client left during its body",
       );
       resolve("gone");
     });
@@ -176,16 +179,7 @@ export async function serveRelayNode(req: IncomingMessage, res: ServerResponse, 
     return writeResponse(res, await handleRelay(request));
   }
   if (body === "gone") return;
-  writeResponse(
-    res,
-    body === "busy"
-      ? bodyBudgetFull(method, path, request.query)
-      : {
-          status: 413,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(bodyTooLarge(shapeFor(method, path, request.query))),
-        },
-  );
+  writeResponse(res, body === "busy" ? bodyBudgetFull(method, path, request.query) : bodyTooLargeFor(method, path, request.query));
   dropUnreadBody(req);
 }
 
@@ -208,6 +202,7 @@ function dropUnreadBody(req: IncomingMessage): void {
 function writeResponse(res: ServerResponse, out: RelayResponse): void {
   // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
   out.headers[NOSNIFF_HEADER] = NOSNIFF;
+  addRequestIdHeader(out.headers);
   const body = out.body;
   if (body === null || typeof body === "string" || body instanceof Uint8Array) {
     const buf = body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;

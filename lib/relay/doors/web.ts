@@ -1,14 +1,14 @@
 // Serves the relay core through web Request/Response, for Next route handlers.
 import { handleRelay } from "@/lib/relay/call/pipeline";
-import { bodyTooLarge, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { addRequestIdHeader, MAX_BODY_BYTES, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
 import { authenticateKey, type RelayCaller } from "@/lib/relay/memory/key-auth";
 import {
   admitBodyBytes,
   bodyBudgetFull,
+  bodyTooLargeFor,
   keyedBeforeBody,
   refusalBeforeBody,
   releaseBodyBytes,
-  shapeFor,
 } from "@/lib/relay/request/before-body";
 import { NOSNIFF, NOSNIFF_HEADER } from "@/lib/relay/openai/answer-type";
 import { requestIp } from "@/lib/net/client-ip";
@@ -55,6 +55,7 @@ export async function relayWebRequest(request: Request): Promise<Response> {
   const out = await answerWeb(request, relayRequest);
   // Every relay answer, errors and preflights included: no browser guesses a type from the bytes.
   out.headers[NOSNIFF_HEADER] = NOSNIFF;
+  addRequestIdHeader(out.headers);
   const b = out.body;
   if (b === null || typeof b === "string" || b instanceof Uint8Array) {
     return new Response(b as BodyInit | null, { status: out.status, headers: out.headers });
@@ -127,11 +128,7 @@ async function answerWeb(request: Request, req: WebRelayRequest): Promise<RelayR
   try {
     const body = await readBodyWithin(request, MAX_BODY_BYTES);
     if (body === null) {
-      return {
-        status: 413,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(bodyTooLarge(shapeFor(req.method, req.path, req.query))),
-      };
+      return bodyTooLargeFor(req.method, req.path, req.query);
     }
     req.body = body;
     return await handleRelay(req);

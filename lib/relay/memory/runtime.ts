@@ -9,6 +9,9 @@ import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds }
 import { publicOnlyConnector } from "@/lib/net/public-connect";
 import { startRelayState } from "@/lib/relay/memory/key-user-channel-cache";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("ledger");
 
 type Runtime = {
   ledger: Promise<QuotaLedger> | null;
@@ -67,7 +70,7 @@ const sweeper = processSingleton("holdSweeper", () => `${process.pid}-${randomBy
 async function startRecovery(db: DirectDb) {
   if (!isMaster || runtime.recovery) return;
   const closed = await recoverHolds(db, env.HOLD_STALE_SECONDS);
-  if (closed) console.log(`[ledger] closed ${closed} hold(s) left open by a stopped instance`);
+  if (closed) log.info({ holds: closed }, "closed holds left open by a stopped instance");
   const sweep = async () => {
     const lease = { key: HOLD_SWEEP_LEASE_KEY, holder: sweeper, now: Date.now(), ttlMs: SWEEP_EVERY_MS - 5_000, renew: false };
     if (await claimLease(lease, db)) await recoverHolds(db, env.HOLD_STALE_SECONDS);

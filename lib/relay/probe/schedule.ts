@@ -11,6 +11,9 @@ import { ROLE } from "@/lib/auth/roles";
 import { getOptions } from "@/lib/options";
 import { testAllChannels, type ChannelTester } from "@/lib/relay/probe/test";
 import { processSingleton } from "@/lib/singleton";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("channels");
 
 export const CHANNEL_TEST_LEASE_KEY = "lease:ChannelTestSlot";
 /** How often the scheduler looks at the clock; the interval itself is in whole minutes. */
@@ -68,7 +71,7 @@ export async function runChannelTestTick(nowSeconds = Math.floor(Date.now() / 10
 export function startChannelTestSchedule(): void {
   processSingleton("channelTestTimer", () => {
     const timer = setInterval(() => {
-      runChannelTestTick().catch((error) => console.error("[channels] scheduled test failed:", error));
+      runChannelTestTick().catch((err) => log.error({ err }, "scheduled test failed"));
     }, TICK_MS);
     timer.unref?.();
     return timer;

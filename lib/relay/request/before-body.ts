@@ -4,10 +4,14 @@
 import { env } from "@/lib/env";
 import { PLAYGROUND_PATH } from "@/lib/relay/endpoints";
 import { newRequestId, RelayError } from "@/lib/relay/errors";
-import { type ErrorShape, errorResponse, relayErrorResponse, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { bodyTooLarge, type ErrorShape, errorResponse, relayErrorResponse, type RelayRequest, type RelayResponse } from "@/lib/relay/http";
+import { callLogOn, logAnswer } from "@/lib/relay/call/call-log";
 import { protocolFor } from "@/lib/relay/inbound";
 import { taskErrorShape } from "@/lib/tasks/registry";
 import { DRAINING_RETRY_AFTER_SECONDS } from "@/lib/server/drain";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 /**
  * Whether the key is checked before the body is read: every call that can carry a body, except
@@ -30,8 +34,11 @@ export function shapeFor(method: string, path: string, query?: URLSearchParams):
 export function refusalBeforeBody(error: unknown, req: RelayRequest): RelayResponse {
   const requestId = newRequestId();
   const shape = shapeFor(req.method, req.path, req.query);
-  if (error instanceof RelayError) return relayErrorResponse(error, requestId, shape);
-  console.error(`[relay] ${requestId} failed:`, error);
+  if (error instanceof RelayError) {
+    if (callLogOn) logAnswer(requestId, req.path, error.status, Date.now(), error.code);
+    return relayErrorResponse(error, requestId, shape);
+  }
+  log.error({ err: error, requestId, path: req.path }, "request failed");
   return errorResponse(500, "服务器内部错误", "new_api_error", "internal_error", requestId, null, shape);
 }
 
@@ -40,17 +47,26 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 
 /** The answer when this process's bodies in flight would pass RELAY_BODY_BYTES_IN_FLIGHT: 503 with retry-after. */
 export function bodyBudgetFull(method: string, path: string, query?: URLSearchParams): RelayResponse {
+  const requestId = newRequestId();
   const out = errorResponse(
     503,
     "服务器繁忙，正在读取的请求体过多，请稍后重试",
     "server_busy",
     "body_budget_full",
-    newRequestId(),
+    requestId,
     null,
     shapeFor(method, path, query),
   );
   out.headers["retry-after"] = String(BUSY_RETRY_AFTER_SECONDS);
+  if (callLogOn) logAnswer(requestId, path, 503, Date.now(), "body_budget_full");
   return out;
+}
+
+/** The answer to a body over MAX_BODY_BYTES (lib/relay/http.ts), in the caller's protocol, with its log line. */
+export function bodyTooLargeFor(method: string, path: string, query?: URLSearchParams): RelayResponse {
+  const requestId = newRequestId();
+  if (callLogOn) logAnswer(requestId, path, 413, Date.now(), "body_too_large");
+  return bodyTooLarge(requestId, shapeFor(method, path, query));
 }
 
 /**
@@ -58,17 +74,19 @@ export function bodyBudgetFull(method: string, path: string, query?: URLSearchPa
  * in the caller's protocol, with retry-after, on a connection that closes after it.
  */
 export function drainingRefusal(method: string, path: string, query?: URLSearchParams): RelayResponse {
+  const requestId = newRequestId();
   const out = errorResponse(
     503,
     "服务正在停止，请稍后重试",
     "server_busy",
     "shutting_down",
-    newRequestId(),
+    requestId,
     null,
     shapeFor(method, path, query),
   );
   out.headers["retry-after"] = String(DRAINING_RETRY_AFTER_SECONDS);
   out.headers.connection = "close";
+  if (callLogOn) logAnswer(requestId, path, 503, Date.now(), "shutting_down");
   return out;
 }
 

@@ -2,6 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BODY_THREAD_NICE, BodyThread, MAX_DEATHS, RECYCLE_BYTES, summariseJsonBodyOffLoop } from "./body-thread";
 import { summariseJsonBody } from "./request-body";
+import { loggedLines, spyOnLog } from "@/tests/helpers/log";
+
+/** The server log's "body thread stopped" lines a log spy saw. */
+const stopsIn = (logged: ReturnType<typeof spyOnLog>) => loggedLines(logged).filter((l) => l.msg === "body thread stopped");
 
 const body = Buffer.from(JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "a".repeat(2 * 1024 * 1024) }] }));
 const onLoop = summariseJsonBody(body, "chat", "");
@@ -51,7 +55,7 @@ describe("the body thread", () => {
   });
 
   it("ends its thread after a huge body, so the worker does not keep the body's heap; the next body starts a new one", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const logged = spyOnLog();
     const thread = new BodyThread();
     expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
     expect(thread.running).toBe(true); // a large body below RECYCLE_BYTES keeps the thread
@@ -61,11 +65,11 @@ describe("the body thread", () => {
     expect(thread.running).toBe(false);
     expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
     expect(thread.running).toBe(true);
-    expect(errors).not.toHaveBeenCalled(); // an ended thread is not a death
+    expect(stopsIn(logged)).toEqual([]); // an ended thread is not a death
   });
 
   it("answers on the event loop when its thread dies, and stops starting threads after MAX_DEATHS", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const logged = spyOnLog();
     let started = 0;
     const thread = new BodyThread(() => {
       started++;
@@ -74,8 +78,9 @@ describe("the body thread", () => {
     for (let i = 0; i < MAX_DEATHS + 2; i++) expect(await thread.summarise(body, "chat", "")).toEqual(onLoop);
     expect(started).toBe(1); // the source is looked up once
     expect(thread.running).toBe(false);
-    expect(errors).toHaveBeenCalledTimes(MAX_DEATHS);
-    expect(String(errors.mock.calls.at(-1)?.[0])).toContain("reading bodies on the event loop from now on");
+    const stops = stopsIn(logged);
+    expect(stops).toHaveLength(MAX_DEATHS);
+    expect(stops.at(-1)).toMatchObject({ level: "error", component: "relay", onEventLoop: true });
   });
 
   it("answers on the event loop when there is no thread to start", async () => {

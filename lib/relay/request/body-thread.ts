@@ -12,6 +12,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { summariseJsonBody, type BodySummaryResult } from "./request-body";
 import type { RelayMode } from "../types";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("relay");
 
 export interface BodyJob {
   id: number;
@@ -127,10 +130,7 @@ export class BodyThread {
     if (this.worker !== worker) return;
     this.worker = null;
     this.deaths++;
-    console.error(
-      `[relay] body thread stopped${this.deaths >= MAX_DEATHS ? " (reading bodies on the event loop from now on)" : ""}:`,
-      error,
-    );
+    log.error({ err: error, onEventLoop: this.deaths >= MAX_DEATHS }, "body thread stopped");
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) {

@@ -36,6 +36,9 @@ import {
   videoIdUrl,
   videoUrl,
 } from "@/lib/tasks/video/vendor";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("tasks");
 
 /** The row's action for a create and a remix alike (the console reads it as 生成视频). */
 const ACTION = "VIDEO";
@@ -227,7 +230,7 @@ async function refreshed(platform: TaskPlatform, userId: number, row: VideoRow):
     await applyTaskProgress(platform, progress);
     return (await findVideo(userId, row.task_id)) ?? row;
   } catch (error) {
-    console.warn(`[tasks] openai-video: refreshing ${row.task_id} failed:`, error instanceof Error ? error.message : error);
+    log.warn({ err: error, platform: "openai-video", taskId: row.task_id }, "refreshing a task failed");
     return row;
   }
 }

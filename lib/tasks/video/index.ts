@@ -11,6 +11,10 @@ import type { OpenTask, TaskHandler, TaskPlatform, TaskProgress } from "@/lib/ta
 import { createVideo, listOwnVideos, remixVideo, retrieveVideo, videoContent } from "@/lib/tasks/video/handlers";
 import { VIDEO_PLATFORM } from "@/lib/tasks/video/rows";
 import { fetchVideo, progressOf } from "@/lib/tasks/video/vendor";
+import { componentLogger } from "@/lib/log";
+import { hideSecrets } from "@/lib/net/mask";
+
+const log = componentLogger("tasks");
 
 const PREFIX = "/v1/videos";
 /** Videos asked about at once per channel in a poll round (one request per video). */
@@ -26,13 +30,22 @@ async function poll(channel: RoutingChannel, tasks: readonly OpenTask[], options
       try {
         const answer = await fetchVideo(channel, options, task.vendorId);
         if ("error" in answer) {
-          console.warn(`[tasks] openai-video: ${task.vendorId} on channel #${channel.id}: ${answer.error.status} ${answer.error.message}`);
+          log.warn(
+            {
+              platform: "openai-video",
+              vendorTaskId: task.vendorId,
+              channelId: channel.id,
+              status: answer.error.status,
+              reason: hideSecrets(answer.error.message),
+            },
+            "polling a task failed",
+          );
           continue;
         }
         const progress = progressOf(task, answer.video, channel.key);
         if (progress) found.push(progress);
       } catch (error) {
-        console.warn(`[tasks] openai-video: ${task.vendorId} on channel #${channel.id}:`, error instanceof Error ? error.message : error);
+        log.warn({ err: error, platform: "openai-video", vendorTaskId: task.vendorId, channelId: channel.id }, "polling a task failed");
       }
     }
   };

@@ -13,6 +13,9 @@ import { azureDeployment } from "@/lib/relay/providers/azure";
 import { callVendor, type VendorAnswer, vendorBase } from "@/lib/tasks/upstream";
 import { TASK_STATUS, type TaskProgress } from "@/lib/tasks/types";
 import { rowStatusOf, VendorVideo, withoutAddresses } from "@/lib/tasks/video/api";
+import { componentLogger } from "@/lib/log";
+
+const log = componentLogger("tasks");
 
 /**
  * Azure serves the video API as a preview of its v1 surface: `api-version=preview` (the channel's
@@ -100,7 +103,7 @@ const NOT_STARTED: ReadonlySet<string> = new Set([TASK_STATUS.submitting, TASK_S
 export function progressOf(task: { id: number; status: string }, video: VendorVideo, key: string): TaskProgress | null {
   const status = rowStatusOf(video.status);
   if (status === undefined) {
-    console.warn(`[tasks] openai-video: task #${task.id} has the unknown vendor status ${JSON.stringify(video.status)}`);
+    log.warn({ platform: "openai-video", taskId: task.id, vendorStatus: video.status }, "unknown vendor status");
     return null;
   }
   const { progress, data } = videoColumns(video, key);

@@ -14,7 +14,7 @@ async function handler(req: NextRequest, ctx: Ctx) {
         : req;
     return NextAuth(capped as never, { params: await ctx.params } as never, authOptions());
   } catch (error) {
-    return errorResponse(error);
+    return errorResponse(error, req);
   }
 }
 
