@@ -556,7 +556,10 @@ export class QuotaLedger {
       const kept = all.slice(-MAX_UNWRITTEN_LOGS);
       const dropped = all.length - kept.length;
       this.unwrittenLogs = kept;
-      console.error(`[ledger] log database write failed, ${kept.length} row(s) kept for the next batch${dropped ? `, ${dropped} dropped` : ""}:`, error);
+      console.error(
+        `[ledger] log database write failed, ${kept.length} row(s) kept for the next batch${dropped ? `, ${dropped} dropped` : ""}:`,
+        error,
+      );
     }
   }
 

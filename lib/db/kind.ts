@@ -26,7 +26,10 @@ export const dbDsn: string = dbKind === "sqlite" ? sqlitePath : env.SQL_DSN;
 export function logDbOf(logDsn: string, mainDsn: string): { kind: DbKind; dsn: string } | null {
   if (!logDsn) return null;
   const kind = dbKindOf(logDsn, "LOG_SQL_DSN");
-  if (kind === "sqlite") throw new Error("LOG_SQL_DSN must name a PostgreSQL or MySQL/MariaDB database (postgres://, mysql:// or mariadb://), not a SQLite file");
+  if (kind === "sqlite")
+    throw new Error(
+      "LOG_SQL_DSN must name a PostgreSQL or MySQL/MariaDB database (postgres://, mysql:// or mariadb://), not a SQLite file",
+    );
   if (logDsn === mainDsn) throw new Error("LOG_SQL_DSN names the same database as SQL_DSN: leave it empty to keep the logs there");
   return { kind, dsn: logDsn };
 }

@@ -90,7 +90,11 @@ export function logInsertStatements(kind: DbKind, rows: readonly LogRow[]): Stat
  * rows in one transaction on the log database. A log write that fails there is reported and
  * dropped: what the statements wrote (money) stays written, as it would without its log row.
  */
-export async function transactionWithLogs(db: DirectDb, statements: readonly Statement[], rows: readonly LogRow[]): Promise<TransactionResult> {
+export async function transactionWithLogs(
+  db: DirectDb,
+  statements: readonly Statement[],
+  rows: readonly LogRow[],
+): Promise<TransactionResult> {
   if (!separateLogDb || rows.length === 0) return db.transaction([...statements, ...logInsertStatements(db.kind, rows)]);
   const result = statements.length ? await db.transaction(statements) : { failed: -1, missed: [] };
   if (result.failed < 0) {

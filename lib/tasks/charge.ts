@@ -190,24 +190,24 @@ export async function refundTask(table: TaskTable, id: number, refund: Refund, d
     if (refund.logContent && quota > 0n) {
       const [user] = await d.query("SELECT username FROM users WHERE id = ?", [userId]);
       logs.push({
-            user_id: userId,
-            created_at: nowSeconds(),
-            type: LOG_TYPE.system,
-            content: refund.logContent(quota),
-            username: str(user?.username),
-            token_name: "",
-            model_name: "",
-            quota,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            use_time: 0,
-            is_stream: false,
-            channel_id: channelId,
-            token_id: tokenId,
-            group: "",
-            request_id: str(row.request_id),
-            other: "",
-          });
+        user_id: userId,
+        created_at: nowSeconds(),
+        type: LOG_TYPE.system,
+        content: refund.logContent(quota),
+        username: str(user?.username),
+        token_name: "",
+        model_name: "",
+        quota,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        use_time: 0,
+        is_stream: false,
+        channel_id: channelId,
+        token_id: tokenId,
+        group: "",
+        request_id: str(row.request_id),
+        other: "",
+      });
     }
     const { failed } = await retryConflicts(() => transactionWithLogs(d, statements, logs));
     if (failed < 0) return quota;
