@@ -161,7 +161,7 @@ async function time(label, fn) {
   return { label, median, max, result };
 }
 
-function describe(result) {
+function summary(result) {
   if (Array.isArray(result)) return `${result.length} buckets`;
   if ("total" in result) return `${result.total} rows`;
   return `quota ${result.quota}, rpm ${result.rpm}, tpm ${result.tpm}`;
@@ -219,7 +219,7 @@ try {
   console.log("");
   console.log(`| query (${RUNS} runs) | median ms | max ms | rows matched / stat |`);
   console.log("|---|---:|---:|---|");
-  for (const r of results) console.log(`| ${r.label} | ${r.median.toFixed(1)} | ${r.max.toFixed(1)} | ${describe(r.result)} |`);
+  for (const r of results) console.log(`| ${r.label} | ${r.median.toFixed(1)} | ${r.max.toFixed(1)} | ${summary(r.result)} |`);
   const targeted = results.filter((r) => !r.label.endsWith("(wide)"));
   const slow = targeted.filter((r) => r.median >= 100);
   console.log(
