@@ -47,6 +47,8 @@ const schema = z.object({
   SQLITE_PATH: str(""),
   SQL_DSN: str(""),
   SQL_MAX_OPEN_CONNS: int(20),
+  /** The `logs` table's own database (PostgreSQL or MySQL/MariaDB); empty: the logs stay in SQL_DSN's. */
+  LOG_SQL_DSN: str(""),
   /** Signs session cookies (HS256): at least SESSION_SECRET_MIN characters, or empty to generate one. */
   SESSION_SECRET: str("").refine((v) => v === "" || v.length >= SESSION_SECRET_MIN, {
     message: `must be at least ${SESSION_SECRET_MIN} characters (unset it to have one generated into DATA_DIR)`,

@@ -17,6 +17,8 @@
 // the balance unconditionally (written with the next batch), even when that takes the balance
 // below zero; a balance at or below zero then refuses every reservation until it is topped up. A
 // batch whose hold turns out closed under it (recovery took it) charges the balance directly.
+// With LOG_SQL_DSN the batch's log rows go to the log database right after the batch commits
+// (two databases share no transaction); a refused log write is kept and retried, never re-charged.
 //
 // Lock order: every transaction here touches rows in the same order — users, tokens, quota_holds,
 // channels, channel_keys, then inserts (logs, quota_data), ids ascending within a table — so two of them (two
@@ -135,6 +137,9 @@ export function holdChunk(need: bigint, balanceHint: bigint): bigint {
   return chunk < need ? need : chunk > cap ? cap : chunk;
 }
 
+/** Log rows kept in memory while the log database (LOG_SQL_DSN) refuses them; older ones are dropped. */
+const MAX_UNWRITTEN_LOGS = 100_000;
+
 export class QuotaLedger {
   private holds = new Map<string, Hold>();
   private pending: UsageRecord[] = [];
@@ -153,7 +158,12 @@ export class QuotaLedger {
     /** Every read and write of the ledger goes through the driver (lib/db/direct.ts); the caller closes it. */
     private db: DirectDb,
     private options: LedgerOptions = DEFAULT_LEDGER_OPTIONS,
+    /** The log database (LOG_SQL_DSN) when the logs live apart: log rows go there after each batch commits. */
+    private logDb: DirectDb | null = null,
   ) {}
+
+  /** Log rows whose batch committed but the log database refused: written with the next batch. */
+  private unwrittenLogs: LogRow[] = [];
 
   start() {
     if (this.timer) return;
@@ -521,20 +531,43 @@ export class QuotaLedger {
         sql: channelKeyUsageUpsert(k),
         params: k === "mysql" ? [c.hash, c.quota, c.count, c.channelId, c.quota, c.count] : [c.hash, c.quota, c.count, c.channelId],
       });
-    statements.push(...logInsertStatements(k, logs));
+    if (!this.logDb) statements.push(...logInsertStatements(k, logs));
     for (const [, b] of [...buckets].sort(byFirst))
       statements.push({
         sql: quotaDataUpsert(k),
         params: [b.user_id, b.username, b.model_name, b.created_at, b.token_used, b.count, b.quota],
       });
     const closed = new Set<Hold>();
-    if (!statements.length) return closed;
-    for (const i of (await this.db.transaction(statements)).missed) closed.add(holdAt.get(i)!);
+    if (statements.length) for (const i of (await this.db.transaction(statements)).missed) closed.add(holdAt.get(i)!);
+    if (this.logDb) await this.writeLogs(logs);
     return closed;
+  }
+
+  /**
+   * The batch's log rows on the log database, after the batch committed. They never fail the batch
+   * (its money is written): rows the log database refuses wait in memory, up to MAX_UNWRITTEN_LOGS,
+   * and go with the next batch.
+   */
+  private async writeLogs(rows: LogRow[]): Promise<void> {
+    const all = this.unwrittenLogs.length ? this.unwrittenLogs.concat(rows) : rows;
+    if (!all.length || !this.logDb) return;
+    this.unwrittenLogs = [];
+    try {
+      await this.logDb.transaction(logInsertStatements(this.logDb.kind, all));
+    } catch (error) {
+      const kept = all.slice(-MAX_UNWRITTEN_LOGS);
+      const dropped = all.length - kept.length;
+      this.unwrittenLogs = kept;
+      console.error(
+        `[ledger] log database write failed, ${kept.length} row(s) kept for the next batch${dropped ? `, ${dropped} dropped` : ""}:`,
+        error,
+      );
+    }
   }
 
   private async tick() {
     await this.flush();
+    if (this.unwrittenLogs.length && !this.flushing) await this.writeLogs([]);
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
     const now = Date.now();
     for (const hold of [...this.holds.values()]) {
@@ -615,6 +648,8 @@ export class QuotaLedger {
     }
     for (const hold of [...this.unclosed]) await this.finishClose(hold);
     await this.flush();
+    await this.writeLogs([]);
+    if (this.unwrittenLogs.length) log.error({ rows: this.unwrittenLogs.length }, "log rows not written to the log database");
     if (this.unclosed.size) log.error({ holds: this.unclosed.size }, "holds left open; the next start settles them");
   }
 

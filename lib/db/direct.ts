@@ -17,7 +17,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/lib/env";
-import { dbDsn, dbKind } from "@/lib/db/kind";
+import { dbDsn, dbKind, logDbDsn, logDbKind, separateLogDb } from "@/lib/db/kind";
 import type { DbKind } from "@/lib/db/types";
 import { processSingleton } from "@/lib/singleton";
 import { componentLogger } from "@/lib/log";
@@ -264,7 +264,7 @@ async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
   };
 }
 
-type DirectState = { db?: Promise<DirectDb>; preparedElsewhere?: boolean };
+type DirectState = { db?: Promise<DirectDb>; logDb?: Promise<DirectDb>; preparedElsewhere?: boolean };
 const direct = processSingleton<DirectState>("directDb", () => ({}));
 
 /**
@@ -292,4 +292,23 @@ export function getDirectDb(): Promise<DirectDb> {
     });
   }
   return direct.db;
+}
+
+/**
+ * The direct connection for the `logs` table: a pool on LOG_SQL_DSN's database, or getDirectDb()
+ * itself when LOG_SQL_DSN is empty (then nothing changes). Prepared (migrated) first like
+ * getDirectDb() unless skipDatabasePreparation() was called.
+ */
+export function getLogDirectDb(): Promise<DirectDb> {
+  if (!separateLogDb) return getDirectDb();
+  if (!direct.logDb) {
+    direct.logDb = (async () => {
+      if (!direct.preparedElsewhere) await (await import("@/lib/db")).getLogDb();
+      return openDirectDb(logDbKind, logDbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
+    })();
+    direct.logDb.catch(() => {
+      direct.logDb = undefined;
+    });
+  }
+  return direct.logDb;
 }

@@ -5,13 +5,13 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { env, sqlitePath } from "@/lib/env";
-import { dbKind } from "@/lib/db/kind";
+import { dbKind, logDbDsn, logDbKind, separateLogDb } from "@/lib/db/kind";
 import { gateSqliteFactory } from "@/lib/db/sqlite-gate";
 import type { Db, DbKind } from "@/lib/db/types";
 import { processSingleton } from "@/lib/singleton";
 
 export type { Db, DbKind };
-export { dbKind, dbKindOf } from "@/lib/db/kind";
+export { dbKind, dbKindOf, separateLogDb } from "@/lib/db/kind";
 
 /** Opens a client for a database. Tests call it directly to reach throwaway databases. */
 export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
@@ -55,15 +55,17 @@ export async function openDb(kind: DbKind, dsn: string): Promise<Db> {
   return client;
 }
 
-const slot = processSingleton<{ db?: Promise<Db> }>("db", () => ({}));
+const slot = processSingleton<{ db?: Promise<Db>; logDb?: Promise<Db> }>("db", () => ({}));
 
-/** The process's client, opened (and migrated) on first use. */
+/** The process's client, opened (and migrated) on first use, with the log database when it is separate. */
 export function getDb(): Promise<Db> {
   if (!slot.db) {
     slot.db = (async () => {
       const db = await openDb(dbKind, dbKind === "sqlite" ? "" : env.SQL_DSN);
       const { prepareDatabase } = await import("@/lib/db/prepare");
       await prepareDatabase(db, dbKind);
+      // A log database that cannot be reached or migrated stops the start, not the first log read.
+      if (separateLogDb) await getLogDb();
       return db;
     })();
     slot.db.catch(() => {
@@ -71,4 +73,26 @@ export function getDb(): Promise<Db> {
     });
   }
   return slot.db;
+}
+
+/**
+ * The client for the `logs` table: LOG_SQL_DSN's database (opened and migrated on first use), or
+ * getDb()'s when LOG_SQL_DSN is empty. Only `log` is used on it: the log database carries the same
+ * migrations as the main one (its other tables stay empty), so its `logs` table and indexes are the
+ * schema's, whichever kind each database is.
+ */
+export function getLogDb(): Promise<Db> {
+  if (!separateLogDb) return getDb();
+  if (!slot.logDb) {
+    slot.logDb = (async () => {
+      const db = await openDb(logDbKind, logDbDsn);
+      const { prepareLogDatabase } = await import("@/lib/db/prepare");
+      await prepareLogDatabase(db, logDbKind);
+      return db;
+    })();
+    slot.logDb.catch(() => {
+      slot.logDb = undefined;
+    });
+  }
+  return slot.logDb;
 }

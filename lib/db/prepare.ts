@@ -14,3 +14,8 @@ export async function prepareDatabase(db: Db, kind: DbKind): Promise<void> {
     await fillUsernameKeys(db);
   }
 }
+
+/** The log database (LOG_SQL_DSN): its migrations only; no accounts live there. */
+export async function prepareLogDatabase(db: Db, kind: DbKind): Promise<void> {
+  if (isMaster) await applyMigrations(db, kind);
+}

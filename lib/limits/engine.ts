@@ -12,7 +12,7 @@
 // timeout, a thrown error) passes through settle.ts, which releases the call's counters once.
 import { randomBytes } from "node:crypto";
 import { RedisCache, sharedCache } from "@/lib/cache/shared";
-import { getDirectDb } from "@/lib/db/direct";
+import { getLogDirectDb } from "@/lib/db/direct";
 import { big } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { type KeyLimits, keyChecks, type LimitCaller, type LimitCheck, limitChecks } from "@/lib/limits/rules";
@@ -169,7 +169,7 @@ function counters(checks: LimitCheck[], nowMs: number): CounterSpec[] | Promise<
 
 /** What the key spent since its period began, from its consume rows. */
 async function readSeed(c: LimitCheck): Promise<void> {
-  const db = await getDirectDb();
+  const db = await getLogDirectDb();
   const [row] = await db.query("SELECT COALESCE(SUM(quota), 0) AS used FROM logs WHERE token_id = ? AND type = ? AND created_at >= ?", [
     c.budget!.tokenId,
     CONSUME_LOG_TYPE,

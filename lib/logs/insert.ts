@@ -1,7 +1,8 @@
 // Multi-row INSERT statements for the relay's batched log rows, run through the direct writer
 // (lib/db/direct.ts). The column list is the LogRow type's.
-import type { DbKind } from "@/lib/db";
-import type { Statement } from "@/lib/db/direct";
+import type { DbKind } from "@/lib/db/types";
+import { type DirectDb, getLogDirectDb, type Statement, type TransactionResult } from "@/lib/db/direct";
+import { separateLogDb } from "@/lib/db/kind";
 
 /** One log row as the relay writes it; COLUMNS below lists its fields in INSERT order. */
 export type LogRow = {
@@ -81,4 +82,28 @@ export function logInsertStatements(kind: DbKind, rows: readonly LogRow[]): Stat
     }
   }
   return out;
+}
+
+/**
+ * Runs `statements` on `db` with the inserts of `rows`: in the same transaction when the logs live
+ * in db's database (LOG_SQL_DSN empty); else the statements alone, then, once they committed, the
+ * rows in one transaction on the log database. A log write that fails there is reported and
+ * dropped: what the statements wrote (money) stays written, as it would without its log row.
+ */
+export async function transactionWithLogs(
+  db: DirectDb,
+  statements: readonly Statement[],
+  rows: readonly LogRow[],
+): Promise<TransactionResult> {
+  if (!separateLogDb || rows.length === 0) return db.transaction([...statements, ...logInsertStatements(db.kind, rows)]);
+  const result = statements.length ? await db.transaction(statements) : { failed: -1, missed: [] };
+  if (result.failed < 0) {
+    try {
+      const logDb = await getLogDirectDb();
+      await logDb.transaction(logInsertStatements(logDb.kind, rows));
+    } catch (error) {
+      console.error(`[logs] ${rows.length} log row(s) not written to the log database:`, error);
+    }
+  }
+  return result;
 }

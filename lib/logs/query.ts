@@ -5,7 +5,7 @@ import { z } from "zod";
 import { pageQuery, queryNumber } from "@/lib/api/envelope";
 import { type AuditBy, writeAudit } from "@/lib/audit/write";
 import { type Page, pagedFind } from "@/lib/db/paging";
-import { getDb } from "@/lib/db";
+import { getLogDb } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { INT_COLUMN_MAX, num, nowSeconds } from "@/lib/db/num";
 import { LOG_TYPE } from "@/lib/logs/write";
@@ -139,14 +139,15 @@ function timeRange(q: LogQuery): Prisma.IntFilter | undefined {
 }
 
 /**
- * Newest first by time, then by id: every filter's index ends in created_at (and, implicitly, the
- * row id), so the page is read straight off the index instead of sorting every matching row.
+ * Newest first by time, then by id: every filter's index is (filter column, created_at, type,
+ * quota), so the page is read off the index in time order (ties on created_at sorted on the way)
+ * instead of sorting every matching row, and the count and the stat's sums read the index alone.
  */
 const NEWEST_FIRST: Prisma.LogOrderByWithRelationInput[] = [{ created_at: "desc" }, { id: "desc" }];
 
 async function pageOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T): Promise<Page<T>> {
   const where: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
-  const db = await getDb();
+  const db = await getLogDb();
   return pagedFind(q, {
     count: () => db.log.count({ where }),
     rows: (window) => db.log.findMany({ where, select: LOG_SELECT, orderBy: NEWEST_FIRST, ...window }),
@@ -172,7 +173,7 @@ const RECENT_SECONDS = 60;
  */
 async function statOf(scope: Scope, q: LogQuery): Promise<LogStat> {
   const owner = ownerWhere(scope, q);
-  const db = await getDb();
+  const db = await getLogDb();
   const [sum, recent] = await Promise.all([
     db.log.aggregate({ where: { ...owner, type: q.type || LOG_TYPE.consume, created_at: timeRange(q) }, _sum: { quota: true } }),
     db.log.aggregate({
@@ -223,7 +224,7 @@ export async function deleteLogsBefore(targetTimestamp: number, o: CleanupOption
   const batchSize = o.batchSize ?? CLEANUP_BATCH;
   const pauseMs = o.pauseMs ?? CLEANUP_PAUSE_MS;
   const where: Prisma.LogWhereInput = { created_at: { lt: targetTimestamp }, ...(o.type ? { type: o.type } : {}) };
-  const db = await getDb();
+  const db = await getLogDb();
   let deleted = 0;
   for (;;) {
     // The batch's last id bounds the statement; `created_at` (or `type, created_at`) uses its index to find it.
@@ -256,7 +257,7 @@ async function runCleanup(targetTimestamp: number, o: CleanupOptions): Promise<n
   const progress: CleanupProgress = { running: true, before: targetTimestamp, total: 0, deleted: 0 };
   cleanupState.current = progress;
   try {
-    const db = await getDb();
+    const db = await getLogDb();
     progress.total = await db.log.count({ where: { created_at: { lt: targetTimestamp } } });
     return await deleteLogsBefore(targetTimestamp, {
       ...o,
@@ -284,7 +285,7 @@ export const EXPORT_BATCH = 1000;
  */
 async function* batchesOf<T>(scope: Scope, q: LogQuery, view: (row: LogRow) => T, size: number): AsyncGenerator<T[]> {
   const base: Prisma.LogWhereInput = { ...ownerWhere(scope, q), created_at: timeRange(q), ...(q.type ? { type: q.type } : {}) };
-  const db = await getDb();
+  const db = await getLogDb();
   let after: LogCursor | null = null;
   for (;;) {
     const where: Prisma.LogWhereInput = after

@@ -1,7 +1,7 @@
-// Writes single log rows for account events (top-up, admin, system). The relay writes its
-// consume rows in batches through its ledger (lib/billing/ledger.ts, with lib/logs/insert.ts).
-import type { Db } from "@/lib/db";
-import { nowSeconds } from "@/lib/db/num";
+// The log's types, which the console's client components read too (so this module imports
+// nothing server-only). Single rows for account events are written by lib/logs/account-log.ts;
+// the relay writes its consume rows in batches through its ledger (lib/billing/ledger.ts, with
+// lib/logs/insert.ts).
 
 /** Spec §4's types 1–4, and 5 for a relay request that failed (new-api later added the same). */
 export const LOG_TYPE = { topup: 1, consume: 2, manage: 3, system: 4, error: 5 } as const;
@@ -13,16 +13,3 @@ export type LogInput = {
   content: string;
   quota?: number | bigint;
 };
-
-export async function writeLog(db: Pick<Db, "log">, entry: LogInput): Promise<void> {
-  await db.log.create({
-    data: {
-      user_id: entry.user_id,
-      username: entry.username,
-      type: entry.type,
-      content: entry.content,
-      quota: BigInt(entry.quota ?? 0),
-      created_at: nowSeconds(),
-    },
-  });
-}

@@ -11,7 +11,8 @@ import { publishInvalidation } from "@/lib/cache/bus";
 import { getDb } from "@/lib/db";
 import { INT_COLUMN_MAX, nowSeconds } from "@/lib/db/num";
 import { retryConflicting, WRITE_TX } from "@/lib/db/retry";
-import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { writeLog } from "@/lib/logs/account-log";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { getOptions, type OptionValues } from "@/lib/options";
 import { componentLogger } from "@/lib/log";
 

@@ -12,7 +12,8 @@ import { num, nowSeconds } from "@/lib/db/num";
 import { env } from "@/lib/env";
 import { quotaText } from "@/lib/billing/quota-text";
 import { getOptions } from "@/lib/options";
-import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { writeLog } from "@/lib/logs/account-log";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { hashRedemptionKey } from "@/lib/redemptions/keys";
 import { REDEMPTION_MSG, REDEMPTION_STATUS } from "@/lib/redemptions/schemas";
 

@@ -22,7 +22,7 @@
 import { type DirectDb, getDirectDb, type Statement } from "@/lib/db/direct";
 import { big, int, nowSeconds, str } from "@/lib/db/num";
 import { retryConflicts } from "@/lib/billing/ledger";
-import { type LogRow, logInsertStatements, quoteIdent } from "@/lib/logs/insert";
+import { type LogRow, quoteIdent, transactionWithLogs } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { FINAL_STATUSES, TASK_STATUS, type TaskTable } from "@/lib/tasks/types";
 
@@ -100,7 +100,7 @@ export async function chargeTask(c: TaskCharge, db?: DirectDb): Promise<ChargeRe
 
 /**
  * The vendor accepted a charged submit: the row takes its id and status, and the consume log row
- * is written, in one transaction. False when the row is no longer submitting (the poller gave up
+ * is written, in one transaction (the log row after it, on LOG_SQL_DSN's database when set). False when the row is no longer submitting (the poller gave up
  * on it and refunded it: it waited far longer than any submit takes).
  */
 export async function acceptTask(
@@ -122,8 +122,7 @@ export async function acceptTask(
     params: [...names.map((n) => columns[n]), id, TASK_STATUS.submitting],
     required: true,
   });
-  if (log) statements.push(...logInsertStatements(d.kind, [log]));
-  const { failed } = await retryConflicts(() => d.transaction(statements));
+  const { failed } = await retryConflicts(() => transactionWithLogs(d, statements, log ? [log] : []));
   return failed < 0;
 }
 
@@ -187,33 +186,30 @@ export async function refundTask(table: TaskTable, id: number, refund: Refund, d
       if (channelId && status !== TASK_STATUS.submitting)
         statements.push({ sql: "UPDATE channels SET used_quota = used_quota - ? WHERE id = ?", params: [quota, channelId] });
     }
+    const logs: LogRow[] = [];
     if (refund.logContent && quota > 0n) {
       const [user] = await d.query("SELECT username FROM users WHERE id = ?", [userId]);
-      statements.push(
-        ...logInsertStatements(d.kind, [
-          {
-            user_id: userId,
-            created_at: nowSeconds(),
-            type: LOG_TYPE.system,
-            content: refund.logContent(quota),
-            username: str(user?.username),
-            token_name: "",
-            model_name: "",
-            quota,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            use_time: 0,
-            is_stream: false,
-            channel_id: channelId,
-            token_id: tokenId,
-            group: "",
-            request_id: str(row.request_id),
-            other: "",
-          },
-        ]),
-      );
+      logs.push({
+        user_id: userId,
+        created_at: nowSeconds(),
+        type: LOG_TYPE.system,
+        content: refund.logContent(quota),
+        username: str(user?.username),
+        token_name: "",
+        model_name: "",
+        quota,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        use_time: 0,
+        is_stream: false,
+        channel_id: channelId,
+        token_id: tokenId,
+        group: "",
+        request_id: str(row.request_id),
+        other: "",
+      });
     }
-    const { failed } = await retryConflicts(() => d.transaction(statements));
+    const { failed } = await retryConflicts(() => transactionWithLogs(d, statements, logs));
     if (failed < 0) return quota;
   }
 }

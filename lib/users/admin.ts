@@ -18,7 +18,8 @@ import { canAssignRole, canManageUser, isRoot, ROLE, USER_STATUS, VALID_ROLES } 
 import { publishInvalidation } from "@/lib/cache/bus";
 import { getOptions } from "@/lib/options";
 import { quotaText } from "@/lib/billing/quota-text";
-import { LOG_TYPE, writeLog } from "@/lib/logs/write";
+import { writeLog } from "@/lib/logs/account-log";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { type Actor, editRefusal, manageRefusal, USER_MSG } from "@/lib/users/manage-rules";
 import { USER_PUBLIC_SELECT, toUserView, type UserView } from "@/lib/users/view";
 import { visibleQuota, withVisibleQuota } from "@/lib/billing/visible";

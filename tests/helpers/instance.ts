@@ -35,7 +35,8 @@ function databaseEnv(t: TestDatabase): Record<string, string> {
  * builds when it has to, the next ones find the build.
  */
 export async function startServer(t: TestDatabase, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
+  // A test given a range of ports names its own in env.PORT.
+  const port = Number(env.PORT) || (await freePort());
   const child = spawn(process.execPath, [path.resolve("scripts/start.mjs")], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

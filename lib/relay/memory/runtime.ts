@@ -3,7 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { Agent } from "undici";
 import { claimLease } from "@/lib/db/lease";
-import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { type DirectDb, getDirectDb, getLogDirectDb } from "@/lib/db/direct";
+import { separateLogDb } from "@/lib/db/kind";
 import { env, isMaster } from "@/lib/env";
 import { DEFAULT_LEDGER_OPTIONS, type LedgerOptions, QuotaLedger, recoverHolds } from "@/lib/billing/ledger";
 import { publicOnlyConnector } from "@/lib/net/public-connect";
@@ -42,7 +43,7 @@ export function getLedger(options: LedgerOptions = ledgerOptions()): Promise<Quo
     runtime.ready = null;
     runtime.ledger = getDirectDb().then(async (db) => {
       await startRecovery(db);
-      const ledger = new QuotaLedger(db, options);
+      const ledger = new QuotaLedger(db, options, separateLogDb ? await getLogDirectDb() : null);
       ledger.start();
       runtime.ready = ledger;
       return ledger;

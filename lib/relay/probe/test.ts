@@ -6,7 +6,7 @@
 // A test is billed to nobody: it writes a log row with quota 0 for the admin who ran it, token name
 // "模型测试" (a consume row when it worked, an error row when it did not).
 import { isObj } from "@/lib/obj";
-import { getDb } from "@/lib/db";
+import { getDb, getLogDb } from "@/lib/db";
 import { nowSeconds } from "@/lib/db/num";
 import { notFound } from "@/lib/errors";
 import { getOptions, type OptionValues } from "@/lib/options";
@@ -168,7 +168,7 @@ async function runTest(ch: RoutingChannel, tester: ChannelTester, model?: string
 }
 
 async function writeTestLog(ch: RoutingChannel, tester: ChannelTester, r: Probe): Promise<void> {
-  const db = await getDb();
+  const db = await getLogDb();
   await db.log.create({
     data: {
       user_id: tester.id,
