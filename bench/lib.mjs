@@ -5,7 +5,19 @@
 // Everything talks to 127.0.0.1 only, and every wait is bounded in time.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  createWriteStream,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -278,7 +290,10 @@ export async function startQiao({
   const dataDir = tempDir("qiao-bench-");
   const port = await freePort();
   const logFile = path.join(dataDir, "qiao.log");
-  const log = createWriteStream(logFile);
+  // Qiao's stdout (a JSON line per relay call at LOG_LEVEL=info) goes straight into the file: read
+  // through a pipe, its lines would cost this process CPU on the box being measured.
+  const outFd = openSync(logFile, "a");
+  const log = createWriteStream(logFile, { flags: "a" });
   const env = { ...process.env };
   for (const k of ["SQL_DSN", "SQLITE_PATH", "REDIS_CONN_STRING", "NODE_TYPE", "CRYPTO_SECRET"]) delete env[k];
   Object.assign(env, {
@@ -291,7 +306,8 @@ export async function startQiao({
     ...extraEnv,
   });
   const args = [...(entry ? nodeArgs : []), path.resolve(ROOT, entry ?? "scripts/start.mjs")];
-  const child = startChild("qiao", process.execPath, args, { group: true, env });
+  const child = startChild("qiao", process.execPath, args, { group: true, env, stdio: ["ignore", outFd, "pipe"] });
+  closeSync(outFd);
   let ready = false;
   let lateErrors = 0;
   const tail = [];
@@ -305,11 +321,29 @@ export async function startQiao({
       else if (ready && stream === "stderr" && ++lateErrors <= 20) console.error(`  [${label}:stderr] ${line}`);
     }
   };
-  child.stdout.on("data", onLine("stdout"));
   child.stderr.on("data", onLine("stderr"));
+  // Until it answers, the file's new lines are shown (the build's progress) and kept for errors.
+  const readFd = openSync(logFile, "r");
+  let readAt = 0;
+  let partial = "";
+  const readNew = () => {
+    const size = fstatSync(readFd).size;
+    if (size <= readAt) return;
+    const buf = Buffer.alloc(size - readAt);
+    readAt += readSync(readFd, buf, 0, buf.length, readAt);
+    const lines = (partial + buf.toString("utf8")).split("\n");
+    partial = lines.pop();
+    for (const line of lines) {
+      if (!line) continue;
+      tail.push(line);
+      if (tail.length > 60) tail.shift();
+      if (echo) console.log(`  [${label}] ${line}`);
+    }
+  };
   const url = `http://${HOST}:${port}`;
   const deadline = Date.now() + startTimeoutMs;
   while (true) {
+    readNew();
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`Qiao exited (${child.exitCode ?? child.signalCode}) before answering; last lines:\n${tail.join("\n")}`);
     }
@@ -323,6 +357,8 @@ export async function startQiao({
     }
     await sleep(500);
   }
+  readNew();
+  closeSync(readFd);
   ready = true;
   let serverPid = entry ? child.pid : null;
   for (let i = 0; i < 50 && !serverPid; i++) (serverPid = findServerPid(child.pid)) || (await sleep(100));
