@@ -558,10 +558,7 @@ export class QuotaLedger {
       const kept = all.slice(-MAX_UNWRITTEN_LOGS);
       const dropped = all.length - kept.length;
       this.unwrittenLogs = kept;
-      console.error(
-        `[ledger] log database write failed, ${kept.length} row(s) kept for the next batch${dropped ? `, ${dropped} dropped` : ""}:`,
-        error,
-      );
+      log.error({ err: error, kept: kept.length, dropped }, "log database write failed; rows kept for the next batch");
     }
   }
 

@@ -1,5 +1,6 @@
 // Multi-row INSERT statements for the relay's batched log rows, run through the direct writer
 // (lib/db/direct.ts). The column list is the LogRow type's.
+import { componentLogger } from "@/lib/log";
 import type { DbKind } from "@/lib/db/types";
 import { type DirectDb, getLogDirectDb, type Statement, type TransactionResult } from "@/lib/db/direct";
 import { separateLogDb } from "@/lib/db/kind";
@@ -102,7 +103,7 @@ export async function transactionWithLogs(
       const logDb = await getLogDirectDb();
       await logDb.transaction(logInsertStatements(logDb.kind, rows));
     } catch (error) {
-      console.error(`[logs] ${rows.length} log row(s) not written to the log database:`, error);
+      componentLogger("logs").error({ err: error, rows: rows.length }, "log rows not written to the log database");
     }
   }
   return result;
