@@ -7,7 +7,7 @@ import { authenticate, optionalCaller, type Caller } from "@/lib/auth/authentica
 import type { RoleTier } from "@/lib/auth/roles";
 import { env } from "@/lib/env";
 import { formatBytes, readBodyWithin } from "@/lib/net/body";
-import { newRequestId } from "@/lib/relay/errors";
+import { newRequestId } from "@/lib/net/request-id";
 import { componentLogger } from "@/lib/log";
 
 const log = componentLogger("api");

@@ -201,7 +201,7 @@ describe.each([
       (n) => n === 0,
       Math.max(10_000, startedAt + 100_000 - Date.now()),
     );
-    expect(server!.output()).toContain("[logs] retention deleted");
+    expect(server!.output()).toContain('"msg":"retention deleted"');
     expect(await countIn(logs, "type = 2")).toBe(1);
     expect(await countIn(main)).toBe(0);
   }, 150_000);

@@ -24,6 +24,7 @@ const FLOORS: Record<string, string[]> = {
     "lib/env.ts",
     "lib/singleton.ts",
     "lib/sanitize.ts",
+    "lib/log.ts",
     "lib/crypto",
     "lib/db",
     "lib/net",
