@@ -23,13 +23,14 @@ export default async function DetailPage({ searchParams }: { searchParams: Promi
   const start = param(params, "start_timestamp") || String(range.start);
   const end = param(params, "end_timestamp") || String(range.end);
   const username = admin ? param(params, "username") : "";
+  const byUser = admin && param(params, "by") === "user";
   let rows: QuotaDataItem[] = [];
   let error = "";
   let query = { start_timestamp: range.start, end_timestamp: range.end };
   try {
     const q = parseDataQuery({ start_timestamp: start, end_timestamp: end, username });
     query = q;
-    rows = admin ? await listQuotaData(q) : await listUserQuotaData(user.id, q);
+    rows = admin ? await listQuotaData(q, byUser ? "user" : "model") : await listUserQuotaData(user.id, q);
   } catch (e) {
     if (!isApiError(e)) throw e;
     error = e.message;
@@ -44,7 +45,7 @@ export default async function DetailPage({ searchParams }: { searchParams: Promi
       enabled={options.DataExportEnabled}
       error={error}
       username={username}
-      byUser={admin && param(params, "by") === "user"}
+      byUser={byUser}
     />
   );
 }

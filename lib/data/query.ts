@@ -68,8 +68,55 @@ async function rowsOf(where: Prisma.QuotaDataWhereInput, q: DataQuery): Promise<
   return rows.map((r) => ({ ...r, token_used: num(r.token_used), quota: num(r.quota) }));
 }
 
-/** GET /api/data/ (admin): every user's buckets, or one username's. */
-export const listQuotaData = (q: DataQuery) => rowsOf(q.username ? { username: q.username } : {}, q);
+/** Sums of the buckets of everyone in the range, per (model or user) and bucket, summed by the database. */
+async function sumsOf(q: DataQuery, by: "model" | "user"): Promise<QuotaDataItem[]> {
+  const db = await getDb();
+  const where = { created_at: { gte: q.start_timestamp, lte: q.end_timestamp } };
+  const _sum = { count: true, quota: true, token_used: true } as const;
+  if (by === "model") {
+    const groups = await db.quotaData.groupBy({
+      by: ["model_name", "created_at"],
+      where,
+      _sum,
+      orderBy: [{ created_at: "asc" }, { model_name: "asc" }],
+    });
+    return groups.map((g) => ({
+      id: 0,
+      user_id: 0,
+      username: "",
+      model_name: g.model_name,
+      created_at: g.created_at,
+      token_used: num(g._sum.token_used ?? 0),
+      count: g._sum.count ?? 0,
+      quota: num(g._sum.quota ?? 0),
+    }));
+  }
+  const groups = await db.quotaData.groupBy({
+    by: ["user_id", "username", "created_at"],
+    where,
+    _sum,
+    orderBy: [{ created_at: "asc" }, { user_id: "asc" }],
+  });
+  return groups.map((g) => ({
+    id: 0,
+    user_id: g.user_id,
+    username: g.username,
+    model_name: "",
+    created_at: g.created_at,
+    token_used: num(g._sum.token_used ?? 0),
+    count: g._sum.count ?? 0,
+    quota: num(g._sum.quota ?? 0),
+  }));
+}
+
+/**
+ * GET /api/data/ (admin): one username's buckets; for everyone, as new-api's GetAllQuotaDates, the
+ * sums per model and bucket (`id`, `user_id` 0 and `username` empty), summed by the database, so
+ * the answer grows with models × buckets, not with users. The console's "by user" view asks for
+ * the sums per user and bucket instead (`model_name` empty).
+ */
+export const listQuotaData = (q: DataQuery, by: "model" | "user" = "model") =>
+  q.username ? rowsOf({ username: q.username }, q) : sumsOf(q, by);
 
 /** GET /api/data/self/: the caller's buckets (a username filter is ignored). */
 export const listUserQuotaData = (userId: number, q: DataQuery) => rowsOf({ user_id: userId }, q);

@@ -38,14 +38,43 @@ async function items(handler: typeof data.GET, qs: string, as: Caller): Promise<
 }
 
 describe("GET /api/data/", () => {
-  it("gives an admin every user's buckets in the range, oldest first, in new-api's row shape", async () => {
+  it("gives an admin everyone's buckets summed per model and bucket, oldest first, in new-api's row shape", async () => {
     const rows = await items(data.GET, range(), admin);
     expect(rows.map((r) => [r.username, r.model_name, r.created_at, r.count, r.quota, r.token_used])).toEqual([
-      ["dana", "gpt-4o", T0, 3, 300, 90],
-      ["dana", "gpt-4o-mini", T0 + 300, 2, 20, 40],
-      ["dave", "gpt-4o", T0 + 600, 5, 500, 150],
+      ["", "gpt-4o", T0, 3, 300, 90],
+      ["", "gpt-4o-mini", T0 + 300, 2, 20, 40],
+      ["", "gpt-4o", T0 + 600, 5, 500, 150],
     ]);
     expect(Object.keys(rows[0]!).sort()).toEqual(["count", "created_at", "id", "model_name", "quota", "token_used", "user_id", "username"]);
+  });
+
+  it("sums several users' use of one model in one bucket in the database (new-api's GetAllQuotaDates)", async () => {
+    const T1 = T0 + 10 * 86400;
+    const db = await getDb();
+    for (const r of [
+      { user_id: dana.id, username: "dana", model_name: "claude", created_at: T1, count: 2, quota: 2_000_000_000_000n, token_used: 7n },
+      { user_id: dave.id, username: "dave", model_name: "claude", created_at: T1, count: 3, quota: 3n, token_used: 8n },
+      { user_id: dave.id, username: "dave", model_name: "gpt-4o", created_at: T1, count: 1, quota: 1n, token_used: 1n },
+    ]) {
+      await db.quotaData.create({ data: r });
+    }
+    const rows = await items(data.GET, range(T1, T1 + 60), admin);
+    expect(rows.map((r) => [r.model_name, r.created_at, r.count, r.quota, r.token_used, r.user_id])).toEqual([
+      ["claude", T1, 5, 2_000_000_000_003, 15, 0],
+      ["gpt-4o", T1, 1, 1, 1, 0],
+    ]);
+    // One username: that user's own rows, not sums.
+    expect((await items(data.GET, `${range(T1, T1 + 60)}&username=dave`, admin)).map((r) => [r.model_name, r.count])).toEqual([
+      ["claude", 3],
+      ["gpt-4o", 1],
+    ]);
+    // The dashboard's "by user" view: sums per user and bucket.
+    const { listQuotaData } = await import("@/lib/data/query");
+    const byUser = await listQuotaData({ start_timestamp: T1, end_timestamp: T1 + 60, username: "" }, "user");
+    expect(byUser.map((r) => [r.username, r.user_id, r.model_name, r.count, r.quota])).toEqual([
+      ["dana", dana.id, "", 2, 2_000_000_000_000],
+      ["dave", dave.id, "", 4, 4],
+    ]);
   });
 
   it("filters by username, and both ends of the range are included", async () => {
