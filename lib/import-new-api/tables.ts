@@ -19,7 +19,7 @@ import { abilityRowsFor } from "@/lib/channels/abilities";
 import { isChannelType } from "@/lib/channels/catalog";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { channelKeyHash } from "@/lib/channels/key-hash";
-import { CHANNEL_KEY_STATUS, isMultiKeyMode } from "@/lib/channels/keys";
+import { CHANNEL_KEY_STATUS } from "@/lib/channels/keys";
 import { ORDER_STATUS } from "@/lib/payments/orders";
 
 export type Tx = Prisma.TransactionClient;
