@@ -59,6 +59,8 @@ export type TableReport = {
   imported: number;
   conflicts: number;
   unmappable: number;
+  /** How long this run spent on the table. */
+  seconds: number;
 };
 
 export type Problem = { table: string; id: number; reason: string; conflict: boolean };
@@ -206,7 +208,7 @@ class Run {
 
   private async importTable(spec: TableSpec<unknown>) {
     const table = spec.table;
-    const tr: TableReport = { table, rows: 0, already: 0, imported: 0, conflicts: 0, unmappable: 0 };
+    const tr: TableReport = { table, rows: 0, already: 0, imported: 0, conflicts: 0, unmappable: 0, seconds: 0 };
     this.report.tables.push(tr);
     if (!this.schema.columns[table]) return;
     const ids = this.ctx.ids[table];
@@ -252,6 +254,7 @@ class Run {
         for (const w of toWrite) ids.set(w.old, -w.old);
       }
       this.progress(table, tr.already + tr.imported + tr.conflicts + tr.unmappable, total, startedAt);
+      tr.seconds = (Date.now() - startedAt) / 1000;
     }
   }
 
@@ -336,7 +339,7 @@ class Run {
     const rows = await countRows(this.source, "logs");
     const cursor = await this.cursor();
     const [done] = await this.source.query(`SELECT COUNT(*) AS n FROM ${ident(this.source.kind, "logs")} WHERE id <= ?`, [cursor.last_id]);
-    return { table: "logs", rows, already: int(done?.n), imported: 0, conflicts: 0, unmappable: 0 };
+    return { table: "logs", rows, already: int(done?.n), imported: 0, conflicts: 0, unmappable: 0, seconds: 0 };
   }
 
   private async cursor(): Promise<{ last_id: number; rows: number }> {
@@ -428,9 +431,11 @@ class Run {
         });
         await this.target.direct.transaction(statements);
         this.progress("logs", tr.already + tr.imported, tr.rows, startedAt);
+        tr.seconds = (Date.now() - startedAt) / 1000;
         this.batchDone();
       } else {
         this.progress("logs", tr.already + tr.imported, tr.rows, startedAt);
+        tr.seconds = (Date.now() - startedAt) / 1000;
       }
     }
     if (unlinked)
