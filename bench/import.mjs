@@ -53,6 +53,7 @@ const sampler = setInterval(() => {
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
     peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
     samples.push(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    if (args.trace) console.log(`${((Date.now() - t) / 1000).toFixed(1)}s rss ${samples.at(-1)} kB ${err.trim().split("\n").at(-1) ?? ""}`);
   } catch {
     // exited
   }
