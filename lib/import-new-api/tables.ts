@@ -5,7 +5,7 @@
 // keys sealed, abilities from lib/channels/abilities, usernames keyed by lib/users/username.
 import type { Db } from "@/lib/db";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
-import type { Row } from "@/lib/db/direct";
+import type { DirectDb, Row } from "@/lib/db/direct";
 import { big, bool, int, INT_COLUMN_MAX, str } from "@/lib/db/num";
 import { seal } from "@/lib/crypto/secret-box";
 import { hashAccessToken } from "@/lib/auth/authenticate";
@@ -35,6 +35,7 @@ export type Decision<T> = { data: T; note?: string } | { skip: string; conflict?
 
 export type ImportContext = {
   db: Db;
+  direct: DirectDb;
   ids: IdMaps;
   /** Username keys, token keys and codes taken by rows of this run, so two source rows that clash are caught in a dry run too. */
   claimed: Set<string>;
@@ -70,6 +71,7 @@ export const IMPORT_MSG = {
   bucketTaken: "同一用户、模型和时间的统计已存在",
   affCodeTaken: (code: string) => `邀请码 ${code} 已被占用，导入时留空`,
   accessTokenTaken: "系统访问令牌已被占用，导入时留空",
+  bindingTaken: (what: string, value: string) => `${what} ${value} 已属于 Qiao 的其他账户，导入时留空`,
   channelType: (type: number) => `渠道类型 ${type} 不受支持，导入后为禁用状态`,
   rootAdopted: (id: number) => `源 root 账户接管了 Qiao 仍用默认密码的 root（#${id}）`,
   tooLarge: (column: string) => `${column} 超出整数范围`,
@@ -94,6 +96,31 @@ const refOrZero = (ids: Map<number, number>, old: unknown) => Math.max(mapped(id
 // users
 
 type UserData = { adopt?: number; row: Prisma.UserUncheckedCreateInput };
+
+/** The sign-in bindings: each belongs to one account, so one already held in Qiao is left empty. */
+const BINDINGS = { github_id: "GitHub", wechat_id: "微信", telegram_id: "Telegram", linux_do_id: "LinuxDO", oidc_id: "OIDC" } as const;
+type Binding = keyof typeof BINDINGS;
+const BINDING_NAMES = Object.keys(BINDINGS) as Binding[];
+
+/** Who in the target holds each address (lower case, as emailTaken compares) and each binding of these rows. */
+async function bindingHolders(ctx: ImportContext, rows: Row[]): Promise<Map<string, number>> {
+  const holders = new Map<string, number>();
+  const emails = [...new Set(rows.map((r) => str(r.email).toLowerCase()).filter(Boolean))];
+  if (emails.length) {
+    const found = await ctx.direct.query(
+      `SELECT id, LOWER(email) AS e FROM users WHERE LOWER(email) IN (${emails.map(() => "?").join(", ")})`,
+      emails,
+    );
+    for (const f of found) holders.set(`email:${str(f.e)}`, int(f.id));
+  }
+  const or = BINDING_NAMES.map((b) => ({ [b]: { in: rows.map((r) => str(r[b])).filter(Boolean) } }));
+  const found = await ctx.db.user.findMany({
+    where: { OR: or },
+    select: { id: true, github_id: true, wechat_id: true, telegram_id: true, linux_do_id: true, oidc_id: true },
+  });
+  for (const f of found) for (const b of BINDING_NAMES) if (f[b]) holders.set(`${b}:${f[b]}`, f.id);
+  return holders;
+}
 
 const usersSpec: TableSpec<UserData> = {
   table: "users",
@@ -144,6 +171,7 @@ const usersSpec: TableSpec<UserData> = {
       ctx.db.user.findMany({ where: { aff_code: { in: affCodes } }, select: { aff_code: true } }),
       ctx.db.user.findMany({ where: { access_token_hash: { in: accessHashes } }, select: { access_token_hash: true } }),
     ]);
+    const holders = await bindingHolders(ctx, rows);
     const takenBy = new Map<string, (typeof taken)[number]>();
     for (const u of taken) {
       takenBy.set(u.username_key ?? usernameKey(u.username), u);
@@ -173,6 +201,19 @@ const usersSpec: TableSpec<UserData> = {
         }
       }
       ctx.claimed.add(`user:${key}`);
+      /** The value, or "" when another account holds it (the one taken over does not count). */
+      const own = (kind: string, label: string, value: string, lookup = value) => {
+        if (!value) return "";
+        const claim = `${kind}:${lookup}`;
+        if ((holders.get(claim) ?? adopt) !== adopt || ctx.claimed.has(claim)) {
+          notes.push(IMPORT_MSG.bindingTaken(label, value));
+          return "";
+        }
+        ctx.claimed.add(claim);
+        return value;
+      };
+      const email = own("email", "邮箱", str(r.email), str(r.email).toLowerCase());
+      const bindings = Object.fromEntries(BINDING_NAMES.map((b) => [b, own(b, BINDINGS[b], str(r[b]))])) as Record<Binding, string>;
       let affCode: string | null = str(r.aff_code) || null;
       if (affCode && (affTaken.has(affCode) || ctx.claimed.has(`aff:${affCode}`))) {
         notes.push(IMPORT_MSG.affCodeTaken(affCode));
@@ -194,12 +235,8 @@ const usersSpec: TableSpec<UserData> = {
             username_key: key,
             display_name: str(r.display_name),
             password: str(r.password),
-            email: str(r.email),
-            github_id: str(r.github_id),
-            wechat_id: str(r.wechat_id),
-            telegram_id: str(r.telegram_id),
-            linux_do_id: str(r.linux_do_id),
-            oidc_id: str(r.oidc_id),
+            email,
+            ...bindings,
             group: str(r.group) || "default",
             quota: big(r.quota),
             used_quota: big(r.used_quota),

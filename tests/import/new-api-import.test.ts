@@ -198,6 +198,8 @@ describe("a target already in use", () => {
       data: { ...usernameColumns("root"), password: "$2a$04$notthedefaultpasswordhashxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", role: 100 },
     });
     await t.db.user.create({ data: { ...usernameColumns("Alice"), password: "x", quota: 7n } });
+    // Someone whose address and GitHub account the old install's users #3 and #5 also have.
+    await t.db.user.create({ data: { ...usernameColumns("carol"), password: "x", email: "U3@Example.com", github_id: "1005" } });
   });
   afterAll(async () => {
     await t?.drop();
@@ -214,7 +216,13 @@ describe("a target already in use", () => {
     expect(table(report, "users")).toMatchObject({ conflicts: 2, imported: f.counts.users - 2 });
     const existing = await t.db.user.findUniqueOrThrow({ where: { username: "Alice" } });
     expect([existing.password, existing.quota]).toEqual(["x", 7n]);
-    expect(await t.db.user.count()).toBe(f.counts.users);
+    expect(await t.db.user.count()).toBe(f.counts.users + 1);
+    // The address and the binding stay carol's: the imported accounts come without them.
+    expect(report.notes).toContainEqual({ table: "users", id: 3, reason: "邮箱 u3@example.com 已属于 Qiao 的其他账户，导入时留空", conflict: false });
+    expect(report.notes).toContainEqual({ table: "users", id: 5, reason: "GitHub 1005 已属于 Qiao 的其他账户，导入时留空", conflict: false });
+    const [third] = await t.direct.query("SELECT u.email, u.github_id FROM users u JOIN import_map m ON m.new_id = u.id AND m.\"table\" = 'users' WHERE m.old_id = 3");
+    expect(third).toMatchObject({ email: "" });
+    expect(await t.db.user.count({ where: { github_id: "1005" } })).toBe(1);
     for (const s of Object.values(report.sums)) expect(s.equal).toBe(true);
     expect(report.sums.users_quota.skipped).toBeGreaterThan(0n);
     expect(report.sums.users_quota.expected).toBe(f.sums.usersQuota - report.sums.users_quota.skipped);
