@@ -218,9 +218,21 @@ describe("a target already in use", () => {
     expect([existing.password, existing.quota]).toEqual(["x", 7n]);
     expect(await t.db.user.count()).toBe(f.counts.users + 1);
     // The address and the binding stay carol's: the imported accounts come without them.
-    expect(report.notes).toContainEqual({ table: "users", id: 3, reason: "邮箱 u3@example.com 已属于 Qiao 的其他账户，导入时留空", conflict: false });
-    expect(report.notes).toContainEqual({ table: "users", id: 5, reason: "GitHub 1005 已属于 Qiao 的其他账户，导入时留空", conflict: false });
-    const [third] = await t.direct.query("SELECT u.email, u.github_id FROM users u JOIN import_map m ON m.new_id = u.id AND m.\"table\" = 'users' WHERE m.old_id = 3");
+    expect(report.notes).toContainEqual({
+      table: "users",
+      id: 3,
+      reason: "邮箱 u3@example.com 已属于 Qiao 的其他账户，导入时留空",
+      conflict: false,
+    });
+    expect(report.notes).toContainEqual({
+      table: "users",
+      id: 5,
+      reason: "GitHub 1005 已属于 Qiao 的其他账户，导入时留空",
+      conflict: false,
+    });
+    const [third] = await t.direct.query(
+      "SELECT u.email, u.github_id FROM users u JOIN import_map m ON m.new_id = u.id AND m.\"table\" = 'users' WHERE m.old_id = 3",
+    );
     expect(third).toMatchObject({ email: "" });
     expect(await t.db.user.count({ where: { github_id: "1005" } })).toBe(1);
     for (const s of Object.values(report.sums)) expect(s.equal).toBe(true);
