@@ -8,6 +8,7 @@ import type { Db } from "@/lib/db";
 import type { DirectDb, Row, Statement } from "@/lib/db/direct";
 import { big, bool, int, str } from "@/lib/db/num";
 import { logInsertStatements, type LogRow } from "@/lib/logs/insert";
+import { LOG_TYPE } from "@/lib/logs/write";
 import { defaultRaw, isOptionKey, parseOption } from "@/lib/options/registry";
 import {
   countRows,
@@ -387,6 +388,8 @@ class Run {
     const startedAt = Date.now();
     let { last_id: after } = await this.cursor();
     let unlinked = 0;
+    const knownTypes = new Set<number>(Object.values(LOG_TYPE));
+    const unknownTypes = new Map<number, number>();
     for (;;) {
       const rows = await readBatch(this.source, "logs", after, size);
       if (rows.length === 0) break;
@@ -395,10 +398,12 @@ class Run {
       const out: LogRow[] = rows.map((r) => {
         const userId = ref(users, r.user_id);
         if (!userId && int(r.user_id)) unlinked++;
+        const type = int(r.type);
+        if (!knownTypes.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
         return {
           user_id: userId,
           created_at: int(r.created_at),
-          type: int(r.type),
+          type,
           content: str(r.content),
           username: str(r.username),
           token_name: str(r.token_name),
@@ -438,8 +443,13 @@ class Run {
         tr.seconds = (Date.now() - startedAt) / 1000;
       }
     }
-    if (unlinked)
+    if (unlinked) {
       this.report.notes.push({ table: "logs", id: 0, reason: `${unlinked} 条日志的用户未导入，user_id 记为 0`, conflict: false });
+    }
+    for (const [type, n] of unknownTypes) {
+      // new-api's later types (6: refund) keep their number; the log page shows it as stored.
+      this.report.notes.push({ table: "logs", id: 0, reason: `${n} 条日志的类型 ${type} 是 Qiao 没有的，按原值导入`, conflict: false });
+    }
   }
 
   /** Expected = source − skipped; with `apply`, the target's sums over the rows this source wrote, which must equal it. */

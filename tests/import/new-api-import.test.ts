@@ -135,6 +135,12 @@ for (const { source, flavor, target } of CASES) {
           expect.objectContaining({ key_hash: channelKeyHash("sk-multi-b"), status: 3, disabled_reason: "quota exceeded" }),
         ]);
         expect(report.droppedColumns, JSON.stringify(report.droppedColumns)).toMatchObject({ "channels.setting": 1 });
+        expect(report.notes).toContainEqual({
+          table: "logs",
+          id: 0,
+          reason: "5 条日志的类型 6 是 Qiao 没有的，按原值导入",
+          conflict: false,
+        });
       }
       const options = Object.fromEntries((await t.db.option.findMany()).map((o) => [o.key, o.value]));
       expect(options.SystemName).toBe("旧网关");
