@@ -2,7 +2,7 @@
 // and never written. Its tables are read by column presence, so one reader serves one-api,
 // new-api v0.3.x and the latest new-api; `flavor` names which one the columns say it is.
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import type { Row } from "@/lib/db/direct";
 import type { DbKind } from "@/lib/db/types";
 
@@ -36,10 +36,19 @@ export function parseSourceDsn(text: string): SourceDsn {
   return { kind: "sqlite", dsn: file };
 }
 
-/** Names an install without its password: the key of its rows in import_map. */
+/**
+ * Names an install by where it is, whatever the spelling (Go's DSN or a URL, another user, other
+ * parameters, a relative path): the key of its rows in import_map. No password goes into it.
+ */
 export function sourceId({ kind, dsn }: SourceDsn): string {
-  const safe = kind === "sqlite" ? dsn : dsn.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1@");
-  return `${kind}:${createHash("sha256").update(safe).digest("hex").slice(0, 16)}`;
+  let where: string;
+  if (kind === "sqlite") where = realpathSync(dsn);
+  else {
+    const url = new URL(dsn);
+    const port = url.port || (kind === "mysql" ? "3306" : "5432");
+    where = `${url.hostname.toLowerCase()}:${port}${url.pathname}`;
+  }
+  return `${kind}:${createHash("sha256").update(where).digest("hex").slice(0, 16)}`;
 }
 
 export interface SourceDb {
