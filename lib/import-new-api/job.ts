@@ -35,7 +35,7 @@ const idle = (): ImportJobState => ({
 });
 const slot = processSingleton<{ state: ImportJobState }>("importNewApiJob", () => ({ state: idle() }));
 
-export const getImportJob = (): ImportJobState => slot.state;
+export const getImportJob = (): ImportJobState => ({ ...slot.state });
 
 /** Starts a dry run or an import in the background; refuses while one runs. */
 export function startImportJob(input: { from: string; apply: boolean; logs: boolean }): ImportJobState {
@@ -55,5 +55,6 @@ export function startImportJob(input: { from: string; apply: boolean; logs: bool
       state.finishedAt = Date.now();
     }
   })();
-  return state;
+  // As it is now: the caller answers after other awaits, by which time the run may have moved on.
+  return { ...state };
 }

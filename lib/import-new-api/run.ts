@@ -9,6 +9,7 @@ import type { DirectDb, Row, Statement } from "@/lib/db/direct";
 import { big, bool, int, str } from "@/lib/db/num";
 import { logInsertStatements, type LogRow } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
+import { publishInvalidation } from "@/lib/cache/bus";
 import { defaultRaw, isOptionKey, parseOption } from "@/lib/options/registry";
 import {
   countRows,
@@ -167,7 +168,20 @@ class Run {
       this.report.interrupted = true;
     }
     await this.finishSums();
+    if (this.apply) this.announce();
     return this.report;
+  }
+
+  /**
+   * Tells this process's caches (and, from the console, the relay workers and other instances) that
+   * channels, options and a taken-over root changed. A CLI process has no one to tell: a running
+   * server sees the rows at its next refresh (SYNC_FREQUENCY). New keys need no event: a key the
+   * relay has not seen is looked up (a miss is remembered 30 s).
+   */
+  private announce() {
+    publishInvalidation({ kind: "channels" });
+    publishInvalidation({ kind: "options" });
+    if (this.ctx.adoptedRoot) publishInvalidation({ kind: "user", id: this.ctx.adoptedRoot });
   }
 
   private async loadIdMaps() {

@@ -41,6 +41,8 @@ export type ImportContext = {
   claimed: Set<string>;
   /** The target's root account that an imported root may take over (see decideUsers), once. */
   adoptableRoot: { id: number } | null | undefined;
+  /** The target root this run took over, if any (its caches must drop it). */
+  adoptedRoot?: number;
   /** The source's QuotaPerUnit option (new-api's default, 500 000, is Qiao's too): what a paid order credited per unit of amount. */
   quotaPerUnit: bigint;
 };
@@ -193,6 +195,7 @@ const usersSpec: TableSpec<UserData> = {
       if (holder || ctx.claimed.has(`user:${key}`)) {
         if (holder && int(r.role) >= ROLE.root && (await adoptable(ctx, holder))) {
           adopt = holder.id;
+          ctx.adoptedRoot = holder.id;
           ctx.adoptableRoot = null;
           notes.push(IMPORT_MSG.rootAdopted(holder.id));
         } else {

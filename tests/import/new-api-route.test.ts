@@ -1,11 +1,13 @@
 // The console's import (设置 → 迁移) through its route, POST/GET /api/import/new-api: root only; a
 // dry run and then the import run in the background and are polled to their report; a second
-// start while one runs is refused; the import is in the audit trail (the DSN, which may hold a
-// password, is not).
+// start while one runs is refused (lib/import-new-api/job.ts); the import is in the audit trail
+// (the DSN, which may hold a password, is not).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as importRoute from "@/app/api/import/new-api/route";
 import { getDb } from "@/lib/db";
 import { hashTokenKey } from "@/lib/tokens/keys";
+import { getImportJob, IMPORT_JOB_MSG, startImportJob } from "@/lib/import-new-api/job";
+import { ApiError } from "@/lib/errors";
 import { buildNewApiFixture, type NewApiFixture } from "@/tests/fixtures/new-api/build";
 import { call, createUser, sessionCookieFor } from "@/tests/helpers/api";
 
@@ -33,16 +35,13 @@ describe("POST/GET /api/import/new-api", () => {
     await f?.drop();
   });
 
+  /** Waits for the run to end, then reads it through the route (root's session is made afterwards:
+   * an import that takes root over ends root's older sessions). */
   const finished = async (): Promise<Job> => {
-    for (;;) {
-      // A fresh session each time: the import may take root over, which ends root's older sessions.
-      const res = await call(importRoute.GET, "GET", "/api/import/new-api", {
-        as: { id: root.id, cookie: await sessionCookieFor(root.id) },
-      });
-      expect(res.json.success).toBe(true);
-      if (res.json.data.status !== "running") return res.json.data as Job;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    while (getImportJob().status === "running") await new Promise((r) => setTimeout(r, 50));
+    const res = await call(importRoute.GET, "GET", "/api/import/new-api", { as: { id: root.id, cookie: await sessionCookieFor(root.id) } });
+    expect(res.json.success).toBe(true);
+    return res.json.data as Job;
   };
 
   it("refuses an admin below root", async () => {
@@ -60,17 +59,21 @@ describe("POST/GET /api/import/new-api", () => {
   it("runs the dry run, then the import, each polled to its report", async () => {
     const db = await getDb();
     const usersBefore = await db.user.count();
-    const dry = await call(importRoute.POST, "POST", "/api/import/new-api", { as: root, body: { from: f.from, logs: true } });
-    expect(dry.json).toMatchObject({ success: true, data: { status: "running", apply: false } });
-    const busy = await call(importRoute.POST, "POST", "/api/import/new-api", { as: root, body: { from: f.from } });
-    expect([busy.status, busy.json.message]).toEqual([409, "已有一个导入正在进行，请等待它结束"]);
+    const dry = startImportJob({ from: f.from, apply: false, logs: true });
+    expect(dry).toMatchObject({ status: "running", apply: false });
+    // While one runs (no await since it started), another start is refused.
+    expect(() => startImportJob({ from: f.from, apply: false, logs: false })).toThrow(new ApiError(IMPORT_JOB_MSG.busy, 409));
     const dryJob = await finished();
     expect(dryJob.status).toBe("done");
     expect(dryJob.report!.applied).toBe(false);
     expect(dryJob.report!.tables.find((t) => t.table === "tokens")).toMatchObject({ rows: f.counts.tokens, imported: f.counts.tokens });
     expect(await db.user.count()).toBe(usersBefore);
 
-    await call(importRoute.POST, "POST", "/api/import/new-api", { as: root, body: { from: f.from, apply: true, logs: true } });
+    const started = await call(importRoute.POST, "POST", "/api/import/new-api", {
+      as: root,
+      body: { from: f.from, apply: true, logs: true },
+    });
+    expect(started.json).toMatchObject({ success: true, data: { status: "running", apply: true } });
     const job = await finished();
     expect(job.status).toBe("done");
     for (const s of Object.values(job.report!.sums)) expect(s.equal).toBe(true);
