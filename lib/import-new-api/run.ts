@@ -10,6 +10,7 @@ import { big, bool, int, str } from "@/lib/db/num";
 import { logInsertStatements, type LogRow } from "@/lib/logs/insert";
 import { LOG_TYPE } from "@/lib/logs/write";
 import { publishInvalidation } from "@/lib/cache/bus";
+import { rootUsesDefaultPassword } from "@/lib/users/root-account";
 import { defaultRaw, isOptionKey, parseOption } from "@/lib/options/registry";
 import {
   countRows,
@@ -26,6 +27,7 @@ import {
 } from "@/lib/import-new-api/source";
 import {
   type IdMaps,
+  IMPORT_MSG,
   type ImportContext,
   MAPPED_TABLES,
   type MappedTable,
@@ -160,6 +162,10 @@ class Run {
       await this.importOptions();
       for (const spec of TABLE_SPECS) await this.importTable(spec);
       if (this.apply) await this.linkInviters();
+      // No source account took over the fresh install's root: it still opens with 123456.
+      if (!this.ctx.adoptedRoot && (await rootUsesDefaultPassword(this.target.db))) {
+        this.report.notes.push({ table: "users", id: 0, reason: IMPORT_MSG.rootStillDefault, conflict: false });
+      }
       await this.compareAbilities();
       if (this.options.logs) await this.importLogs();
       else if (this.schema.columns.logs) this.report.tables.push({ ...(await this.logCounts()), imported: 0 });

@@ -76,6 +76,7 @@ export const IMPORT_MSG = {
   bindingTaken: (what: string, value: string) => `${what} ${value} 已属于 Qiao 的其他账户，导入时留空`,
   channelType: (type: number) => `渠道类型 ${type} 不受支持，导入后为禁用状态`,
   rootAdopted: (id: number) => `源 root 账户接管了 Qiao 仍用默认密码的 root（#${id}）`,
+  rootStillDefault: "Qiao 的 root 账户仍使用默认密码 123456，请尽快修改",
   tooLarge: (column: string) => `${column} 超出整数范围`,
 } as const;
 

@@ -220,6 +220,7 @@ describe("a target already in use", () => {
     expect(tokenProblems.length).toBeGreaterThan(0);
     expect(tokenProblems.every((p) => /所属用户 #[12] 未导入/.test(p.reason))).toBe(true);
     expect(table(report, "users")).toMatchObject({ conflicts: 2, imported: f.counts.users - 2 });
+    expect(report.notes.some((n) => n.reason.includes("默认密码 123456"))).toBe(false);
     const existing = await t.db.user.findUniqueOrThrow({ where: { username: "Alice" } });
     expect([existing.password, existing.quota]).toEqual(["x", 7n]);
     expect(await t.db.user.count()).toBe(f.counts.users + 1);
@@ -245,5 +246,29 @@ describe("a target already in use", () => {
     expect(report.sums.users_quota.skipped).toBeGreaterThan(0n);
     expect(report.sums.users_quota.expected).toBe(f.sums.usersQuota - report.sums.users_quota.skipped);
     expect(await t.db.token.count({ where: { key_hash: hashTokenKey(f.known.tokenKey) } })).toBe(0);
+  });
+});
+
+describe("a source whose root has another name", () => {
+  let f: NewApiFixture;
+  let t: TestDatabase;
+  beforeAll(async () => {
+    f = await buildNewApiFixture("sqlite", "one-api", { logs: 10 });
+    await f.exec("UPDATE users SET username = 'boss' WHERE id = 1");
+    t = await createTestDatabase("sqlite");
+    await ensureRootUser(t.db);
+  });
+  afterAll(async () => {
+    await t?.drop();
+    await f?.drop();
+  });
+
+  it("imports it beside Qiao's root and says that root still has the default password", async () => {
+    const note = { table: "users", id: 0, reason: "Qiao 的 root 账户仍使用默认密码 123456，请尽快修改", conflict: false };
+    expect((await run(t, f)).notes).toContainEqual(note);
+    const report = await run(t, f, { apply: true });
+    expect(report.notes).toContainEqual(note);
+    expect(await t.db.user.count({ where: { role: 100 } })).toBe(2);
+    expect(await t.db.user.count()).toBe(f.counts.users + 1);
   });
 });
