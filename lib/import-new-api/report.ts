@@ -34,7 +34,7 @@ export function formatReport(r: ImportReport): string {
   out.push(
     r.applied ? (r.interrupted ? "导入中断：再次运行会从中断处继续。" : "已导入。") : "试运行：没有写入任何数据。加 --apply 开始导入。",
   );
-  out.push("", "表            源行数    已导入过   本次导入   冲突   无法导入");
+  out.push("", `表            源行数    已导入过   ${r.applied ? "本次导入" : "  将导入"}   冲突   无法导入`);
   for (const t of r.tables) {
     out.push(
       `${t.table.padEnd(12)} ${String(t.rows).padStart(8)} ${String(t.already).padStart(10)} ${String(t.imported).padStart(10)} ${String(t.conflicts).padStart(6)} ${String(t.unmappable).padStart(10)}`,

@@ -417,7 +417,8 @@ class Run {
       this.countDropped("logs", reads, rows);
       const out: LogRow[] = rows.map((r) => {
         const userId = ref(users, r.user_id);
-        if (!userId && int(r.user_id)) unlinked++;
+        // Not imported (nor, in a dry run, planned): the row keeps its username, user_id 0.
+        if (int(r.user_id) && !users.has(int(r.user_id))) unlinked++;
         const type = int(r.type);
         if (!knownTypes.has(type)) unknownTypes.set(type, (unknownTypes.get(type) ?? 0) + 1);
         return {

@@ -81,6 +81,8 @@ for (const { source, flavor, target } of CASES) {
       expect(report.options.unsupported).toContain("SomeNewApiOnlySwitch");
       expect(report.options.invalid.map((o) => o.key)).toEqual(["RetryTimes"]);
       expect(report.notes.some((n) => n.table === "users" && n.reason.includes("root"))).toBe(true);
+      // Every log's user is planned for import: none would lose its user.
+      expect(report.notes.filter((n) => n.table === "logs" && n.reason.includes("用户未导入"))).toEqual([]);
       if (flavor !== "one-api") {
         expect(report.problems).toContainEqual({ table: "top_ups", id: 6, reason: "订单状态 failed 无法对应", conflict: false });
       }
