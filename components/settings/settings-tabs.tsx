@@ -1,12 +1,13 @@
 "use client";
 // The settings frame (spec §2 Settings): tabs named by ?tab=. Everyone has the personal tab; the
-// super admin also has the operation, system and other tabs (proxy.ts sends others away from them).
+// super admin also has the operation, system, other and import (迁移) tabs (proxy.ts sends others away from them).
 // A tab's data arrives only when it is the one asked for.
 import { Stack, Tabs, Title } from "@mantine/core";
 import { useListUrl } from "@/components/data/use-list-url";
 import { OperationTab } from "@/components/settings/operation/operation-tab";
 import type { OtherValues } from "@/components/settings/other/fields";
 import { OtherSettings } from "@/components/settings/other/other-settings";
+import { ImportTab } from "@/components/settings/import/import-tab";
 import { PersonalSettings, type PersonalSettingsProps } from "@/components/settings/personal-settings";
 import { SystemTab } from "@/components/settings/system/system-tab";
 import { isRoot } from "@/lib/auth/roles";
@@ -18,6 +19,7 @@ const TABS: { value: string; label: string; root?: boolean }[] = [
   { value: "operation", label: "运营设置", root: true },
   { value: "system", label: "系统设置", root: true },
   { value: "other", label: "其他设置", root: true },
+  { value: "import", label: "迁移", root: true },
 ];
 
 type Props = {
@@ -60,6 +62,11 @@ export function SettingsTabs({ requestedTab, operation, systemOptions, other, ..
         {other && (
           <Tabs.Panel value="other" pt="md">
             <OtherSettings values={other} />
+          </Tabs.Panel>
+        )}
+        {active === "import" && (
+          <Tabs.Panel value="import" pt="md">
+            <ImportTab />
           </Tabs.Panel>
         )}
       </Tabs>

@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = {
   "redemption.delete": "删除兑换码",
   "log.cleanup": "清理日志",
   "topup.complete": "手动确认充值订单",
+  "import.new_api": "从 new-api 导入",
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

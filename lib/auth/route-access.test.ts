@@ -60,7 +60,7 @@ describe("guardPage", () => {
     expect(guardPage("/audit", q("actor=root"), root, true)).toEqual({ action: "next" });
   });
   it("refuses the super-admin settings tabs below role 100", () => {
-    for (const tab of ["operation", "system", "other"]) {
+    for (const tab of ["operation", "system", "other", "import"]) {
       expect(guardPage("/setting", q(`tab=${tab}`), admin, true)).toEqual({ action: "redirect", to: "/setting" });
       expect(guardPage("/setting", q(`tab=${tab}`), root, true)).toEqual({ action: "next" });
     }

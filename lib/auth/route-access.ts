@@ -26,7 +26,7 @@ const GUARDED: { path: string; access: Exclude<PageAccess, "public">; prefix?: b
 ];
 
 /** Settings tabs only a super admin may open. */
-const ROOT_SETTING_TABS = new Set(["operation", "system", "other"]);
+const ROOT_SETTING_TABS = new Set(["operation", "system", "other", "import"]);
 
 export function pageAccess(pathname: string): PageAccess {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, "") : pathname;

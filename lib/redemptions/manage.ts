@@ -12,8 +12,8 @@ import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds, num } from "@/lib/db/num";
 import { changedFields } from "@/lib/audit/detail";
-import { open, seal } from "@/lib/crypto/secret-box";
-import { generateRedemptionKey, hashRedemptionKey, REDEMPTION_KEY_LENGTH, redemptionKeyHint } from "@/lib/redemptions/keys";
+import { open } from "@/lib/crypto/secret-box";
+import { generateRedemptionKey, hashRedemptionKey, REDEMPTION_KEY_LENGTH, storedRedemptionKey } from "@/lib/redemptions/keys";
 import { REDEMPTION_VIEW_SELECT, toRedemptionView, type RedemptionView } from "@/lib/redemptions/view";
 import {
   REDEMPTION_MSG,
@@ -75,9 +75,7 @@ export async function createRedemptions(creator: { id: number }, input: Redempti
   await db.redemption.createMany({
     data: keys.map((key) => ({
       user_id: creator.id,
-      key_hash: hashRedemptionKey(key),
-      key_enc: seal(key),
-      key_hint: redemptionKeyHint(key),
+      ...storedRedemptionKey(key),
       name: input.name,
       quota: BigInt(input.quota),
       status: REDEMPTION_STATUS.unused,

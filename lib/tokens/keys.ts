@@ -1,7 +1,7 @@
 // The API key format (`sk-` + 48 characters of [0-9A-Za-z], new-api's) and how it is stored: a
 // SHA-256 for lookup, the sealed key so its owner can view it again, and a hint for display.
 import { randomBytes } from "node:crypto";
-import { sha256Hex } from "@/lib/crypto/secret-box";
+import { seal, sha256Hex } from "@/lib/crypto/secret-box";
 
 export const TOKEN_KEY_LENGTH = 48;
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -22,6 +22,9 @@ export const hashTokenKey = (key48: string) => sha256Hex(key48);
 
 /** First and last four characters: enough to recognise a key, useless to use it. */
 export const tokenKeyHint = (key48: string) => key48.slice(0, 4) + key48.slice(-4);
+
+/** The columns that store a key (creating a token, importing one from new-api): hash, sealed copy, hint. */
+export const storedTokenKey = (key48: string) => ({ key_hash: hashTokenKey(key48), key_enc: seal(key48), key_hint: tokenKeyHint(key48) });
 
 export const maskTokenKey = (hint: string) => `sk-${hint.slice(0, 4)}**********${hint.slice(4)}`;
 

@@ -6,10 +6,10 @@ import { getDb } from "@/lib/db";
 import { type Page, pagedFind } from "@/lib/db/paging";
 import type { Prisma } from "@/lib/db/generated/sqlite/client";
 import { nowSeconds } from "@/lib/db/num";
-import { open, seal } from "@/lib/crypto/secret-box";
+import { open } from "@/lib/crypto/secret-box";
 import { publishInvalidation } from "@/lib/cache/bus";
 import { listSelfGroups } from "@/lib/users/self";
-import { generateTokenKey, hashTokenKey, normalizeTokenKey, TOKEN_KEY_LENGTH, tokenKeyHint } from "@/lib/tokens/keys";
+import { generateTokenKey, hashTokenKey, normalizeTokenKey, storedTokenKey, TOKEN_KEY_LENGTH } from "@/lib/tokens/keys";
 import { expiryPassed } from "@/lib/tokens/status";
 import { isTokenExhausted, isTokenExpired, TOKEN_STATUS, TOKEN_VIEW_SELECT, toTokenView, type TokenView } from "@/lib/tokens/view";
 import { visibleRemain, withVisibleRemain } from "@/lib/billing/visible";
@@ -98,9 +98,7 @@ async function checkedCreate(owner: TokenOwner, input: TokenCreateInput) {
     const key = generateTokenKey();
     const data: Prisma.TokenUncheckedCreateInput = {
       user_id: owner.id,
-      key_hash: hashTokenKey(key),
-      key_enc: seal(key),
-      key_hint: tokenKeyHint(key),
+      ...storedTokenKey(key),
       name,
       status: TOKEN_STATUS.enabled,
       created_time: now,

@@ -121,6 +121,7 @@ const CONSOLE_PAGES: Visit[] = [
   { path: "/setting?tab=operation", ready: async (page) => expect(page.getByRole("tab", { selected: true }).first()).toBeVisible() },
   { path: "/setting?tab=system", ready: async (page) => expect(page.getByRole("tab", { selected: true }).first()).toBeVisible() },
   { path: "/setting?tab=other", ready: async (page) => expect(page.getByRole("tab", { selected: true }).first()).toBeVisible() },
+  { path: "/setting?tab=import", ready: async (page) => expect(page.getByRole("button", { name: "试运行" })).toBeVisible() },
   { path: "/playground", ready: async (page) => expect(page.locator("main")).toBeVisible() },
   { path: "/pricing", ready: heading(/模型|定价|价格/) },
   { path: "/about", ready: async (page) => expect(page.locator("main")).toBeVisible() },

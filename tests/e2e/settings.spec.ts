@@ -312,7 +312,7 @@ test.describe("as root", () => {
   test("root sees the super admin badge and its own tabs, and cannot delete itself", async ({ page }) => {
     await page.goto("/setting?tab=nosuchtab");
     await expect(page.getByRole("tab", { name: "个人设置" })).toHaveAttribute("aria-selected", "true");
-    for (const name of ["运营设置", "系统设置", "其他设置"]) await expect(page.getByRole("tab", { name })).toBeVisible();
+    for (const name of ["运营设置", "系统设置", "其他设置", "迁移"]) await expect(page.getByRole("tab", { name })).toBeVisible();
     await expect(card(page, "个人信息").getByText("超级管理员")).toBeVisible();
     await shot(page, "settings-root");
 

@@ -50,6 +50,8 @@ const FLOORS: Record<string, string[]> = {
     "lib/payments",
     "lib/playground",
     "lib/metrics",
+    // Importing another gateway's database (new-api, one-api) into these domains' rows.
+    "lib/import-new-api",
   ],
   // The relay, its tasks (drawing, music, video) and the processes of `npm start`.
   relay: ["lib/relay", "lib/tasks", "lib/server"],
