@@ -9,7 +9,7 @@
 // mysql:// or postgres:// URL. See docs/import.md.
 import { parseArgs } from "node:util";
 import { getDb } from "@/lib/db";
-import { getDirectDb } from "@/lib/db/direct";
+import { getDirectDb, getLogDirectDb } from "@/lib/db/direct";
 import { type ImportProgress, importNewApi } from "@/lib/import-new-api/run";
 import { formatProgress, formatReport, reportJson } from "@/lib/import-new-api/report";
 
@@ -41,7 +41,7 @@ try {
   const db = await getDb();
   const direct = await getDirectDb();
   const report = await importNewApi(
-    { db, direct },
+    { db, direct, logs: await getLogDirectDb() },
     {
       from: values.from,
       apply: values.apply,

@@ -3,7 +3,7 @@
 // ends, its report. The run is the CLI's (importNewApi) on the console's own connections. Its
 // state lives in this process only: on several instances, poll the one that started it.
 import { getDb } from "@/lib/db";
-import { getDirectDb } from "@/lib/db/direct";
+import { getDirectDb, getLogDirectDb } from "@/lib/db/direct";
 import { ApiError } from "@/lib/errors";
 import { type ImportProgress, importNewApi } from "@/lib/import-new-api/run";
 import { reportJson } from "@/lib/import-new-api/report";
@@ -44,8 +44,8 @@ export function startImportJob(input: { from: string; apply: boolean; logs: bool
   slot.state = state;
   void (async () => {
     try {
-      const [db, direct] = await Promise.all([getDb(), getDirectDb()]);
-      const report = await importNewApi({ db, direct }, { ...input, onProgress: (p) => (state.progress = p) });
+      const [db, direct, logs] = await Promise.all([getDb(), getDirectDb(), getLogDirectDb()]);
+      const report = await importNewApi({ db, direct, logs }, { ...input, onProgress: (p) => (state.progress = p) });
       state.report = reportJson(report);
       state.status = "done";
     } catch (error) {

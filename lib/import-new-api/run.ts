@@ -112,8 +112,15 @@ const TARGET_SUM_SQL: Record<SumName, { table: MappedTable; expr: string }> = {
   redemptions_unused_quota: { table: "redemptions", expr: "CASE WHEN t.status = 1 THEN t.quota ELSE 0 END" },
 };
 
-/** Runs a dry run (default) or the import; answers the report. The target is `db` / `direct`. */
-export async function importNewApi(target: { db: Db; direct: DirectDb }, options: ImportOptions): Promise<ImportReport> {
+/**
+ * Where the import writes: Prisma's client and the driver connection of Qiao's database, and the
+ * log database's connection when LOG_SQL_DSN puts the logs apart (their cursor lives beside them,
+ * so a batch and its cursor still commit together).
+ */
+export type ImportTarget = { db: Db; direct: DirectDb; logs?: DirectDb };
+
+/** Runs a dry run (default) or the import; answers the report. */
+export async function importNewApi(target: ImportTarget, options: ImportOptions): Promise<ImportReport> {
   const dsn = parseSourceDsn(options.from);
   const source = await openSource(dsn);
   try {
@@ -132,7 +139,7 @@ class Run {
   private readonly apply: boolean;
 
   constructor(
-    private readonly target: { db: Db; direct: DirectDb },
+    private readonly target: ImportTarget,
     private readonly source: SourceDb,
     private readonly schema: SourceSchema,
     private readonly sourceKey: string,
@@ -363,8 +370,13 @@ class Run {
     return { table: "logs", rows, already: int(done?.n), imported: 0, conflicts: 0, unmappable: 0, seconds: 0 };
   }
 
+  /** Where the log rows and their cursor go. */
+  private get logsDb(): DirectDb {
+    return this.target.logs ?? this.target.direct;
+  }
+
   private async cursor(): Promise<{ last_id: number; rows: number }> {
-    const [row] = await this.target.direct.query('SELECT last_id, "rows" FROM import_cursors WHERE source = ? AND "table" = ?', [
+    const [row] = await this.logsDb.query('SELECT last_id, "rows" FROM import_cursors WHERE source = ? AND "table" = ?', [
       this.sourceKey,
       "logs",
     ]);
@@ -444,7 +456,7 @@ class Run {
       });
       tr.imported += rows.length;
       if (this.apply) {
-        const statements = logInsertStatements(this.target.direct.kind, out);
+        const statements = logInsertStatements(this.logsDb.kind, out);
         statements.push({
           sql: 'UPDATE import_cursors SET last_id = ?, "rows" = "rows" + ? WHERE source = ? AND "table" = ?',
           params: [after, rows.length, this.sourceKey, "logs"],
@@ -455,7 +467,7 @@ class Run {
             },
           ],
         });
-        await this.target.direct.transaction(statements);
+        await this.logsDb.transaction(statements);
         this.progress("logs", tr.already + tr.imported, tr.rows, startedAt);
         tr.seconds = (Date.now() - startedAt) / 1000;
         this.batchDone();

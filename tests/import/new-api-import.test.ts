@@ -195,6 +195,40 @@ describe("an interrupted import resumes where it stopped", () => {
   });
 });
 
+describe("logs in a database of their own (LOG_SQL_DSN)", () => {
+  let f: NewApiFixture;
+  let t: TestDatabase;
+  let logs: TestDatabase;
+  beforeAll(async () => {
+    f = await buildNewApiFixture("sqlite", "new-api-latest", { logs: 300 });
+    t = await createTestDatabase("sqlite");
+    logs = await createTestDatabase("postgresql");
+    await ensureRootUser(t.db);
+  });
+  afterAll(async () => {
+    await t?.drop();
+    await logs?.drop();
+    await f?.drop();
+  });
+
+  it("writes the log rows and their cursor there, none in the main database, and resumes from that cursor", async () => {
+    const target = { db: t.db, direct: t.direct, logs: logs.direct };
+    const first = await importNewApi(target, { from: f.from, apply: true, logs: true, logBatch: 50, stopAfterBatches: 3 });
+    expect(first.interrupted).toBe(true);
+    const done = await importNewApi(target, { from: f.from, apply: true, logs: true, logBatch: 50 });
+    expect(done.interrupted).toBe(false);
+    for (const s of Object.values(done.sums)) expect(s.equal).toBe(true);
+    const count = async (db: TestDatabase, table: string) => int((await db.direct.query(`SELECT COUNT(*) AS n FROM ${table}`))[0]!.n);
+    expect(await count(logs, "logs")).toBe(f.counts.logs);
+    expect(await count(t, "logs")).toBe(0);
+    expect(await count(logs, "import_cursors")).toBe(1);
+    expect(await count(t, "import_cursors")).toBe(0);
+    const again = await importNewApi(target, { from: f.from, apply: true, logs: true, logBatch: 50 });
+    expect(table(again, "logs").imported).toBe(0);
+    expect(await count(logs, "logs")).toBe(f.counts.logs);
+  });
+});
+
 describe("a target already in use", () => {
   let f: NewApiFixture;
   let t: TestDatabase;
