@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, inject } from "vitest";
+import { inject } from "vitest";
 
 if (!process.env.QIAO_TEST_KEEP_ENV) {
   process.env.DATA_DIR = mkdtempSync(path.join(os.tmpdir(), "qiao-test-"));
@@ -16,32 +16,21 @@ if (!process.env.QIAO_TEST_KEEP_ENV) {
   process.env.SESSION_SECRET = "test-session-secret-0123456789abcdef";
   process.env.NEXT_TELEMETRY_DISABLED = "1";
 
+  // Not a database this shell happens to name: the run's kind decides.
+  process.env.SQL_DSN = "";
   const { template, prefix } = inject("pgTemplate");
   if (template) {
     const pg = (await import("pg")).default;
+    // Dropped at the end of the run (tests/setup/postgres.ts), when this process is gone: its
+    // pools and timers (the ledger's flush) may still be busy after the file's last hook.
     const name = `${prefix}_${randomBytes(4).toString("hex")}`;
-    const admin = async (sql: string) => {
-      const c = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" });
-      await c.connect();
-      try {
-        await c.query(sql);
-      } finally {
-        await c.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    const admin = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    } finally {
+      await admin.end();
+    }
     process.env.SQL_DSN = `postgres://postgres@127.0.0.1:5432/${name}`;
-
-    // Registered before the file's own hooks, so it runs after them (vitest runs afterAll hooks
-    // in reverse order): the file has stopped its servers. The process's own connections (lib/db,
-    // lib/db/direct.ts keep them on globalThis) are closed first so that none breaks mid-drop.
-    afterAll(async () => {
-      const slots = globalThis as unknown as Record<symbol, { db?: Promise<{ $disconnect?(): Promise<void>; close?(): Promise<void> }> }>;
-      for (const key of ["qiao.directDb", "qiao.db"]) {
-        const open = await slots[Symbol.for(key)]?.db?.catch(() => undefined);
-        await (open?.close?.() ?? open?.$disconnect?.())?.catch(() => undefined);
-      }
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    });
   }
 }
