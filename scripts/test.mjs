@@ -7,11 +7,11 @@
 // The PostgreSQL pass (QIAO_TEST_DB=postgresql, tests/setup/) runs the files that depend on the
 // main database: those whose imports reach lib/db/kind.ts or node:child_process
 // (scripts/database-tests.mjs; the others, parsers and pure rules, cannot see the difference).
-// It runs at the same time as Playwright, the longest phase: both run one worker, and a vitest pass
-// mostly waits on the servers and databases it starts (about a third of a core on average,
-// measured), so on two cores the two overlap instead of adding its minutes after Playwright's
-// (README, "Run it"). Its output is kept in test-results/vitest-postgresql.log and printed when
-// both have finished.
+// It runs at the same time as Playwright, the longest phase: both run one worker, and the
+// PostgreSQL pass mostly waits on the servers and databases it starts (measured: 10 CPU-minutes
+// of its own in a 15.5-minute pass, about two thirds of a core, plus PostgreSQL's work), so on two
+// cores the two overlap instead of adding its minutes after Playwright's (README, "Run it"). Its
+// output is kept in test-results/vitest-postgresql.log and printed when both have finished.
 //
 // `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named (unit-pg and
 // e2e still together when both are named).
