@@ -11,6 +11,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration suites start servers and databases; keep them from starving each other on 2 cores.
     fileParallelism: false,
+    // The main database of every test file: SQLite, or PostgreSQL with QIAO_TEST_DB=postgresql.
+    globalSetup: ["tests/setup/postgres.ts"],
     setupFiles: ["tests/setup/env.ts"],
   },
 });

@@ -1,63 +1,146 @@
 // `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
 // and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), then the
-// browser tests (Playwright driving system Chromium against the real `npm start` server). Prints one
-// closing line: "N passed, N failed"; the lint and the typecheck count as one test each.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+// same vitest files again with PostgreSQL as every file's main database, beside the browser tests
+// (Playwright driving system Chromium against the real `npm start` server). Prints one closing
+// line, "N passed, N failed", over all of them; the lint and the typecheck count as one test each.
+//
+// The PostgreSQL pass (QIAO_TEST_DB=postgresql, tests/setup/) runs the files that depend on the
+// main database: those whose imports reach lib/db/kind.ts or node:child_process
+// (scripts/database-tests.mjs; the others, parsers and pure rules, cannot see the difference).
+// It runs at the same time as Playwright, the longest phase: both run one worker, and the
+// PostgreSQL pass mostly waits on the servers and databases it starts (measured: 10 CPU-minutes
+// of its own in a 15.5-minute pass, about two thirds of a core, plus PostgreSQL's work), so on two
+// cores the two overlap instead of adding its minutes after Playwright's (README, "Run it"). Its
+// output is kept in test-results/vitest-postgresql.log and printed when both have finished.
+//
+// `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named (unit-pg and
+// e2e still together when both are named).
+import { spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { databaseTestFiles } from "./database-tests.mjs";
+import { buildFingerprint, SERVER_BUNDLE } from "./fingerprint.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const out = path.join(root, "test-results");
 mkdirSync(out, { recursive: true });
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-const only = process.argv[2];
+const phases = new Set(process.argv.slice(2));
+const wants = (phase) => phases.size === 0 || phases.has(phase);
+const bin = {
+  biome: path.join(root, "node_modules/@biomejs/biome/bin/biome"),
+  tsc: path.join(root, "node_modules/typescript/bin/tsc"),
+  vitest: path.join(root, "node_modules/vitest/vitest.mjs"),
+  playwright: path.join(root, "node_modules/@playwright/test/cli.js"),
+};
 
-function run(bin, args) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, env, stdio: "inherit" });
-  return r.status ?? 1;
+/** Runs a Node script; resolves to its exit status. `log`: a file for its output instead of this terminal. */
+function run(script, args, { extraEnv = {}, log } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+      stdio: log ? ["ignore", "pipe", "pipe"] : "inherit",
+    });
+    if (log) {
+      const file = createWriteStream(log);
+      child.stdout.pipe(file, { end: false });
+      child.stderr.pipe(file, { end: false });
+      child.once("close", (code) => file.end(() => resolve(code ?? 1)));
+    } else child.once("close", (code) => resolve(code ?? 1));
+  });
 }
 
 let passed = 0;
 let failed = 0;
 let code = 0;
+const minutes = (since) => `${((Date.now() - since) / 60_000).toFixed(1)} min`;
 
-if (!only || only === "lint") {
-  for (const [bin, args] of [
-    [path.join(root, "node_modules/@biomejs/biome/bin/biome"), ["ci", "."]],
-    [path.join(root, "node_modules/typescript/bin/tsc"), ["--noEmit"]],
+/** Adds a vitest JSON report's counts; a missing report (the run crashed) is one failure. */
+function countVitest(file) {
+  if (!existsSync(file)) return void (failed += 1);
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  passed += r.numPassedTests ?? 0;
+  failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.numFailedTestSuites ? r.numFailedTestSuites : 0);
+}
+
+function vitest(name, files, extraEnv, log) {
+  const file = path.join(out, `${name}.json`);
+  rmSync(file, { force: true });
+  const started = Date.now();
+  return run(bin.vitest, ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`, ...files], { extraEnv, log }).then(
+    (status) => ({ status, file, took: minutes(started) }),
+  );
+}
+
+if (wants("lint")) {
+  for (const [script, args] of [
+    [bin.biome, ["ci", "."]],
+    [bin.tsc, ["--noEmit"]],
   ]) {
-    const status = run(bin, args);
+    const status = await run(script, args);
     if (status === 0) passed += 1;
     else failed += 1;
     code |= status;
   }
 }
 
-if (!only || only === "unit") {
-  const file = path.join(out, "vitest.json");
-  code |= run(path.join(root, "node_modules/vitest/vitest.mjs"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`]);
-  if (existsSync(file)) {
-    const r = JSON.parse(readFileSync(file, "utf8"));
-    passed += r.numPassedTests ?? 0;
-    failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.numFailedTestSuites ? r.numFailedTestSuites : 0);
-  } else failed += 1;
+if (wants("unit") || wants("unit-pg") || wants("e2e")) {
+  // Tests start `npm start`, which builds when the sources changed: build once here, so no test
+  // waits for a build in its hook and the passes that run together never build at once.
+  const marker = path.join(root, ".next/qiao-fingerprint");
+  const fresh = existsSync(marker) && existsSync(path.join(root, SERVER_BUNDLE)) && readFileSync(marker, "utf8") === buildFingerprint();
+  if (!fresh) {
+    const status = await run(path.join(root, "scripts/build.mjs"), []);
+    if (status !== 0) failed += 1;
+    code |= status;
+  }
 }
 
-if (!only || only === "e2e") {
-  const file = path.join(out, "playwright.json");
-  const pwEnv = { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: file };
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules/@playwright/test/cli.js"), "test", "--reporter=list,json"], {
-    cwd: root,
-    env: pwEnv,
-    stdio: "inherit",
-  });
-  code |= r.status ?? 1;
-  if (existsSync(file)) {
-    const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
-    passed += s.expected ?? 0;
-    failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
-  } else failed += 1;
+if (wants("unit")) {
+  const r = await vitest("vitest", [], { QIAO_TEST_DB: "sqlite" });
+  code |= r.status;
+  countVitest(r.file);
+  console.log(`[test] vitest on SQLite: ${r.took}`);
 }
+
+const concurrent = [];
+if (wants("unit-pg")) {
+  const files = databaseTestFiles();
+  const log = wants("e2e") ? path.join(out, "vitest-postgresql.log") : undefined;
+  console.log(
+    `[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database${log ? `, beside Playwright (output: ${path.relative(root, log)})` : ""}`,
+  );
+  concurrent.push(
+    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, log).then((r) => {
+      code |= r.status;
+      countVitest(r.file);
+      return () => {
+        if (log) process.stdout.write(readFileSync(log, "utf8"));
+        console.log(`[test] vitest on PostgreSQL: ${r.took}`);
+      };
+    }),
+  );
+}
+
+if (wants("e2e")) {
+  const file = path.join(out, "playwright.json");
+  rmSync(file, { force: true });
+  const started = Date.now();
+  concurrent.push(
+    run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } }).then((status) => {
+      code |= status;
+      if (existsSync(file)) {
+        const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
+        passed += s.expected ?? 0;
+        failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
+      } else failed += 1;
+      return () => console.log(`[test] Playwright: ${minutes(started)}`);
+    }),
+  );
+}
+
+for (const report of await Promise.all(concurrent)) report();
 
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`\n${passed} passed, ${failed} failed`);

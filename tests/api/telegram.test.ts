@@ -67,10 +67,11 @@ describe("GET /api/oauth/telegram/login", () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ success: true, message: "", data: { id: u.id, username: "tg-login", telegram_id: u.telegramId } });
     expect(res.headers.get("set-cookie")).toContain(`${SESSION_COOKIE}=`);
-    const sessions = await (await getDb()).$queryRawUnsafe<{ method: string }[]>(
-      "SELECT method FROM user_sessions WHERE user_id = ? ORDER BY created_at",
-      u.id,
-    );
+    const sessions = await (await getDb()).userSession.findMany({
+      where: { user_id: u.id },
+      select: { method: true },
+      orderBy: { created_at: "asc" },
+    });
     expect(sessions.map((s) => s.method)).toContain("telegram");
   });
 

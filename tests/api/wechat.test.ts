@@ -69,7 +69,7 @@ describe("GET /api/oauth/wechat", () => {
     expect(created).toMatchObject({ id: res.json.data.id, password: "", inviter_id: inviter.id, quota: 1300n });
     const after = await db.user.findUniqueOrThrow({ where: { id: inviter.id } });
     expect(after).toMatchObject({ quota: 5n, aff_count: 1, aff_quota: 200n, aff_history_quota: 200n });
-    const sessions = await db.$queryRawUnsafe<{ method: string }[]>("SELECT method FROM user_sessions WHERE user_id = ?", created!.id);
+    const sessions = await db.userSession.findMany({ where: { user_id: created!.id }, select: { method: true } });
     expect(sessions).toEqual([{ method: "wechat" }]);
   });
 
@@ -170,7 +170,7 @@ describe("GET /api/oauth/wechat", () => {
     const db = await getDb();
     await db.user.update({ where: { id: u.id }, data: { wechat_id: id } });
     await db.twoFactor.create({ data: { user_id: u.id, secret_enc: "sealed", enabled: true, created_at: 1 } });
-    const sessions = () => db.$queryRawUnsafe<unknown[]>("SELECT id FROM user_sessions WHERE user_id = ?", u.id);
+    const sessions = () => db.userSession.findMany({ where: { user_id: u.id }, select: { id: true } });
     const before = await sessions();
     const res = await wechatSignIn(wx.issueCode(id));
     expect(res.json).toEqual({ success: true, message: SIGN_IN_MSG.needCode, data: { require_2fa: true } });
