@@ -79,3 +79,16 @@ export function flushLog(): void {
     // stdout is gone: nothing more can be written anyway
   }
 }
+
+/**
+ * What follows the time in every line of `component`'s logger, as pino writes it: for the one line
+ * written by hand on the relay's hot path (lib/relay/call/call-log.ts), in the same shape.
+ */
+export function lineFields(component: string): string {
+  return `,"pid":${process.pid},"instance":${JSON.stringify(instanceId)},"role":${JSON.stringify(role)},"component":${JSON.stringify(component)}`;
+}
+
+/** Writes one whole line (ending in a newline) to the log's destination, beside pino's own lines. */
+export function writeLine(line: string): void {
+  output.destination.write(line);
+}
