@@ -78,6 +78,7 @@ export const IMPORT_MSG = {
   rootAdopted: (id: number) => `源 root 账户接管了 Qiao 仍用默认密码的 root（#${id}）`,
   rootStillDefault: "Qiao 的 root 账户仍使用默认密码 123456，请尽快修改",
   tooLarge: (column: string) => `${column} 超出整数范围`,
+  codeExpired: "兑换码已过期（Qiao 的兑换码不会过期），导入为已禁用",
 } as const;
 
 const fits = (n: number) => n >= -INT_COLUMN_MAX - 1 && n <= INT_COLUMN_MAX;
@@ -506,10 +507,20 @@ const channelsSpec: TableSpec<ChannelData> = {
 // ---------------------------------------------------------------------------------------------
 // redemptions
 
+/**
+ * An unused code the source let expire (the latest new-api's `expired_time`; 0 or -1: never). Qiao's
+ * codes do not expire, so it comes in disabled: it must not become redeemable by moving.
+ */
+const expiredUnused = (r: Row) => {
+  const expires = int(r.expired_time);
+  return int(r.status) === 1 && expires > 0 && expires < Math.floor(Date.now() / 1000);
+};
+
 const redemptionsSpec: TableSpec<Prisma.RedemptionUncheckedCreateInput> = {
   table: "redemptions",
-  reads: ["id", "user_id", "key", "status", "name", "quota", "created_time", "redeemed_time", "used_user_id", "deleted_at"],
-  sums: (row) => ({ redemptions_unused_quota: int(row.status) === 1 ? big(row.quota) : 0n }),
+  reads: ["id", "user_id", "key", "status", "name", "quota", "created_time", "redeemed_time", "used_user_id", "deleted_at", "expired_time"],
+  // Unused value: what can still be redeemed (an expired code cannot, there or here).
+  sums: (row) => ({ redemptions_unused_quota: int(row.status) === 1 && !expiredUnused(row) ? big(row.quota) : 0n }),
   async decide(rows, ctx) {
     const hashes = rows.map((r) => hashRedemptionKey(str(r.key).trim()));
     const taken = new Set(
@@ -521,11 +532,13 @@ const redemptionsSpec: TableSpec<Prisma.RedemptionUncheckedCreateInput> = {
       const hash = hashes[i]!;
       if (taken.has(hash) || ctx.claimed.has(`code:${hash}`)) return { skip: IMPORT_MSG.codeTaken, conflict: true };
       ctx.claimed.add(`code:${hash}`);
+      const expired = expiredUnused(r);
       return {
+        ...(expired ? { note: IMPORT_MSG.codeExpired } : {}),
         data: {
           user_id: refOrZero(ctx.ids.users, r.user_id),
           ...storedRedemptionKey(key),
-          status: int(r.status) || 1,
+          status: expired ? 2 : int(r.status) || 1,
           name: str(r.name),
           quota: big(r.quota),
           created_time: time(r.created_time),

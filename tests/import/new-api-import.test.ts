@@ -15,6 +15,7 @@ import { channelKeyHash } from "@/lib/channels/key-hash";
 import { ensureRootUser } from "@/lib/users/root-account";
 import { usernameColumns } from "@/lib/users/username";
 import { type ImportOptions, type ImportReport, importNewApi } from "@/lib/import-new-api/run";
+import { IMPORT_MSG } from "@/lib/import-new-api/tables";
 import { buildNewApiFixture, type NewApiFixture } from "@/tests/fixtures/new-api/build";
 import type { FixtureFlavor } from "@/tests/fixtures/new-api/schema";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
@@ -106,6 +107,10 @@ for (const { source, flavor, target } of CASES) {
       expect(counts.tokens).toBe(f.counts.tokens);
       expect(counts.channels).toBe(f.counts.channels);
       expect(counts.redemptions).toBe(f.counts.redemptions);
+      // The latest new-api's two expired unused codes come in disabled, not redeemable.
+      const expired = report.notes.filter((n) => n.table === "redemptions" && n.reason === IMPORT_MSG.codeExpired);
+      expect(expired.map((n) => n.id).sort()).toEqual(flavor === "new-api-latest" ? [1, 2] : []);
+      expect(await t.db.redemption.count({ where: { status: 2 } })).toBe(3 + expired.length);
       expect(counts.logs).toBe(f.counts.logs);
       if (flavor !== "one-api") expect([counts.top_ups, counts.midjourneys, counts.tasks, counts.quota_data]).toEqual([5, 4, 3, 10]);
 
