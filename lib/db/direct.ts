@@ -277,6 +277,15 @@ export function skipDatabasePreparation(): void {
 }
 
 /**
+ * Prepares a database through Prisma (lib/db: migrations, the root account), in a process not told
+ * it is prepared; the one place the driver connection reaches Prisma, imported only when needed.
+ */
+async function prepare(which: "main" | "logs"): Promise<void> {
+  const db = await import("@/lib/db");
+  await (which === "main" ? db.getDb() : db.getLogDb());
+}
+
+/**
  * The process's direct connection (a pool of up to SQL_MAX_OPEN_CONNS on a database server),
  * opened on first use. Unless skipDatabasePreparation() was called, the database is prepared
  * first (lib/db getDb: migrations, the root account), so any caller may be a process's first.
@@ -284,7 +293,7 @@ export function skipDatabasePreparation(): void {
 export function getDirectDb(): Promise<DirectDb> {
   if (!direct.db) {
     direct.db = (async () => {
-      if (!direct.preparedElsewhere) await (await import("@/lib/db")).getDb();
+      if (!direct.preparedElsewhere) await prepare("main");
       return openDirectDb(dbKind, dbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
     })();
     direct.db.catch(() => {
@@ -303,7 +312,7 @@ export function getLogDirectDb(): Promise<DirectDb> {
   if (!separateLogDb) return getDirectDb();
   if (!direct.logDb) {
     direct.logDb = (async () => {
-      if (!direct.preparedElsewhere) await (await import("@/lib/db")).getLogDb();
+      if (!direct.preparedElsewhere) await prepare("logs");
       return openDirectDb(logDbKind, logDbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
     })();
     direct.logDb.catch(() => {
