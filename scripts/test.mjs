@@ -1,20 +1,16 @@
 // `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
 // and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), then the
-// same vitest files again with PostgreSQL as every file's main database, beside the browser tests
-// (Playwright driving system Chromium against the real `npm start` server). Prints one closing
-// line, "N passed, N failed", over all of them; the lint and the typecheck count as one test each.
+// browser tests (Playwright driving system Chromium against the real `npm start` server), then the
+// same vitest files again with PostgreSQL as every file's main database. Prints one closing line,
+// "N passed, N failed", over all of them; the lint and the typecheck count as one test each.
 //
 // The PostgreSQL pass (QIAO_TEST_DB=postgresql, tests/setup/) runs the files that depend on the
 // main database: those whose imports reach lib/db/kind.ts or node:child_process
 // (scripts/database-tests.mjs; the others, parsers and pure rules, cannot see the difference).
-// It runs at the same time as Playwright, the longest phase: both run one worker, and the
-// PostgreSQL pass mostly waits on the servers and databases it starts (measured: 10 CPU-minutes
-// of its own in a 15.5-minute pass, about two thirds of a core, plus PostgreSQL's work), so on two
-// cores the two overlap instead of adding its minutes after Playwright's (README, "Run it"). Its
-// output is kept in test-results/vitest-postgresql.log and printed when both have finished.
+// It runs after Playwright, not beside it: on two cores the two together slowed the browser tests
+// enough to fail one on a timeout (README, "Run it").
 //
-// `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named (unit-pg and
-// e2e still together when both are named).
+// `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named.
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -104,31 +100,16 @@ if (wants("unit")) {
   console.log(`[test] vitest on SQLite: ${r.took}`);
 }
 
-const concurrent = [];
-if (wants("unit-pg")) {
-  const files = databaseTestFiles();
-  const log = wants("e2e") ? path.join(out, "vitest-postgresql.log") : undefined;
-  console.log(
-    `[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database${log ? `, beside Playwright (output: ${path.relative(root, log)})` : ""}`,
-  );
-  concurrent.push(
-    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, log).then((r) => {
-      code |= r.status;
-      countVitest(r.file);
-      return () => {
-        if (log) process.stdout.write(readFileSync(log, "utf8"));
-        console.log(`[test] vitest on PostgreSQL: ${r.took}`);
-      };
-    }),
-  );
-}
+// The phases after the build, one after another: run beside Playwright, the PostgreSQL pass slowed
+// the browser tests enough on two cores to fail one on a timeout (a click before hydration).
+const phasesInOrder = [];
 
 if (wants("e2e")) {
   const file = path.join(out, "playwright.json");
   rmSync(file, { force: true });
-  const started = Date.now();
-  concurrent.push(
-    run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } }).then((status) => {
+  phasesInOrder.push(() => {
+    const started = Date.now();
+    return run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } }).then((status) => {
       code |= status;
       if (existsSync(file)) {
         const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
@@ -136,11 +117,23 @@ if (wants("e2e")) {
         failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
       } else failed += 1;
       return () => console.log(`[test] Playwright: ${minutes(started)}`);
-    }),
-  );
+    });
+  });
 }
 
-for (const report of await Promise.all(concurrent)) report();
+if (wants("unit-pg")) {
+  const files = databaseTestFiles();
+  phasesInOrder.push(() => {
+    console.log(`[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database`);
+    return vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }).then((r) => {
+      code |= r.status;
+      countVitest(r.file);
+      return () => console.log(`[test] vitest on PostgreSQL: ${r.took}`);
+    });
+  });
+}
+
+for (const phase of phasesInOrder) (await phase())();
 
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`\n${passed} passed, ${failed} failed`);
