@@ -16,7 +16,18 @@ import { componentLogger } from "@/lib/log";
 
 const log = componentLogger("cache");
 
-const CHANNEL = "qiao:bus";
+/**
+ * The bus's pub/sub channel for the Redis database `url` selects. Redis delivers a publish to every
+ * subscriber of the server, whatever database each selected: deployments that share one Redis on
+ * different databases would otherwise open each other's breakers and reload on each other's changes.
+ */
+export function busChannel(url: string): string {
+  let db = 0;
+  try {
+    db = Number(new URL(url).pathname.slice(1)) || 0;
+  } catch {}
+  return `qiao:bus:${db}`;
+}
 const RETRY_MAX_MS = 5_000;
 
 type Client = Awaited<ReturnType<typeof connect>>;
@@ -58,10 +69,11 @@ export function bridgeBusToRedis(
     outage = true;
     log.error({ err: error }, "Redis bus unavailable: changes and breaker states stay within this instance");
   };
+  const channel = busChannel(url);
   const publisher: Promise<Client | null> = connect(url, onDown).catch((error) => (onDown(error), null));
   const subscriber: Promise<Client | null> = connect(url, onDown)
     .then(async (client) => {
-      await client.subscribe(CHANNEL, (message) => {
+      await client.subscribe(channel, (message) => {
         let parsed: { origin?: string; event?: CacheEvent };
         try {
           parsed = JSON.parse(message);
@@ -78,7 +90,7 @@ export function bridgeBusToRedis(
     const message = JSON.stringify({ origin, event });
     void publisher
       .then(async (client) => {
-        if (client?.isReady) await client.publish(CHANNEL, message);
+        if (client?.isReady) await client.publish(channel, message);
       })
       .catch(onDown);
   });
