@@ -1,14 +1,13 @@
 // `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
-// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), then the
-// browser tests (Playwright driving system Chromium against the real `npm start` server), then the
-// same vitest files again with PostgreSQL as every file's main database. Prints one closing line,
-// "N passed, N failed", over all of them; the lint and the typecheck count as one test each.
+// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback) and,
+// beside them, the same vitest files again with PostgreSQL as every file's main database, then the
+// browser tests (Playwright driving system Chromium against the real `npm start` server). Prints
+// what failed, by name, then one closing line, "N passed, N failed", over all of them; the lint
+// and the typecheck count as one test each.
 //
 // The PostgreSQL pass (QIAO_TEST_DB=postgresql, tests/setup/) runs the files that depend on the
 // main database: those whose imports reach lib/db/kind.ts or node:child_process
 // (scripts/database-tests.mjs; the others, parsers and pure rules, cannot see the difference).
-// It runs after Playwright, not beside it: on two cores the two together slowed the browser tests
-// enough to fail one on a timeout (README, "Run it").
 //
 // `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named.
 import { spawn } from "node:child_process";
@@ -50,14 +49,61 @@ function run(script, args, { extraEnv = {}, log } = {}) {
 let passed = 0;
 let failed = 0;
 let code = 0;
+/** What failed, by name, printed just above the closing line (the end of a CI log is what is kept). */
+const failures = [];
 const minutes = (since) => `${((Date.now() - since) / 60_000).toFixed(1)} min`;
 
-/** Adds a vitest JSON report's counts; a missing report (the run crashed) is one failure. */
-function countVitest(file) {
-  if (!existsSync(file)) return void (failed += 1);
+/** Adds a vitest JSON report's counts and failures; a missing report (the run crashed) is one failure. */
+function countVitest(file, pass) {
+  if (!existsSync(file)) {
+    failures.push(`${pass}: no report (the run crashed)`);
+    return void (failed += 1);
+  }
   const r = JSON.parse(readFileSync(file, "utf8"));
   passed += r.numPassedTests ?? 0;
   failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.numFailedTestSuites ? r.numFailedTestSuites : 0);
+  for (const result of r.testResults ?? []) {
+    const name = path.relative(root, result.name);
+    const tests = (result.assertionResults ?? []).filter((t) => t.status === "failed");
+    for (const t of tests) failures.push(`${pass}: ${name} › ${t.fullName}`);
+    if (result.status === "failed" && tests.length === 0) failures.push(`${pass}: ${name}: ${firstLine(result.message)}`);
+  }
+}
+
+/** Prints the failures section of a vitest log written to a file (the rest stays in the file). */
+function printFailureDetails(log) {
+  if (!existsSync(log)) return;
+  const text = readFileSync(log, "utf8").replace(/\u001b\[[0-9;]*m/g, "");
+  const at = text.search(/⎯+ Failed (Tests|Suites) \d+ ⎯+/);
+  const details = at >= 0 ? text.slice(at) : text.slice(-20_000);
+  console.log(`\n[test] vitest on PostgreSQL, failures (whole output in ${path.relative(root, log)}):\n${details.slice(0, 60_000)}`);
+}
+
+/** Adds the failed and flaky tests of a Playwright JSON report. */
+function playwrightFailures(report) {
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        if (t.status !== "unexpected" && t.status !== "flaky") continue;
+        const error = t.results?.find((x) => x.error)?.error?.message;
+        failures.push(`Playwright: ${spec.file} › ${[...titles, spec.title].join(" › ")}${error ? `: ${firstLine(error)}` : ""}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, child.title && child.title !== child.file ? [...titles, child.title] : titles);
+  };
+  for (const suite of report.suites ?? []) walk(suite, []);
+}
+
+/** The first line of an error message, without terminal colours, at most 300 characters. */
+function firstLine(text = "") {
+  return (
+    String(text)
+      .replace(/\u001b\[[0-9;]*m/g, "")
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 300) ?? ""
+  );
 }
 
 function vitest(name, files, extraEnv, log) {
@@ -70,13 +116,16 @@ function vitest(name, files, extraEnv, log) {
 }
 
 if (wants("lint")) {
-  for (const [script, args] of [
-    [bin.biome, ["ci", "."]],
-    [bin.tsc, ["--noEmit"]],
+  for (const [name, script, args] of [
+    ["Biome", bin.biome, ["ci", "."]],
+    ["tsc", bin.tsc, ["--noEmit"]],
   ]) {
     const status = await run(script, args);
     if (status === 0) passed += 1;
-    else failed += 1;
+    else {
+      failed += 1;
+      failures.push(`${name}: exit code ${status}`);
+    }
     code |= status;
   }
 }
@@ -88,53 +137,66 @@ if (wants("unit") || wants("unit-pg") || wants("e2e")) {
   const fresh = existsSync(marker) && existsSync(path.join(root, SERVER_BUNDLE)) && readFileSync(marker, "utf8") === buildFingerprint();
   if (!fresh) {
     const status = await run(path.join(root, "scripts/build.mjs"), []);
-    if (status !== 0) failed += 1;
+    if (status !== 0) {
+      failed += 1;
+      failures.push(`the build: exit code ${status}`);
+    }
     code |= status;
   }
 }
 
+// The two vitest passes run side by side: most of their time is spent waiting on the servers and
+// databases they start, so together they take little longer than either alone. The PostgreSQL
+// pass writes to test-results/vitest-postgresql.log (its failures' details are printed at the end);
+// each pass has Redis databases of its own (tests/helpers/redis.ts). Playwright runs after them,
+// alone: beside a vitest pass it slowed enough on two cores to fail a spec on a timeout.
+const vitestPasses = [];
 if (wants("unit")) {
-  const r = await vitest("vitest", [], { QIAO_TEST_DB: "sqlite" });
-  code |= r.status;
-  countVitest(r.file);
-  console.log(`[test] vitest on SQLite: ${r.took}`);
+  vitestPasses.push(
+    vitest("vitest", [], { QIAO_TEST_DB: "sqlite" }).then((r) => () => {
+      code |= r.status;
+      countVitest(r.file, "vitest on SQLite");
+      console.log(`[test] vitest on SQLite: ${r.took}`);
+    }),
+  );
 }
-
-// The phases after the build, one after another: run beside Playwright, the PostgreSQL pass slowed
-// the browser tests enough on two cores to fail one on a timeout (a click before hydration).
-const phasesInOrder = [];
+if (wants("unit-pg")) {
+  const files = databaseTestFiles();
+  const log = path.join(out, "vitest-postgresql.log");
+  console.log(
+    `[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database, output in ${path.relative(root, log)}`,
+  );
+  vitestPasses.push(
+    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, log).then((r) => () => {
+      code |= r.status;
+      countVitest(r.file, "vitest on PostgreSQL");
+      if (r.status !== 0) printFailureDetails(log);
+      console.log(`[test] vitest on PostgreSQL: ${r.took}`);
+    }),
+  );
+}
+for (const report of await Promise.all(vitestPasses)) report();
 
 if (wants("e2e")) {
   const file = path.join(out, "playwright.json");
   rmSync(file, { force: true });
-  phasesInOrder.push(() => {
-    const started = Date.now();
-    return run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } }).then((status) => {
-      code |= status;
-      if (existsSync(file)) {
-        const s = JSON.parse(readFileSync(file, "utf8")).stats ?? {};
-        passed += s.expected ?? 0;
-        failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
-      } else failed += 1;
-      return () => console.log(`[test] Playwright: ${minutes(started)}`);
-    });
-  });
+  const started = Date.now();
+  const status = await run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } });
+  code |= status;
+  if (existsSync(file)) {
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    const s = report.stats ?? {};
+    passed += s.expected ?? 0;
+    failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
+    playwrightFailures(report);
+  } else {
+    failed += 1;
+    failures.push("Playwright: no report (the run crashed)");
+  }
+  console.log(`[test] Playwright: ${minutes(started)}`);
 }
-
-if (wants("unit-pg")) {
-  const files = databaseTestFiles();
-  phasesInOrder.push(() => {
-    console.log(`[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database`);
-    return vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }).then((r) => {
-      code |= r.status;
-      countVitest(r.file);
-      return () => console.log(`[test] vitest on PostgreSQL: ${r.took}`);
-    });
-  });
-}
-
-for (const phase of phasesInOrder) (await phase())();
 
 if (code !== 0 && failed === 0) failed = 1;
+if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(code === 0 && failed === 0 ? 0 : 1);

@@ -20,8 +20,9 @@ import * as register from "@/app/api/user/register/route";
 import * as login from "@/app/api/user/login/route";
 import * as bind from "@/app/api/oauth/email/bind/route";
 import * as self from "@/app/api/user/self/route";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
-const REDIS_URL = "redis://127.0.0.1:6379/0";
+const REDIS_URL = testRedisUrl(0);
 let smtp: MockSmtp;
 let ipSeq = 0;
 /** A fresh client address per call, so per-IP limits only bite where a test wants them. */

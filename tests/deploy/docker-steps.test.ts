@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFingerprint, SERVER_BUNDLE } from "@/scripts/fingerprint.mjs";
 import { PG_ADMIN_DSN } from "@/tests/helpers/databases";
 import { parseYamlSubset, type YamlValue } from "@/tests/deploy/yaml-subset";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -186,7 +187,7 @@ function linkCopy(from: string, to: string) {
 
 describe("the image's steps, run here", () => {
   const uid = process.getuid?.() === 0 ? 10001 : undefined;
-  const redisUrl = "redis://127.0.0.1:6379/9"; // a database of its own on the shared Redis
+  const redisUrl = testRedisUrl(8); // a database of its own on the shared Redis
   let work: string;
   let buildDir: string;
   let appDir: string;

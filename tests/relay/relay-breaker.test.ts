@@ -14,6 +14,7 @@ import { resetBreakers } from "@/lib/channels/breaker";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser, settleAll, startRelay, type RelayServer } from "@/tests/helpers/relay";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
 const MODEL = "m-breaker";
 const OPTIONS = {
@@ -147,7 +148,7 @@ describe("the circuit breaker", () => {
 
   it("two relay processes on one database and Redis: one's opening makes the other skip the channel", async () => {
     await updateOption("ChannelBreakerCooldownSeconds", "60");
-    const env = { REDIS_CONN_STRING: "redis://127.0.0.1:6379/0" };
+    const env = { REDIS_CONN_STRING: testRedisUrl(0) };
     const relays = await Promise.all([startRelayProcess(env), startRelayProcess(env)]);
     try {
       // Both have loaded the table and subscribed before the primary fails.

@@ -18,8 +18,9 @@ import { limitsServer } from "@/lib/server/limits-ipc";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, type RelayServer, seedChannel, seedUser, settleAll, startRelay } from "@/tests/helpers/relay";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
-const REDIS_URL = "redis://127.0.0.1:6379/0";
+const REDIS_URL = testRedisUrl(0);
 const MODEL = "m-key-limits";
 let mock: OpenAIMock;
 let relay: RelayServer;

@@ -12,8 +12,9 @@ import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream"
 import { hitLogServer, isHitLogAsk } from "@/lib/server/hit-log";
 import { startRelayProcess } from "@/tests/helpers/process";
 import { clearRelayData, seedChannel, seedUser } from "@/tests/helpers/relay";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
-const REDIS_URL = "redis://127.0.0.1:6379/0";
+const REDIS_URL = testRedisUrl(0);
 const MODEL = "m-limited-shared";
 const KEYS = ["ModelRequestRateLimitEnabled", "ModelRequestRateLimitCount", "ModelRequestRateLimitSuccessCount"] as const;
 

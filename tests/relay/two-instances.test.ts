@@ -25,9 +25,10 @@ import { LOG_RETENTION_LEASE_KEY } from "@/lib/logs/retention";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 import { freePort, killServer, type Server, startServer } from "@/tests/helpers/instance";
+import { testRedisUrl } from "@/tests/helpers/redis";
 
-/** Redis database 11: this test's keys stay apart from the others' (pub/sub is server-wide; events carry their origin). */
-const REDIS = "redis://127.0.0.1:6379/11";
+/** Redis database 10 (11 in the PostgreSQL pass, tests/helpers/redis.ts): this test's keys stay apart from the others' (pub/sub is server-wide; events carry their origin). */
+const REDIS = testRedisUrl(10);
 /** A call of m-call costs exactly this (ModelPrice 0.002 × QuotaPerUnit 500 000). */
 const CALL_PRICE = 1000n;
 const AFFORDABLE_CALLS = 4;
@@ -71,7 +72,7 @@ async function redisLink() {
     });
   await listen();
   return {
-    url: `redis://127.0.0.1:${port}/11`,
+    url: testRedisUrl(10, port),
     async cut() {
       const closed = new Promise((r) => server!.close(r));
       for (const s of sockets) s.destroy();
