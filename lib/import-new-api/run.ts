@@ -147,7 +147,15 @@ class Run {
   ) {
     this.apply = !!options.apply;
     const ids = Object.fromEntries(MAPPED_TABLES.map((t) => [t, new Map<number, number>()])) as IdMaps;
-    this.ctx = { db: target.db, direct: target.direct, ids, claimed: new Set(), adoptableRoot: undefined, quotaPerUnit: 500_000n };
+    this.ctx = {
+      db: target.db,
+      direct: target.direct,
+      ids,
+      claimed: new Set(),
+      adoptableRoot: undefined,
+      flavor: schema.flavor,
+      quotaPerUnit: 500_000n,
+    };
     const emptySum = (): SumReport => ({ source: 0n, skipped: 0n, expected: 0n, target: null, equal: null });
     this.report = {
       source: { kind: source.kind, flavor: schema.flavor, id: sourceKey },

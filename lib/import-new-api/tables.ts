@@ -16,11 +16,13 @@ import { usernameKey } from "@/lib/users/username";
 import { hashTokenKey, storedTokenKey } from "@/lib/tokens/keys";
 import { hashRedemptionKey, storedRedemptionKey } from "@/lib/redemptions/keys";
 import { abilityRowsFor } from "@/lib/channels/abilities";
-import { isChannelType } from "@/lib/channels/catalog";
+import { CHANNEL_TYPES, isChannelType } from "@/lib/channels/catalog";
 import { CHANNEL_STATUS } from "@/lib/channels/fields";
 import { channelKeyHash } from "@/lib/channels/key-hash";
 import { CHANNEL_KEY_STATUS } from "@/lib/channels/keys";
 import { ORDER_STATUS } from "@/lib/payments/orders";
+import { fromOneApiChannel } from "./one-api-channels";
+import type { Flavor } from "./source";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -43,6 +45,8 @@ export type ImportContext = {
   adoptableRoot: { id: number } | null | undefined;
   /** The target root this run took over, if any (its caches must drop it). */
   adoptedRoot?: number;
+  /** Which gateway wrote the source: one-api numbers its channel types its own way. */
+  flavor: Flavor;
   /** The source's QuotaPerUnit option (new-api's default, 500 000, is Qiao's too): what a paid order credited per unit of amount. */
   quotaPerUnit: bigint;
 };
@@ -75,6 +79,7 @@ export const IMPORT_MSG = {
   accessTokenTaken: "系统访问令牌已被占用，导入时留空",
   bindingTaken: (what: string, value: string) => `${what} ${value} 已属于 Qiao 的其他账户，导入时留空`,
   channelType: (type: number) => `渠道类型 ${type} 不受支持，导入后为禁用状态`,
+  keyKind: (vendor: string, needs: string) => `${vendor} 渠道使用 API Key，Qiao 的 ${vendor} 渠道需要${needs}，导入后为禁用状态`,
   rootAdopted: (id: number) => `源 root 账户接管了 Qiao 仍用默认密码的 root（#${id}）`,
   rootStillDefault: "Qiao 的 root 账户仍使用默认密码 123456，请尽快修改",
   tooLarge: (column: string) => `${column} 超出整数范围`,
@@ -417,6 +422,18 @@ function multiKeyOf(
   return { mode, disabled };
 }
 
+/**
+ * The latest new-api's Vertex AI and AWS channels may hold an API key instead of credentials
+ * (`settings`: vertex_key_type / aws_key_type "api_key"). Qiao's take a service account JSON and
+ * AccessKey|SecretAccessKey|Region: such a channel comes in disabled, named in the report.
+ */
+function unsupportedKeyKind(type: number, settings: string): [vendor: string, needs: string] | undefined {
+  const s = parseJson<{ vertex_key_type?: unknown; aws_key_type?: unknown }>(settings);
+  if (type === CHANNEL_TYPES.VertexAI && s?.vertex_key_type === "api_key") return ["Vertex AI", "服务账号 JSON 凭证"];
+  if (type === CHANNEL_TYPES.AWS && s?.aws_key_type === "api_key") return ["AWS", " AccessKey|SecretAccessKey|Region"];
+  return undefined;
+}
+
 const channelsSpec: TableSpec<ChannelData> = {
   table: "channels",
   reads: [
@@ -445,15 +462,27 @@ const channelsSpec: TableSpec<ChannelData> = {
     "other_info",
     "tag",
     "channel_info",
+    "config",
   ],
-  async decide(rows) {
+  async decide(rows, ctx) {
     return rows.map((r): Decision<ChannelData> => {
-      const type = int(r.type);
-      const key = str(r.key);
+      const fields =
+        ctx.flavor === "one-api"
+          ? fromOneApiChannel({ type: int(r.type), key: str(r.key), base_url: str(r.base_url), other: str(r.other), config: str(r.config) })
+          : { type: int(r.type), key: str(r.key), base_url: str(r.base_url), other: str(r.other) };
+      const { type, key } = fields;
       const { mode, disabled } = multiKeyOf(key, parseJson<ChannelInfo>(str(r.channel_info)));
-      const supported = isChannelType(type);
+      const keyKind = unsupportedKeyKind(type, str(r.settings));
+      const supported = !("unsupported" in fields) && isChannelType(type) && !keyKind;
       return {
-        note: supported ? undefined : IMPORT_MSG.channelType(type),
+        note:
+          "note" in fields && fields.note
+            ? fields.note
+            : keyKind
+              ? IMPORT_MSG.keyKind(...keyKind)
+              : supported
+                ? undefined
+                : IMPORT_MSG.channelType(type),
         data: {
           row: {
             type,
@@ -466,8 +495,8 @@ const channelsSpec: TableSpec<ChannelData> = {
             created_time: time(r.created_time),
             test_time: time(r.test_time),
             response_time: time(r.response_time),
-            base_url: str(r.base_url),
-            other: str(r.other),
+            base_url: fields.base_url,
+            other: fields.other,
             balance: Number(r.balance ?? 0) || 0,
             balance_updated_time: time(r.balance_updated_time),
             models: str(r.models),

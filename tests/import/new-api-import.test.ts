@@ -142,12 +142,50 @@ for (const { source, flavor, target } of CASES) {
           expect.objectContaining({ key_hash: channelKeyHash("sk-multi-b"), status: 3, disabled_reason: "quota exceeded" }),
         ]);
         expect(report.droppedColumns, JSON.stringify(report.droppedColumns)).toMatchObject({ "channels.setting": 1 });
+        const status = async (name: string) => (await t.db.channel.findFirstOrThrow({ where: { name } })).status;
+        expect([await status("vertex-api-key"), await status("aws-api-key"), await status("vertex-json")]).toEqual([2, 2, 1]);
+        expect(report.notes.filter((n) => n.table === "channels").map((n) => n.reason)).toEqual(
+          expect.arrayContaining([
+            "Vertex AI 渠道使用 API Key，Qiao 的 Vertex AI 渠道需要服务账号 JSON 凭证，导入后为禁用状态",
+            "AWS 渠道使用 API Key，Qiao 的 AWS 渠道需要 AccessKey|SecretAccessKey|Region，导入后为禁用状态",
+          ]),
+        );
         expect(report.notes).toContainEqual({
           table: "logs",
           id: 0,
           reason: "5 条日志的类型 6 是 Qiao 没有的，按原值导入",
           conflict: false,
         });
+      }
+      if (flavor === "one-api") {
+        // one-api's type numbers and `config` become the Qiao channel that calls the same upstream.
+        const byName = async (name: string) => {
+          const c = await t.db.channel.findFirstOrThrow({ where: { name } });
+          return { type: c.type, key: open(c.key), base_url: c.base_url, other: c.other, status: c.status };
+        };
+        expect(await byName("azure")).toMatchObject({ type: 3, other: "2024-10-21" });
+        expect(await byName("one-deepseek")).toMatchObject({ type: 43, key: "sk-deepseek-7", status: 1 });
+        expect(await byName("one-aws")).toMatchObject({ type: 33, key: "AKIAEXAMPLE|secret/example|us-east-1" });
+        expect(await byName("one-vertex")).toMatchObject({
+          type: 41,
+          key: '{"type":"service_account","project_id":"proj-1"}',
+          other: "europe-west4",
+        });
+        expect(await byName("one-groq")).toMatchObject({ type: 1, base_url: "https://api.groq.com/openai", status: 1 });
+        expect(await byName("one-doubao")).toMatchObject({
+          type: 8,
+          base_url: "https://ark.cn-beijing.volces.com/api/v3/chat/completions",
+        });
+        expect(await byName("one-coze")).toMatchObject({ type: 0, status: 2 });
+        expect(await byName("one-cloudflare")).toMatchObject({ type: 39, other: "acc-13" });
+        expect(await byName("one-compatible")).toMatchObject({ type: 8, base_url: "https://open.example.cn/api/paas/v4/chat/completions" });
+        const notes = report.notes.filter((n) => n.table === "channels").map((n) => n.reason);
+        expect(notes).toEqual(
+          expect.arrayContaining([
+            "one-api 渠道类型 34（Coze）不受支持，导入后为禁用状态",
+            "one-api 的该渠道类型在 Qiao 中为自定义渠道（https://ark.cn-beijing.volces.com/api/v3/chat/completions），只转发对话接口",
+          ]),
+        );
       }
       const options = Object.fromEntries((await t.db.option.findMany()).map((o) => [o.key, o.value]));
       expect(options.SystemName).toBe("旧网关");
