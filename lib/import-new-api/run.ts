@@ -132,6 +132,32 @@ export async function importNewApi(target: ImportTarget, options: ImportOptions)
   }
 }
 
+/**
+ * The latest new-api keeps some settings under dotted keys where Qiao (and older new-api) has flat
+ * ones: `general_setting.quota_display_type` (USD, CNY, CUSTOM or TOKENS) is DisplayInCurrencyEnabled,
+ * `monitor_setting.auto_test_channel_enabled` and `_minutes` are ChannelTestInterval (0 = off).
+ * Those come in as the flat key (the dotted value wins over a stale flat one); other dotted keys
+ * stay as they are (listed as unsupported unless Qiao has them, like `oidc.*`).
+ */
+export function convertDottedOptions(options: Map<string, string>): Map<string, string> {
+  const out = new Map(options);
+  const display = out.get("general_setting.quota_display_type");
+  if (display !== undefined) {
+    out.delete("general_setting.quota_display_type");
+    out.set("DisplayInCurrencyEnabled", String(display.trim().toUpperCase() !== "TOKENS"));
+  }
+  const testing = out.get("monitor_setting.auto_test_channel_enabled");
+  const minutes = out.get("monitor_setting.auto_test_channel_minutes");
+  if (testing !== undefined || minutes !== undefined) {
+    out.delete("monitor_setting.auto_test_channel_enabled");
+    out.delete("monitor_setting.auto_test_channel_minutes");
+    // new-api's defaults: off, every 10 minutes; Qiao counts whole minutes, at least 1.
+    const every = Number(minutes ?? 10);
+    out.set("ChannelTestInterval", testing === "true" ? String(Math.max(1, Math.round(Number.isFinite(every) ? every : 10))) : "0");
+  }
+  return out;
+}
+
 class Run {
   private readonly report: ImportReport;
   private readonly ctx: ImportContext;
@@ -345,9 +371,8 @@ class Run {
     const existing = new Map((await this.target.db.option.findMany({ select: { key: true, value: true } })).map((o) => [o.key, o.value]));
     const o = this.report.options;
     const writes: { key: string; value: string }[] = [];
-    for (const r of rows.sort((a, b) => str(a.k).localeCompare(str(b.k)))) {
-      const key = str(r.k);
-      const value = str(r.value);
+    const values = convertDottedOptions(new Map(rows.map((r) => [str(r.k), str(r.value)])));
+    for (const [key, value] of [...values].sort(([a], [b]) => a.localeCompare(b))) {
       if (key === "QuotaPerUnit" && Number(value) > 0) this.ctx.quotaPerUnit = BigInt(Math.round(Number(value)));
       if (!isOptionKey(key)) {
         o.unsupported.push(key);

@@ -191,6 +191,11 @@ for (const { source, flavor, target } of CASES) {
       expect(options.SystemName).toBe("旧网关");
       expect(options.QuotaForNewUser).toBe("250000");
       expect(options.SomeNewApiOnlySwitch).toBeUndefined();
+      if (flavor === "new-api-latest") {
+        expect([options.DisplayInCurrencyEnabled, options.ChannelTestInterval]).toEqual(["false", "30"]);
+        expect(report.options.unsupported).toContain("console_setting.api_info");
+        expect(report.options.unsupported.filter((k) => k.startsWith("general_setting") || k.startsWith("monitor_setting"))).toEqual([]);
+      }
       expect(options.RetryTimes).toBeUndefined();
     });
 
