@@ -29,8 +29,11 @@ const bin = {
   playwright: path.join(root, "node_modules/@playwright/test/cli.js"),
 };
 
-/** Runs a Node script; resolves to its exit status. `log`: a file for its output instead of this terminal. */
-function run(script, args, { extraEnv = {}, log } = {}) {
+/**
+ * Runs a Node script; resolves to its exit status. `log`: a file for its output, instead of this
+ * terminal, or as well with `tee`.
+ */
+function run(script, args, { extraEnv = {}, log, tee = false } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [script, ...args], {
       cwd: root,
@@ -39,8 +42,13 @@ function run(script, args, { extraEnv = {}, log } = {}) {
     });
     if (log) {
       const file = createWriteStream(log);
-      child.stdout.pipe(file, { end: false });
-      child.stderr.pipe(file, { end: false });
+      for (const [from, to] of [
+        [child.stdout, process.stdout],
+        [child.stderr, process.stderr],
+      ]) {
+        from.pipe(file, { end: false });
+        if (tee) from.pipe(to, { end: false });
+      }
       child.once("close", (code) => file.end(() => resolve(code ?? 1)));
     } else child.once("close", (code) => resolve(code ?? 1));
   });
@@ -51,6 +59,8 @@ let failed = 0;
 let code = 0;
 /** What failed, by name, printed just above the closing line (the end of a CI log is what is kept). */
 const failures = [];
+/** The vitest passes' failure sections, printed at the end too (see printFailureDetails). */
+const failureDetails = [];
 const minutes = (since) => `${((Date.now() - since) / 60_000).toFixed(1)} min`;
 
 /** Adds a vitest JSON report's counts and failures; a missing report (the run crashed) is one failure. */
@@ -61,22 +71,26 @@ function countVitest(file, pass) {
   }
   const r = JSON.parse(readFileSync(file, "utf8"));
   passed += r.numPassedTests ?? 0;
-  failed += (r.numFailedTests ?? 0) + (r.numTotalTestSuites && r.numFailedTestSuites ? r.numFailedTestSuites : 0);
+  // Each failed test, and each file that failed without one (it crashed, or a hook failed).
   for (const result of r.testResults ?? []) {
     const name = path.relative(root, result.name);
     const tests = (result.assertionResults ?? []).filter((t) => t.status === "failed");
     for (const t of tests) failures.push(`${pass}: ${name} › ${t.fullName}`);
     if (result.status === "failed" && tests.length === 0) failures.push(`${pass}: ${name}: ${firstLine(result.message)}`);
+    failed += tests.length || (result.status === "failed" ? 1 : 0);
   }
 }
 
-/** Prints the failures section of a vitest log written to a file (the rest stays in the file). */
-function printFailureDetails(log) {
+/**
+ * Keeps the failures section of a vitest pass's log to print at the end (the rest stays in the
+ * file): the end of a CI log is what is kept, and Playwright's output comes after the vitest passes'.
+ */
+function printFailureDetails(pass, log) {
   if (!existsSync(log)) return;
   const text = readFileSync(log, "utf8").replace(/\u001b\[[0-9;]*m/g, "");
   const at = text.search(/⎯+ Failed (Tests|Suites) \d+ ⎯+/);
   const details = at >= 0 ? text.slice(at) : text.slice(-20_000);
-  console.log(`\n[test] vitest on PostgreSQL, failures (whole output in ${path.relative(root, log)}):\n${details.slice(0, 60_000)}`);
+  failureDetails.push(`\n[test] ${pass}, failures (whole output in ${path.relative(root, log)}):\n${details.slice(0, 60_000)}`);
 }
 
 /** Adds the failed and flaky tests of a Playwright JSON report. */
@@ -106,12 +120,14 @@ function firstLine(text = "") {
   );
 }
 
-function vitest(name, files, extraEnv, log) {
+/** A vitest pass; its output goes to test-results/<name>.log, and to this terminal too with `tee`. */
+function vitest(name, files, extraEnv, { tee }) {
   const file = path.join(out, `${name}.json`);
+  const log = path.join(out, `${name}.log`);
   rmSync(file, { force: true });
   const started = Date.now();
-  return run(bin.vitest, ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`, ...files], { extraEnv, log }).then(
-    (status) => ({ status, file, took: minutes(started) }),
+  return run(bin.vitest, ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`, ...files], { extraEnv, log, tee }).then(
+    (status) => ({ status, file, log, took: minutes(started) }),
   );
 }
 
@@ -145,32 +161,31 @@ if (wants("unit") || wants("unit-pg") || wants("e2e")) {
   }
 }
 
-// The two vitest passes run side by side: most of their time is spent waiting on the servers and
-// databases they start, so together they take little longer than either alone. The PostgreSQL
-// pass writes to test-results/vitest-postgresql.log (its failures' details are printed at the end);
-// each pass has Redis databases of its own (tests/helpers/redis.ts). Playwright runs after them,
+// The two vitest passes run side by side, each with Redis databases of its own
+// (tests/helpers/redis.ts). Each writes its output to test-results/<pass>.log (the SQLite pass to
+// this terminal too), and the details of their failures are printed again after Playwright. Playwright runs after them,
 // alone: beside a vitest pass it slowed enough on two cores to fail a spec on a timeout.
 const vitestPasses = [];
 if (wants("unit")) {
   vitestPasses.push(
-    vitest("vitest", [], { QIAO_TEST_DB: "sqlite" }).then((r) => () => {
+    vitest("vitest", [], { QIAO_TEST_DB: "sqlite" }, { tee: true }).then((r) => () => {
       code |= r.status;
       countVitest(r.file, "vitest on SQLite");
+      if (r.status !== 0) printFailureDetails("vitest on SQLite", r.log);
       console.log(`[test] vitest on SQLite: ${r.took}`);
     }),
   );
 }
 if (wants("unit-pg")) {
   const files = databaseTestFiles();
-  const log = path.join(out, "vitest-postgresql.log");
   console.log(
-    `[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database, output in ${path.relative(root, log)}`,
+    `[test] vitest on PostgreSQL: the ${files.length} files that depend on the main database, output in test-results/vitest-postgresql.log`,
   );
   vitestPasses.push(
-    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, log).then((r) => () => {
+    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, { tee: false }).then((r) => () => {
       code |= r.status;
       countVitest(r.file, "vitest on PostgreSQL");
-      if (r.status !== 0) printFailureDetails(log);
+      if (r.status !== 0) printFailureDetails("vitest on PostgreSQL", r.log);
       console.log(`[test] vitest on PostgreSQL: ${r.took}`);
     }),
   );
@@ -197,6 +212,7 @@ if (wants("e2e")) {
 }
 
 if (code !== 0 && failed === 0) failed = 1;
+for (const details of failureDetails) console.log(details);
 if (failures.length) console.log(`\nFailed:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(code === 0 && failed === 0 ? 0 : 1);
