@@ -113,6 +113,41 @@ describe("ReadinessCheck", () => {
       }
     });
 
+    it("stays ready with the log database down, says so in the detail and once in the log, and names no address", async () => {
+      const logged = spyOnLog();
+      try {
+        const down = async (): Promise<DirectDb> => {
+          throw new Error("connect ECONNREFUSED postgres://qiao:hunter2@10.0.0.9:5432/logs");
+        };
+        const check = new ReadinessCheck({ db: async () => t.direct, migrations: async () => migrations.sqlite, redis: null, logDb: down });
+        const r = await check.check();
+        expect(readinessStatus(r)).toBe(200);
+        expect(r.checks.logs).toMatchObject({ ok: false, configured: true, fallback: "log rows held in memory" });
+        expect(JSON.stringify(r)).not.toContain("hunter2");
+        const lines = loggedLines(logged).filter((l) => l.component === "health");
+        expect(lines.filter((l) => String(l.msg).startsWith("log database unreachable"))).toHaveLength(1);
+        expect(JSON.stringify(lines)).not.toContain("hunter2");
+      } finally {
+        logged.mockRestore();
+      }
+    });
+
+    it("reports the log database that answers, and none when LOG_SQL_DSN is not set", async () => {
+      const withLogs = await new ReadinessCheck({
+        db: async () => t.direct,
+        migrations: async () => migrations.sqlite,
+        redis: null,
+        logDb: async () => t.direct,
+      }).check();
+      expect(withLogs.checks.logs).toMatchObject({ ok: true, configured: true });
+      const without = await new ReadinessCheck({
+        db: async () => t.direct,
+        migrations: async () => migrations.sqlite,
+        redis: null,
+      }).check();
+      expect(without.checks.logs).toEqual({ ok: true, configured: false });
+    });
+
     it("reports Redis that answers", async () => {
       const redis = new RedisCache("redis://127.0.0.1:6379");
       try {

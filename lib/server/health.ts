@@ -1,16 +1,18 @@
 // /healthz and /readyz. Health says the process answers, nothing more (no database, no console
 // hop). Readiness says this instance should get traffic: the database answers a trivial query,
 // every migration this build knows is applied, Redis (when REDIS_CONN_STRING is set) answers PING,
-// and the process is not draining (lib/server/drain.ts). Redis down is not "not ready": the
-// instance goes on with its own caches (the request limits count in the process, the breakers stay
-// local), so it is said in the detail and once in the log, and the status stays 200.
+// the log database (when LOG_SQL_DSN is set) answers a trivial query, and the process is not
+// draining (lib/server/drain.ts). Redis down is not "not ready": the instance goes on with its own
+// caches (the request limits count in the process, the breakers stay local), so it is said in the
+// detail and once in the log, and the status stays 200. Nor is the log database down: the money is
+// on the main database, and the log rows wait in memory (lib/billing/ledger.ts) until it answers.
 //
 // The database and Redis probes are shared by every request for PROBE_CACHE_MS, and concurrent
 // requests wait for one probe, so a storm of probes costs one query per second. The answer names
 // no address, DSN or credential: errors are cut to their message with any URL in it replaced.
 import { env } from "@/lib/env";
 import { dbKind } from "@/lib/db/kind";
-import { type DirectDb, getDirectDb } from "@/lib/db/direct";
+import { type DirectDb, getDirectDb, getLogDirectDb } from "@/lib/db/direct";
 import type { Migration } from "@/lib/db/migrations.generated";
 import { RedisCache, sharedCache } from "@/lib/cache/shared";
 import { isDraining } from "@/lib/server/drain";
@@ -28,11 +30,20 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 export type CheckResult = { ok: boolean; ms: number; error?: string };
 export type MigrationsResult = { ok: boolean; applied?: number; pending?: string[]; error?: string };
-export type RedisResult = { ok: boolean; configured: boolean; ms?: number; error?: string; fallback?: string };
+/** Redis, or the log database: optional, and never a reason to take the instance out. */
+export type OptionalResult = { ok: boolean; configured: boolean; ms?: number; error?: string; fallback?: string };
+export type RedisResult = OptionalResult;
 
 export type Readiness = {
   status: "ready" | "not_ready";
-  checks: { database: CheckResult; migrations: MigrationsResult; redis: RedisResult; draining: boolean };
+  checks: {
+    database: CheckResult;
+    migrations: MigrationsResult;
+    redis: RedisResult;
+    /** The log database (LOG_SQL_DSN); `configured: false` when the logs are on the main one. */
+    logs: OptionalResult;
+    draining: boolean;
+  };
 };
 
 /** What the probes need: the process's own (processProbes) or a test's. */
@@ -42,6 +53,8 @@ export type ReadinessProbes = {
   migrations: () => Promise<Migration[]>;
   /** Null when REDIS_CONN_STRING is not set. */
   redis: { ping(): Promise<void> } | null;
+  /** The log database's connection; null (or absent) when LOG_SQL_DSN is not set. */
+  logDb?: (() => Promise<DirectDb>) | null;
 };
 
 type Probed = Omit<Readiness["checks"], "draining">;
@@ -50,6 +63,7 @@ type Probed = Omit<Readiness["checks"], "draining">;
 export class ReadinessCheck {
   private last: { at: number; result: Promise<Probed> } | null = null;
   private redisDown = false;
+  private logsDown = false;
 
   constructor(private readonly probes: ReadinessProbes) {}
 
@@ -62,8 +76,8 @@ export class ReadinessCheck {
   }
 
   private async probe(): Promise<Probed> {
-    const [database, migrations, redis] = await Promise.all([this.database(), this.migrations(), this.redis()]);
-    return { database, migrations, redis };
+    const [database, migrations, redis, logs] = await Promise.all([this.database(), this.migrations(), this.redis(), this.logs()]);
+    return { database, migrations, redis, logs };
   }
 
   private async database(): Promise<CheckResult> {
@@ -109,6 +123,23 @@ export class ReadinessCheck {
       return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: "local caches" };
     }
   }
+
+  private async logs(): Promise<OptionalResult> {
+    const logDb = this.probes.logDb;
+    if (!logDb) return { ok: true, configured: false };
+    const started = performance.now();
+    try {
+      await withinTimeout(logDb().then((db) => db.query("SELECT 1 AS one")));
+      if (this.logsDown) log.info("the log database answers again");
+      this.logsDown = false;
+      return { ok: true, configured: true, ms: elapsed(started) };
+    } catch (error) {
+      const message = safeMessage(error);
+      if (!this.logsDown) log.error({ reason: message }, "log database unreachable: log rows wait in memory until it answers");
+      this.logsDown = true;
+      return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: "log rows held in memory" };
+    }
+  }
 }
 
 /** The body and status of /healthz: the process answers. */
@@ -130,6 +161,7 @@ export function processReadiness(): ReadinessCheck {
     // The migrations' SQL (~90 kB) loads at the first /readyz, not with the relay.
     migrations: async () => (await import("@/lib/db/migrations.generated")).migrations[dbKind],
     redis: shared instanceof RedisCache ? shared : null,
+    logDb: env.LOG_SQL_DSN ? getLogDirectDb : null,
   });
   return processCheck;
 }

@@ -37,6 +37,16 @@ function databaseEnv(t: TestDatabase): Record<string, string> {
 export async function startServer(t: TestDatabase, env: Record<string, string>): Promise<Server> {
   // A test given a range of ports names its own in env.PORT.
   const port = Number(env.PORT) || (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  // Another server on a port a test named would answer for this one (and a test of another run
+  // would talk to it): refuse rather than test the wrong server.
+  if (
+    await fetch(`${url}/healthz`).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`port ${port} is taken by another server`);
   const child = spawn(process.execPath, [path.resolve("scripts/start.mjs")], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -56,7 +66,6 @@ export async function startServer(t: TestDatabase, env: Record<string, string>):
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited (${child.exitCode}):\n${out}`);
     const up = await fetch(`${url}/healthz`).then(
