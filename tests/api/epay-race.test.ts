@@ -2,6 +2,7 @@
 // two processes (two instances, each with its own connections), each handed to the notify route's
 // handler. The order is credited exactly once, with one log row, and every copy answers `success`
 // (the gateway stops).
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { expect, it } from "vitest";
 import { newTradeNo } from "@/lib/payments/orders";
 import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";

@@ -1,5 +1,6 @@
 // The log's CSV export, retention job and cleanup progress with the whole process on PostgreSQL:
 // SQL_DSN names a throwaway database created before any module reads the environment.
+// @main-database none (it names its PostgreSQL database itself; scripts/database-tests.mjs).
 import { afterAll, expect, it, vi } from "vitest";
 import { dbKind } from "@/lib/db/kind";
 import { logJobCases } from "@/tests/api/log-jobs.cases";

@@ -3,6 +3,7 @@
 // each marking orders paid while crediting them five times through creditOrder (or twice marking
 // them paid), all at once (Promise.all). Each order is credited exactly once: one balance
 // increase, one top-up log row, and an audit row only when an admin's call is the one that won.
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { expect, it } from "vitest";
 import { ORDER_MSG } from "@/lib/payments/order-view";
 import { describeOnEveryDatabase, type RaceDatabase, race } from "@/tests/helpers/instance-process";

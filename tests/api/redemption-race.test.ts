@@ -1,6 +1,7 @@
 // One code, many redeemers at once, on SQLite, PostgreSQL and MariaDB: two processes (two
 // instances, each with its own connections) and two users in each, all trying every code at the
 // same moment. Each code is credited exactly once, to the user it records, with one log row.
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { seal } from "@/lib/crypto/secret-box";

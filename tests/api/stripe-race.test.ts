@@ -2,6 +2,7 @@
 // processes (two instances, each with its own connections) hand 10 copies each of a signed
 // checkout.session.completed to the webhook's route handler at the same moment. The order is
 // credited exactly once, with one log row; every other delivery is answered "already".
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { expect, it } from "vitest";
 import { describeOnEveryDatabase, race } from "@/tests/helpers/instance-process";
 import { stripeSignature } from "@/tests/mocks/stripe";

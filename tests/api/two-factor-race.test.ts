@@ -2,6 +2,7 @@
 // connections, two tries each), on SQLite, PostgreSQL and MariaDB: a TOTP code passes exactly
 // once (the conditional UPDATE of last_step), and so does a backup code (the compare-and-swap of
 // the stored list), while a second backup code used at the same time passes too.
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { generate, generateSecret } from "otplib";
 import { expect, it } from "vitest";
 import { storedBackupCodes, TWO_FACTOR_MSG } from "@/lib/accounts/two-factor";

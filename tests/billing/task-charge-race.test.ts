@@ -2,6 +2,7 @@
 // connections), on SQLite, PostgreSQL and MariaDB: submits racing for a balance that covers only
 // some of them never overdraw the user or the key, and refunds racing for the same rows (two
 // pollers, a poller and a refused submit) return each charge exactly once.
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { expect, it } from "vitest";
 import { describeOnEveryDatabase, race } from "@/tests/helpers/instance-process";
 

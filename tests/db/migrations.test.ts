@@ -2,6 +2,7 @@
 // idempotence, every model's round trip through the generated client, locking between concurrent
 // starts, and refusal of tampered or unknown history. PostgreSQL and MariaDB must be running on
 // loopback (see tests/db/helpers.ts): if one is down these tests fail, they never skip.
+// @main-database none (every database here is named; scripts/database-tests.mjs).
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";

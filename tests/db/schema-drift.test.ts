@@ -1,6 +1,7 @@
 // Proves that the committed migrations build exactly the database prisma/schema.prisma describes,
 // on SQLite, PostgreSQL and MariaDB, that lib/db/migrations.generated.ts matches the .sql files, and
 // that schema.prisma has no change waiting for a new migration. PostgreSQL and MariaDB must be up.
+// @main-database none (every database here is named; scripts/database-tests.mjs).
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "@/lib/db";

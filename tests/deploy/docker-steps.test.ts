@@ -5,6 +5,7 @@
 // and qiao1's environment from docker-compose.yml, as uid 10001 when the test runs as root, on a
 // fresh PostgreSQL database and the local Redis: /healthz, /readyz, the image's HEALTHCHECK, a
 // sign-in as root, then SIGTERM and exit 0. And docker-compose.yml and deploy/Caddyfile agree.
+// @main-database none (the image's database is named; scripts/database-tests.mjs).
 import { type ChildProcess, execFileSync, execSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

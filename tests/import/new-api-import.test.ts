@@ -5,6 +5,7 @@
 // options (unknown ones listed), codes, orders, tasks and logs; the sums before and after are equal;
 // a second run writes nothing. Then, on SQLite: an interrupted run resumes, and a target already in
 // use reports its clashes and overwrites nothing.
+// @main-database none (every source and target is named; scripts/database-tests.mjs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbKind } from "@/lib/db";
 import { open } from "@/lib/crypto/secret-box";

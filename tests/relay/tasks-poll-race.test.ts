@@ -4,6 +4,7 @@
 // refunded exactly once (user and key balances, one 异步任务执行失败 row each), every success is
 // finished once. And the poll lease: of several instances claiming it at once exactly one holds it,
 // and another takes it once it has run out.
+// @main-database none (describeOnEveryDatabase; scripts/database-tests.mjs).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { claimPollLease, LEASE_MS, type PollSummary } from "@/lib/tasks/poller";

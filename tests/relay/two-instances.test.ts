@@ -7,6 +7,7 @@
 // (SYNC_FREQUENCY=1) sees a change made on A within that second; B cut from Redis goes on and
 // says so, and once back uses what it missed; the periodic jobs (channel test, task poller, hold
 // sweep, log retention) run each round on one instance (leases).
+// @main-database none (its PostgreSQL and Redis are named; scripts/database-tests.mjs).
 import net from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
