@@ -277,11 +277,16 @@ describe("cleanup", () => {
       data: Array.from({ length: 40 }, (_, i) => ({ created_at: 1000 + i, type: 2, username: "old", content: "" })),
     });
     const before = await db.log.count();
-    const cleanup = deleteLogsBefore(2000, { batchSize: 4, pauseMs: 20 });
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    // A write made while the cleanup runs is not held up until it ends.
+    // Ten batches with 150 ms between them: the cleanup takes well over a second.
+    const cleanup = deleteLogsBefore(2000, { batchSize: 4, pauseMs: 150 });
+    let ended = false;
+    void cleanup.then(() => (ended = true));
+    const old = () => db.log.count({ where: { created_at: { lt: 2000 } } });
+    // Once its first batch is gone, a write made while it runs is not held up until it ends.
+    await expect.poll(old, { interval: 5, timeout: 5_000 }).toBeLessThan(40);
     await db.log.create({ data: { created_at: nowSeconds(), type: 4, username: "fresh", content: "during cleanup" } });
-    const remaining = await db.log.count({ where: { created_at: { lt: 2000 } } });
+    expect(ended).toBe(false);
+    const remaining = await old();
     expect(remaining).toBeGreaterThan(0);
     expect(remaining).toBeLessThan(40);
     // Every statement took exactly one batch, oldest first.
