@@ -56,17 +56,41 @@ export const test = base.extend<{ network: NetworkWatch }>({
     { auto: true },
   ],
   // Every navigation by URL also waits for idle, so a hang on a page the test later leaves fails
-  // too (leaving would cancel the pending request).
+  // too (leaving would cancel the pending request), and then for React to have hydrated the
+  // page's controls: on a loaded box that can come well after the last script arrived, and a
+  // click before it does nothing (the CSV export and the reset link failed that way).
   page: async ({ page, network }, use) => {
     const goto = page.goto.bind(page);
     page.goto = async (url, options) => {
       const response = await goto(url, options);
       await network.idle(`after loading ${url}`);
+      await hydrated(page);
       return response;
     };
     await use(page);
   },
 });
+
+/** How long a page may take to hydrate before the test goes on regardless. */
+const HYDRATION_TIMEOUT_MS = 15_000;
+
+/**
+ * Waits until React has hydrated every control on the page (buttons and fields carry React's
+ * props once it has). A page with a control React does not own (none is known) only waits the
+ * timeout: this wait makes clicks land, it is not what a test checks.
+ */
+export async function hydrated(page: Page): Promise<void> {
+  await page
+    .waitForFunction(
+      () =>
+        [...document.querySelectorAll("button, input, textarea, select")].every((el) =>
+          Object.keys(el).some((k) => k.startsWith("__reactProps$")),
+        ),
+      undefined,
+      { timeout: HYDRATION_TIMEOUT_MS, polling: 50 },
+    )
+    .catch(() => {});
+}
 
 export const SCREENSHOT_DIR = "test-results/screenshots";
 
