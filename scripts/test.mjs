@@ -214,7 +214,11 @@ if (wants("e2e")) {
     const s = report.stats ?? {};
     passed += s.expected ?? 0;
     failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
+    const before = failures.length;
     playwrightFailures(report);
+    // Errors outside any test (the web server would not start, a config error): the report's own.
+    for (const e of report.errors ?? []) failures.push(`Playwright: ${firstLine(e.message)}`);
+    if (status !== 0 && failures.length === before) failures.push(`Playwright: exit code ${status}`);
   } else {
     failed += 1;
     failures.push("Playwright: no report (the run crashed)");
