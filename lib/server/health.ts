@@ -62,8 +62,8 @@ type Probed = Omit<Readiness["checks"], "draining">;
 /** Answers /readyz from probes taken at most PROBE_CACHE_MS ago. */
 export class ReadinessCheck {
   private last: { at: number; result: Promise<Probed> } | null = null;
-  private redisDown = false;
-  private logsDown = false;
+  /** Whether each optional check found its service down last time (so the log says it once). */
+  private readonly down = { redis: false, logs: false };
 
   constructor(private readonly probes: ReadinessProbes) {}
 
@@ -107,37 +107,45 @@ export class ReadinessCheck {
     }
   }
 
-  private async redis(): Promise<RedisResult> {
+  private redis(): Promise<RedisResult> {
     const redis = this.probes.redis;
-    if (!redis) return { ok: true, configured: false };
-    const started = performance.now();
-    try {
-      await withinTimeout(redis.ping());
-      if (this.redisDown) log.info("Redis answers again");
-      this.redisDown = false;
-      return { ok: true, configured: true, ms: elapsed(started) };
-    } catch (error) {
-      const message = safeMessage(error);
-      if (!this.redisDown) log.error({ reason: message }, "Redis unreachable: this instance goes on with its local caches");
-      this.redisDown = true;
-      return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: "local caches" };
-    }
+    return this.optional("redis", redis && (() => redis.ping()), {
+      down: "Redis unreachable: this instance goes on with its local caches",
+      up: "Redis answers again",
+      fallback: "local caches",
+    });
   }
 
-  private async logs(): Promise<OptionalResult> {
+  private logs(): Promise<OptionalResult> {
     const logDb = this.probes.logDb;
-    if (!logDb) return { ok: true, configured: false };
+    return this.optional("logs", logDb && (() => logDb().then((db) => db.query("SELECT 1 AS one"))), {
+      down: "log database unreachable: log rows wait in memory until it answers",
+      up: "the log database answers again",
+      fallback: "log rows held in memory",
+    });
+  }
+
+  /**
+   * A check that never takes the instance out (Redis, the log database): null when not configured;
+   * down is said in the detail, and once in the log until it answers again.
+   */
+  private async optional(
+    which: keyof typeof this.down,
+    probe: (() => Promise<unknown>) | null | undefined,
+    say: { down: string; up: string; fallback: string },
+  ): Promise<OptionalResult> {
+    if (!probe) return { ok: true, configured: false };
     const started = performance.now();
     try {
-      await withinTimeout(logDb().then((db) => db.query("SELECT 1 AS one")));
-      if (this.logsDown) log.info("the log database answers again");
-      this.logsDown = false;
+      await withinTimeout(probe());
+      if (this.down[which]) log.info(say.up);
+      this.down[which] = false;
       return { ok: true, configured: true, ms: elapsed(started) };
     } catch (error) {
       const message = safeMessage(error);
-      if (!this.logsDown) log.error({ reason: message }, "log database unreachable: log rows wait in memory until it answers");
-      this.logsDown = true;
-      return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: "log rows held in memory" };
+      if (!this.down[which]) log.error({ reason: message }, say.down);
+      this.down[which] = true;
+      return { ok: false, configured: true, ms: elapsed(started), error: message, fallback: say.fallback };
     }
   }
 }
