@@ -1,6 +1,6 @@
 // Helpers for the console specs, and the `test` every spec imports: it waits for the network to
 // go idle after each test, so a request that never ends (a page that never settles) fails it.
-import { test as base, type BrowserContext, expect, type Page, type Request } from "@playwright/test";
+import { test as base, type Browser, type BrowserContext, errors, expect, type Page, type Request } from "@playwright/test";
 import { SignJWT } from "jose";
 import { E2E_SESSION_SECRET } from "./env";
 
@@ -45,7 +45,42 @@ export class NetworkWatch {
   }
 }
 
-export const test = base.extend<{ network: NetworkWatch }>({
+/** Every `goto` on this page also waits for React to have hydrated it (see `hydrated`). */
+function hydratingGoto(page: Page): Page {
+  const goto = page.goto.bind(page);
+  page.goto = async (url, options) => {
+    const response = await goto(url, options);
+    await hydrated(page);
+    return response;
+  };
+  return page;
+}
+
+function hydratingContext(context: BrowserContext): BrowserContext {
+  const newPage = context.newPage.bind(context);
+  context.newPage = async () => hydratingGoto(await newPage());
+  return context;
+}
+
+const hydratingBrowsers = new WeakSet<Browser>();
+
+export const test = base.extend<{ network: NetworkWatch }, { browser: Browser }>({
+  // Pages a spec opens itself (a second user's context, a private server's) wait for hydration
+  // after each goto too: a click on a page React has not hydrated yet can be lost (the reset link
+  // on mail.spec's private server stayed on /login that way in full runs).
+  browser: [
+    async ({ browser }, use) => {
+      if (!hydratingBrowsers.has(browser)) {
+        hydratingBrowsers.add(browser);
+        const newContext = browser.newContext.bind(browser);
+        const newPage = browser.newPage.bind(browser);
+        browser.newContext = async (options) => hydratingContext(await newContext(options));
+        browser.newPage = async (options) => hydratingGoto(await newPage(options));
+      }
+      await use(browser);
+    },
+    { scope: "worker" },
+  ],
   network: [
     async ({ context }, use, testInfo) => {
       const watch = new NetworkWatch(context);
@@ -72,11 +107,12 @@ export const test = base.extend<{ network: NetworkWatch }>({
 });
 
 /**
- * How long a page may take to hydrate before the test goes on regardless. Some console pages have
- * a control React never claims (the channel editor's: they waited out a 15 s limit on every
- * visit), so the limit is short: long enough for a loaded box to finish hydrating the rest.
+ * How long a page may take to hydrate before the test goes on regardless: long enough for a
+ * loaded box. Controls hidden from users are not waited for: Mantine's autosizing textarea adds a
+ * hidden measuring copy outside React, which no page ever hydrates (the channel editor waited out
+ * the limit on every visit because of it).
  */
-const HYDRATION_TIMEOUT_MS = 4_000;
+const HYDRATION_TIMEOUT_MS = 15_000;
 
 /**
  * Waits until React has hydrated every control on the page (buttons and fields carry React's
@@ -84,17 +120,31 @@ const HYDRATION_TIMEOUT_MS = 4_000;
  * checks.
  */
 export async function hydrated(page: Page): Promise<void> {
-  await page
-    .waitForFunction(
-      () =>
-        [...document.querySelectorAll("button, input, textarea, select")].every((el) =>
-          Object.keys(el).some((k) => k.startsWith("__reactProps$")),
-        ),
-      undefined,
-      { timeout: HYDRATION_TIMEOUT_MS, polling: 50 },
-    )
-    .catch(() => {});
+  const deadline = Date.now() + HYDRATION_TIMEOUT_MS;
+  for (;;) {
+    const timeout = deadline - Date.now();
+    try {
+      await page.waitForFunction(`${UNHYDRATED_CONTROLS}.length === 0`, undefined, { timeout: Math.max(timeout, 1), polling: 50 });
+      return;
+    } catch (error) {
+      if (page.isClosed()) return;
+      // The page went on to another (a redirect): wait for that one.
+      if (!(error instanceof errors.TimeoutError) && Date.now() < deadline) continue;
+      // Said in the run's output, so a page that never hydrates (and slows every visit) is found.
+      const left = (await page.evaluate(UNHYDRATED_CONTROLS).catch(() => [])) as string[];
+      console.warn(
+        `[hydrated] ${page.url()}: ${left.length} control(s) not hydrated after ${HYDRATION_TIMEOUT_MS} ms: ${left.join(" | ")}`,
+      );
+      return;
+    }
+  }
 }
+
+/** In the page: the controls a user can reach that React has not hydrated yet (their markup). */
+const UNHYDRATED_CONTROLS = `[...document.querySelectorAll("button, input, textarea, select")]
+  .filter((el) => el.getAttribute("aria-hidden") !== "true")
+  .filter((el) => !Object.keys(el).some((k) => k.startsWith("__reactProps$")))
+  .map((el) => el.outerHTML.slice(0, 160))`;
 
 export const SCREENSHOT_DIR = "test-results/screenshots";
 
