@@ -3,6 +3,7 @@
 // now (used / limit with a bar). The numbers are fetched from /api/token/:id/limits on every
 // opening, never for the rows of a page load.
 import { Alert, Button, Loader, Popover, Progress, Stack, Group, Text } from "@mantine/core";
+import { useWindowEvent } from "@mantine/hooks";
 import { useState } from "react";
 import { TimeText, useQuotaDisplay } from "@/components/data/display";
 import { api } from "@/lib/client/api";
@@ -15,6 +16,10 @@ type Loaded = { state: "loading" } | { state: "error"; message: string } | { sta
 export function TokenLimitsCell({ token }: { token: TokenView }) {
   const [opened, setOpened] = useState(false);
   const [loaded, setLoaded] = useState<Loaded>({ state: "loading" });
+  // Escape closes it wherever the focus is (Mantine's own handler needs the focus inside it).
+  useWindowEvent("keydown", (event) => {
+    if (opened && event.key === "Escape") setOpened(false);
+  });
   const count = countKeyLimits(token);
   if (count === 0) {
     return (
