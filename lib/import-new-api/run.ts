@@ -180,6 +180,7 @@ class Run {
       claimed: new Set(),
       adoptableRoot: undefined,
       flavor: schema.flavor,
+      source,
       quotaPerUnit: 500_000n,
     };
     const emptySum = (): SumReport => ({ source: 0n, skipped: 0n, expected: 0n, target: null, equal: null });

@@ -22,7 +22,7 @@ import { channelKeyHash } from "@/lib/channels/key-hash";
 import { CHANNEL_KEY_STATUS } from "@/lib/channels/keys";
 import { ORDER_STATUS } from "@/lib/payments/orders";
 import { fromOneApiChannel } from "./one-api-channels";
-import type { Flavor } from "./source";
+import type { Flavor, SourceDb } from "./source";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -47,6 +47,8 @@ export type ImportContext = {
   adoptedRoot?: number;
   /** Which gateway wrote the source: one-api numbers its channel types its own way. */
   flavor: Flavor;
+  /** The source install, read-only: a row that refers to another table's row reads it there. */
+  source: SourceDb;
   /** The source's QuotaPerUnit option (new-api's default, 500 000, is Qiao's too): what a paid order credited per unit of amount. */
   quotaPerUnit: bigint;
 };
@@ -84,6 +86,7 @@ export const IMPORT_MSG = {
   rootStillDefault: "Qiao 的 root 账户仍使用默认密码 123456，请尽快修改",
   tooLarge: (column: string) => `${column} 超出整数范围`,
   codeExpired: "兑换码已过期（Qiao 的兑换码不会过期），导入为已禁用",
+  taskUpstreamId: (publicId: string, upstreamId: string) => `任务 ${publicId} 在 Qiao 中以上游任务编号 ${upstreamId} 查询`,
 } as const;
 
 const fits = (n: number) => n >= -INT_COLUMN_MAX - 1 && n <= INT_COLUMN_MAX;
@@ -440,7 +443,8 @@ const channelsSpec: TableSpec<ChannelData> = {
     "id",
     "type",
     "key",
-    "openai_organization",
+    // gorm's name for new-api's field OpenAIOrganization.
+    "open_ai_organization",
     "test_model",
     "status",
     "name",
@@ -487,7 +491,7 @@ const channelsSpec: TableSpec<ChannelData> = {
           row: {
             type,
             key: seal(mode ? key.trim() : key),
-            openai_organization: str(r.openai_organization),
+            openai_organization: str(r.open_ai_organization),
             test_model: str(r.test_model),
             status: supported ? int(r.status) || CHANNEL_STATUS.enabled : CHANNEL_STATUS.manuallyDisabled,
             name: str(r.name),
@@ -670,17 +674,63 @@ const midjourneysSpec: TableSpec<Prisma.MidjourneyUncheckedCreateInput> = {
 
 const TASK_TEXT = ["task_id", "platform", "action", "status", "fail_reason", "progress", "properties", "data"] as const;
 
+/**
+ * What the latest new-api keeps in a task's private_data (JSON) that Qiao carries over: the key
+ * that submitted it (a refund returns the key's share there) and the vendor's own id when the row's
+ * task_id is new-api's public one. The rest (a copy of the channel's key, the billing snapshot) is not.
+ */
+function taskPrivateData(v: unknown): { tokenId: number; upstreamId: string } {
+  let data: unknown = v;
+  if (typeof v === "string" || v instanceof Uint8Array) {
+    try {
+      data = JSON.parse(typeof v === "string" ? v : Buffer.from(v).toString("utf8"));
+    } catch {
+      data = null;
+    }
+  }
+  const o = data && typeof data === "object" ? (data as Record<string, unknown>) : {};
+  return { tokenId: int(o.token_id), upstreamId: str(o.upstream_task_id) };
+}
+
 const tasksSpec: TableSpec<Prisma.TaskUncheckedCreateInput> = {
   table: "tasks",
-  reads: ["id", "created_at", "updated_at", "user_id", "channel_id", "quota", "submit_time", "start_time", "finish_time", ...TASK_TEXT],
+  reads: [
+    "id",
+    "created_at",
+    "updated_at",
+    "user_id",
+    "channel_id",
+    "quota",
+    "submit_time",
+    "start_time",
+    "finish_time",
+    "private_data",
+    ...TASK_TEXT,
+  ],
   async decide(rows, ctx) {
-    return rows.map((r): Decision<Prisma.TaskUncheckedCreateInput> => {
+    const extra = rows.map((r) => taskPrivateData(r.private_data));
+    // A key with a quota of its own paid its share of the task (new-api takes it from the key too).
+    const keyIds = [...new Set(extra.map((e) => e.tokenId).filter((id) => id > 0))];
+    const limitedKeys = new Set(
+      keyIds.length
+        ? (await ctx.source.query(`SELECT id, unlimited_quota FROM tokens WHERE id IN (${keyIds.map(() => "?").join(", ")})`, keyIds))
+            .filter((t) => !bool(t.unlimited_quota))
+            .map((t) => int(t.id))
+        : [],
+    );
+    return rows.map((r, i): Decision<Prisma.TaskUncheckedCreateInput> => {
       const owner = mapped(ctx.ids.users, r.user_id);
       if (!owner) return { skip: IMPORT_MSG.ownerMissing(int(r.user_id)) };
       const text = Object.fromEntries(TASK_TEXT.map((c) => [c, typeof r[c] === "object" && r[c] ? JSON.stringify(r[c]) : str(r[c])]));
+      const { tokenId, upstreamId } = extra[i]!;
+      const key = refOrZero(ctx.ids.tokens, tokenId);
+      // Qiao asks the vendor by task_id: the vendor's id goes there, and the report says so.
+      const renamed = upstreamId !== "" && upstreamId !== text.task_id;
       return {
+        ...(renamed ? { note: IMPORT_MSG.taskUpstreamId(text.task_id!, upstreamId) } : {}),
         data: {
           ...text,
+          ...(renamed ? { task_id: upstreamId } : {}),
           created_at: time(r.created_at),
           updated_at: time(r.updated_at),
           user_id: owner,
@@ -689,6 +739,8 @@ const tasksSpec: TableSpec<Prisma.TaskUncheckedCreateInput> = {
           submit_time: big(r.submit_time),
           start_time: big(r.start_time),
           finish_time: big(r.finish_time),
+          token_id: key,
+          token_quota: key && limitedKeys.has(tokenId) ? big(r.quota) : 0n,
         },
       };
     });

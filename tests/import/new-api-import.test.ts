@@ -114,6 +114,7 @@ for (const { source, flavor, target } of CASES) {
       expect(await t.db.redemption.count({ where: { status: 2 } })).toBe(3 + expired.length);
       expect(counts.logs).toBe(f.counts.logs);
       if (flavor !== "one-api") expect([counts.top_ups, counts.midjourneys, counts.tasks, counts.quota_data]).toEqual([5, 4, 3, 10]);
+      if (flavor === "new-api-v0.3") expect(await t.db.task.count({ where: { token_id: { not: 0 } } })).toBe(0);
 
       const alice = await t.db.user.findUniqueOrThrow({ where: { username: "alice" } });
       expect(await verifyPassword(f.known.password, alice.password)).toBe(true);
@@ -131,6 +132,7 @@ for (const { source, flavor, target } of CASES) {
 
       const channel = await t.db.channel.findFirstOrThrow({ where: { name: "openai-main" } });
       expect(open(channel.key)).toBe("sk-upstream-known");
+      expect(channel.openai_organization).toBe(flavor === "one-api" ? "" : "org-known");
       expect(channel.model_mapping).toBe('{"gpt-4o":"gpt-4o-2024-08-06"}');
       expect(channel.priority).toBe(10);
       expect(await t.db.ability.count({ where: { channel_id: channel.id } })).toBe(4);
@@ -142,7 +144,24 @@ for (const { source, flavor, target } of CASES) {
         expect(multi.keys).toEqual([
           expect.objectContaining({ key_hash: channelKeyHash("sk-multi-b"), status: 3, disabled_reason: "quota exceeded" }),
         ]);
-        expect(report.droppedColumns, JSON.stringify(report.droppedColumns)).toMatchObject({ "channels.setting": 1 });
+        expect(report.droppedColumns, JSON.stringify(report.droppedColumns)).toMatchObject({ "channels.setting": 1, "tasks.group": 3 });
+        // A task keeps the key that submitted it (a refund returns the key's share there) and is
+        // asked for by the vendor's own id, said in the report.
+        const tasks = await t.db.task.findMany({
+          orderBy: { task_id: "asc" },
+          select: { task_id: true, token_id: true, token_quota: true },
+        });
+        expect(tasks).toEqual([
+          { task_id: "suno-1", token_id: token.id, token_quota: 100_000n },
+          { task_id: "suno-2", token_id: 0, token_quota: 0n },
+          { task_id: "suno-upstream-0", token_id: token.id, token_quota: 100_000n },
+        ]);
+        expect(report.notes).toContainEqual({
+          table: "tasks",
+          id: 1,
+          reason: IMPORT_MSG.taskUpstreamId("task_public0", "suno-upstream-0"),
+          conflict: false,
+        });
         const status = async (name: string) => (await t.db.channel.findFirstOrThrow({ where: { name } })).status;
         expect([await status("vertex-api-key"), await status("aws-api-key"), await status("vertex-json")]).toEqual([2, 2, 1]);
         expect(report.notes.filter((n) => n.table === "channels").map((n) => n.reason)).toEqual(
