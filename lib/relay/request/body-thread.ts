@@ -143,8 +143,11 @@ export class BodyThread {
   }
 }
 
-/** The nice value body-worker.ts gives its thread (0 is normal, 19 the lowest priority). */
+/** How many nice steps body-worker.ts puts its thread below the process (19 is the lowest priority). */
 export const BODY_THREAD_NICE = 10;
+
+/** The body thread's nice value in a process at `processNice`. */
+export const bodyThreadNice = (processNice: number) => Math.min(19, processNice + BODY_THREAD_NICE);
 
 /** A body of this size or more ends the thread once it is read (BodyThread.recycle). */
 export const RECYCLE_BYTES = 8 * 1024 * 1024;
