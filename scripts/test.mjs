@@ -1,7 +1,7 @@
-// `npm test`: the whole suite. The formatter and linter (Biome), then, all at once, the typecheck
-// (tsc), unit and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on
-// loopback), the same vitest files again with PostgreSQL as every file's main database, and the
-// browser tests (Playwright driving system Chromium against the real `npm start` server). Prints
+// `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
+// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), the same
+// vitest files again with PostgreSQL as every file's main database, and the browser tests
+// (Playwright driving system Chromium against the real `npm start` server), all three at once. Prints
 // what failed, by name, then one closing line, "N passed, N failed", over all of them; the lint
 // and the typecheck count as one test each.
 //
@@ -180,38 +180,22 @@ async function playwright() {
   };
 }
 
-/**
- * The typecheck. Beside the test passes (`beside`) it runs at their lower priority with its output
- * in test-results/tsc.log, printed at the end when it fails: it needs no build, and a minute and a
- * half of it before them was a minute and a half more of `npm test`.
- */
-async function typecheck({ beside }) {
-  const log = beside ? path.join(out, "tsc.log") : undefined;
-  const status = await run(bin.tsc, ["--noEmit"], { log, nice: beside ? VITEST_NICENESS : 0 });
-  return () => {
-    code |= status;
-    if (status === 0) return void (passed += 1);
-    failed += 1;
-    failures.push(`tsc: exit code ${status}`);
-    if (log && existsSync(log)) failureDetails.push(`\n[test] tsc:\n${readFileSync(log, "utf8").slice(0, 20_000)}`);
-  };
-}
-
-const testing = wants("unit") || wants("unit-pg") || wants("e2e");
-
-// Biome first: a second or two, and a formatting slip fails here before anything else runs.
 if (wants("lint")) {
-  const status = await run(bin.biome, ["ci", "."]);
-  if (status === 0) passed += 1;
-  else {
-    failed += 1;
-    failures.push(`Biome: exit code ${status}`);
+  for (const [name, script, args] of [
+    ["Biome", bin.biome, ["ci", "."]],
+    ["tsc", bin.tsc, ["--noEmit"]],
+  ]) {
+    const status = await run(script, args);
+    if (status === 0) passed += 1;
+    else {
+      failed += 1;
+      failures.push(`${name}: exit code ${status}`);
+    }
+    code |= status;
   }
-  code |= status;
-  if (!testing) (await typecheck({ beside: false }))();
 }
 
-if (testing) {
+if (wants("unit") || wants("unit-pg") || wants("e2e")) {
   // Tests start `npm start`, which builds when the sources changed: build once here, so no test
   // waits for a build in its hook and the passes that run together never build at once.
   const marker = path.join(root, ".next/qiao-fingerprint");
@@ -226,13 +210,12 @@ if (testing) {
   }
 }
 
-// The two vitest passes, Playwright and the typecheck run at once. Each vitest pass has Redis
-// databases of its own (tests/helpers/redis.ts) and writes its output to test-results/<pass>.log;
-// their failures are printed again at the end. Playwright mostly waits (for the browser, the
-// server, a page to go idle) and uses under half of the two cores: the vitest passes and the
-// typecheck run at a lower priority (nice 10) on what it leaves, so the browser tests keep the pace
-// they have alone (at normal priority beside a vitest pass, a spec slowed into a timeout). Alone,
-// the SQLite pass also prints to this terminal.
+// The two vitest passes and Playwright run at once. Each vitest pass has Redis databases of its own
+// (tests/helpers/redis.ts) and writes its output to test-results/<pass>.log; their failures are
+// printed again at the end. Playwright mostly waits (for the browser, the server, a page to go
+// idle) and uses under half of the two cores: the vitest passes run at a lower priority (nice 10)
+// on what it leaves, so the browser tests keep the pace they have alone (at normal priority beside
+// a vitest pass, a spec slowed into a timeout). Alone, the SQLite pass also prints to this terminal.
 //
 // The files tagged NAMES_ITS_DATABASES run the same in either pass, so when both run, every other
 // one of them runs in the PostgreSQL pass instead of the SQLite one: the SQLite pass runs every
@@ -274,7 +257,6 @@ if (wants("unit-pg")) {
   );
 }
 if (wants("e2e")) passes.push(playwright());
-if (wants("lint") && testing) passes.push(typecheck({ beside: true }));
 for (const report of await Promise.all(passes)) report();
 
 if (code !== 0 && failed === 0) failed = 1;
