@@ -1,7 +1,7 @@
 // `npm test`: the whole suite. The formatter and linter (Biome) and the typecheck (tsc), then unit
-// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback), the same
-// vitest files again with PostgreSQL as every file's main database, and the browser tests
-// (Playwright driving system Chromium against the real `npm start` server), all three at once. Prints
+// and integration tests (vitest, real SQLite, PostgreSQL, MariaDB and Redis on loopback) and,
+// beside them, the same vitest files again with PostgreSQL as every file's main database, then the
+// browser tests (Playwright driving system Chromium against the real `npm start` server). Prints
 // what failed, by name, then one closing line, "N passed, N failed", over all of them; the lint
 // and the typecheck count as one test each.
 //
@@ -12,7 +12,6 @@
 // `node scripts/test.mjs [lint] [unit] [unit-pg] [e2e]` runs only the phases named.
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { databaseTestFiles, namesItsDatabases, testFiles } from "./database-tests.mjs";
 import { buildFingerprint, SERVER_BUNDLE } from "./fingerprint.mjs";
@@ -32,17 +31,15 @@ const bin = {
 
 /**
  * Runs a Node script; resolves to its exit status. `log`: a file for its output, instead of this
- * terminal, or as well with `tee`. `nice`: a lower scheduling priority for it and its children.
+ * terminal, or as well with `tee`.
  */
-function run(script, args, { extraEnv = {}, log, tee = false, nice = 0 } = {}) {
+function run(script, args, { extraEnv = {}, log, tee = false } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [script, ...args], {
       cwd: root,
       env: { ...env, ...extraEnv },
       stdio: log ? ["ignore", "pipe", "pipe"] : "inherit",
     });
-    // Set before the child has started its workers and servers: they inherit it.
-    if (nice && child.pid) os.setPriority(child.pid, nice);
     if (log) {
       const file = createWriteStream(log);
       for (const [from, to] of [
@@ -64,8 +61,6 @@ let code = 0;
 const failures = [];
 /** The vitest passes' failure sections, printed at the end too (see printFailureDetails). */
 const failureDetails = [];
-/** The vitest passes' niceness beside Playwright (see below). */
-const VITEST_NICENESS = 10;
 const minutes = (since) => `${((Date.now() - since) / 60_000).toFixed(1)} min`;
 
 /** Adds a vitest JSON report's counts and failures; a missing report (the run crashed) is one failure. */
@@ -88,7 +83,7 @@ function countVitest(file, pass) {
 
 /**
  * Keeps the failures section of a vitest pass's log to print at the end (the rest stays in the
- * file): the end of a CI log is what is kept, and Playwright's output fills the terminal meanwhile.
+ * file): the end of a CI log is what is kept, and Playwright's output comes after the vitest passes'.
  */
 function printFailureDetails(pass, log) {
   if (!existsSync(log)) return;
@@ -96,15 +91,6 @@ function printFailureDetails(pass, log) {
   const at = text.search(/⎯+ Failed (Tests|Suites) \d+ ⎯+/);
   const details = at >= 0 ? text.slice(at) : text.slice(-20_000);
   failureDetails.push(`\n[test] ${pass}, failures (whole output in ${path.relative(root, log)}):\n${details.slice(0, 60_000)}`);
-}
-
-/** Keeps the failures section of Playwright's list output (from "  1) ") to print at the end. */
-function printPlaywrightDetails(log) {
-  if (!existsSync(log)) return;
-  const text = readFileSync(log, "utf8").replace(/\u001b\[[0-9;]*m/g, "");
-  const at = text.search(/^ {2}1\) \[/m);
-  const details = at >= 0 ? text.slice(at) : text.slice(-20_000);
-  failureDetails.push(`\n[test] Playwright, failures (whole output in ${path.relative(root, log)}):\n${details.slice(0, 60_000)}`);
 }
 
 /** Adds the failed and flaky tests of a Playwright JSON report. */
@@ -135,49 +121,14 @@ function firstLine(text = "") {
 }
 
 /** A vitest pass; its output goes to test-results/<name>.log, and to this terminal too with `tee`. */
-function vitest(name, files, extraEnv, { tee, nice }) {
+function vitest(name, files, extraEnv, { tee }) {
   const file = path.join(out, `${name}.json`);
   const log = path.join(out, `${name}.log`);
   rmSync(file, { force: true });
   const started = Date.now();
-  return run(bin.vitest, ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`, ...files], {
-    extraEnv,
-    log,
-    tee,
-    nice,
-  }).then((status) => ({ status, file, log, took: minutes(started) }));
-}
-
-/** The browser tests; output to this terminal and test-results/playwright.log. */
-async function playwright() {
-  const file = path.join(out, "playwright.json");
-  const log = path.join(out, "playwright.log");
-  rmSync(file, { force: true });
-  const started = Date.now();
-  const status = await run(bin.playwright, ["test", "--reporter=list,json"], {
-    extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file },
-    log,
-    tee: true,
-  });
-  return () => {
-    code |= status;
-    if (existsSync(file)) {
-      const report = JSON.parse(readFileSync(file, "utf8"));
-      const s = report.stats ?? {};
-      passed += s.expected ?? 0;
-      failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
-      const before = failures.length;
-      playwrightFailures(report);
-      // Errors outside any test (the web server would not start, a config error): the report's own.
-      for (const e of report.errors ?? []) failures.push(`Playwright: ${firstLine(e.message)}`);
-      if (status !== 0 && failures.length === before) failures.push(`Playwright: exit code ${status}`);
-      if (failures.length > before) printPlaywrightDetails(log);
-    } else {
-      failed += 1;
-      failures.push("Playwright: no report (the run crashed)");
-    }
-    console.log(`[test] Playwright: ${minutes(started)}`);
-  };
+  return run(bin.vitest, ["run", "--reporter=default", "--reporter=json", `--outputFile=${file}`, ...files], { extraEnv, log, tee }).then(
+    (status) => ({ status, file, log, took: minutes(started) }),
+  );
 }
 
 if (wants("lint")) {
@@ -210,18 +161,14 @@ if (wants("unit") || wants("unit-pg") || wants("e2e")) {
   }
 }
 
-// The two vitest passes and Playwright run at once. Each vitest pass has Redis databases of its own
-// (tests/helpers/redis.ts) and writes its output to test-results/<pass>.log; their failures are
-// printed again at the end. Playwright mostly waits (for the browser, the server, a page to go
-// idle) and uses under half of the two cores: the vitest passes run at a lower priority (nice 10)
-// on what it leaves, so the browser tests keep the pace they have alone (at normal priority beside
-// a vitest pass, a spec slowed into a timeout). Alone, the SQLite pass also prints to this terminal.
-//
-// The files tagged NAMES_ITS_DATABASES run the same in either pass, so when both run, every other
-// one of them runs in the PostgreSQL pass instead of the SQLite one: the SQLite pass runs every
-// file and is the longer, and this evens them out.
-const nice = wants("e2e") ? VITEST_NICENESS : 0;
-const passes = [];
+// The two vitest passes run side by side, each with Redis databases of its own
+// (tests/helpers/redis.ts). Each writes its output to test-results/<pass>.log (the SQLite pass to
+// this terminal too), and the details of their failures are printed again at the end. The files
+// tagged NAMES_ITS_DATABASES run the same in either pass, so when both run, every other one of
+// them runs in the PostgreSQL pass instead of the SQLite one: the SQLite pass runs every file and
+// is the longer, and this evens them out (18.8 and 13.2 min before). Playwright runs after them,
+// alone: beside a vitest pass it slowed enough on two cores to fail a spec on a timeout.
+const vitestPasses = [];
 const movedToPostgres =
   wants("unit") && wants("unit-pg")
     ? testFiles()
@@ -230,10 +177,8 @@ const movedToPostgres =
     : [];
 if (wants("unit")) {
   const exclude = movedToPostgres.flatMap((f) => ["--exclude", f]);
-  const tee = !wants("e2e");
-  if (!tee) console.log("[test] vitest on SQLite: output in test-results/vitest.log");
-  passes.push(
-    vitest("vitest", exclude, { QIAO_TEST_DB: "sqlite" }, { tee, nice }).then((r) => () => {
+  vitestPasses.push(
+    vitest("vitest", exclude, { QIAO_TEST_DB: "sqlite" }, { tee: true }).then((r) => () => {
       code |= r.status;
       countVitest(r.file, "vitest on SQLite");
       if (r.status !== 0) printFailureDetails("vitest on SQLite", r.log);
@@ -247,8 +192,8 @@ if (wants("unit-pg")) {
     `[test] vitest on PostgreSQL: the ${files.length - movedToPostgres.length} files that depend on the main database and ` +
       `${movedToPostgres.length} that name their databases, output in test-results/vitest-postgresql.log`,
   );
-  passes.push(
-    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, { tee: false, nice }).then((r) => () => {
+  vitestPasses.push(
+    vitest("vitest-postgresql", files, { QIAO_TEST_DB: "postgresql" }, { tee: false }).then((r) => () => {
       code |= r.status;
       countVitest(r.file, "vitest on PostgreSQL");
       if (r.status !== 0) printFailureDetails("vitest on PostgreSQL", r.log);
@@ -256,8 +201,30 @@ if (wants("unit-pg")) {
     }),
   );
 }
-if (wants("e2e")) passes.push(playwright());
-for (const report of await Promise.all(passes)) report();
+for (const report of await Promise.all(vitestPasses)) report();
+
+if (wants("e2e")) {
+  const file = path.join(out, "playwright.json");
+  rmSync(file, { force: true });
+  const started = Date.now();
+  const status = await run(bin.playwright, ["test", "--reporter=list,json"], { extraEnv: { PLAYWRIGHT_JSON_OUTPUT_NAME: file } });
+  code |= status;
+  if (existsSync(file)) {
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    const s = report.stats ?? {};
+    passed += s.expected ?? 0;
+    failed += (s.unexpected ?? 0) + (s.flaky ?? 0);
+    const before = failures.length;
+    playwrightFailures(report);
+    // Errors outside any test (the web server would not start, a config error): the report's own.
+    for (const e of report.errors ?? []) failures.push(`Playwright: ${firstLine(e.message)}`);
+    if (status !== 0 && failures.length === before) failures.push(`Playwright: exit code ${status}`);
+  } else {
+    failed += 1;
+    failures.push("Playwright: no report (the run crashed)");
+  }
+  console.log(`[test] Playwright: ${minutes(started)}`);
+}
 
 if (code !== 0 && failed === 0) failed = 1;
 for (const details of failureDetails) console.log(details);
