@@ -680,14 +680,8 @@ const TASK_TEXT = ["task_id", "platform", "action", "status", "fail_reason", "pr
  * task_id is new-api's public one. The rest (a copy of the channel's key, the billing snapshot) is not.
  */
 function taskPrivateData(v: unknown): { tokenId: number; upstreamId: string } {
-  let data: unknown = v;
-  if (typeof v === "string" || v instanceof Uint8Array) {
-    try {
-      data = JSON.parse(typeof v === "string" ? v : Buffer.from(v).toString("utf8"));
-    } catch {
-      data = null;
-    }
-  }
+  // A JSON column: text from SQLite, already parsed from MySQL and PostgreSQL.
+  const data = v && typeof v === "object" ? v : parseJson<unknown>(str(v));
   const o = data && typeof data === "object" ? (data as Record<string, unknown>) : {};
   return { tokenId: int(o.token_id), upstreamId: str(o.upstream_task_id) };
 }
