@@ -125,7 +125,8 @@ for (const entry of ENTRIES) {
       });
       const reader = res.body!.getReader();
       let text = "";
-      while (!text.includes("w4")) text += new TextDecoder().decode((await reader.read()).value);
+      // The content delta itself: a bare "w4" also turns up in the mock's random chunk ids (~1 run in 140).
+      while (!text.includes('"content":" w4"')) text += new TextDecoder().decode((await reader.read()).value);
       controller.abort();
       await new Promise((r) => setTimeout(r, 300));
       await settleAll();
