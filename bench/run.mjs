@@ -1,7 +1,7 @@
 // Relay throughput/latency benchmark: upstream direct vs the two floors vs Qiao.
 //   node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1]
 //                      [--modes json,stream,messages-stream] [--tool wrk|autocannon] [--threads 1]
-//                      [--start-timeout 1200] [--entry <built server.mjs>] [--limits]
+//                      [--start-timeout 1200] [--entry <built server.mjs>] [--limits | --compare-limits]
 // Starts the mock upstream, the floors and Qiao (`node scripts/start.mjs`, fresh temp DATA_DIR;
 // with --entry that built server bundle runs directly, to compare two builds without rebuilding),
 // seeds Qiao through its /api, then for each mode × concurrency loads every target in turn
@@ -12,6 +12,9 @@
 // fails the run (exit 1). Afterwards it checks that Qiao billed the traffic exactly (lib.mjs
 // checkLedger: a log row per answer, quota taken = used_quota added = the rows' quota). --limits puts generous key and user limits on Qiao's token
 // (lib.mjs BENCH_LIMITS: rpm, tpm, concurrency; none trips), to measure what counting them costs.
+// --compare-limits starts two Qiaos, one without limits and one with them, and loads them back to
+// back in every point (the order alternating with --rounds), so their quotient is not moved by the
+// box drifting between two separate runs; each one's billing is checked.
 import os from "node:os";
 import {
   BENCH_LIMITS,
@@ -49,16 +52,21 @@ const rounds = Number(args.rounds ?? 1);
 const startTimeoutMs = Number(args["start-timeout"] ?? 1200) * 1000;
 const entry = typeof args.entry === "string" ? args.entry : null;
 const modes = String(args.modes ?? Object.keys(SCENARIOS).join(",")).split(",");
+const compareLimits = args["compare-limits"] === true;
 const limits = args.limits === true;
+// Which targets to load (default: all). The limits comparison needs only the two Qiaos.
+const only = typeof args.targets === "string" ? args.targets.split(",") : null;
 if (
   !(duration > 0) ||
   !(warmup >= 0) ||
   !(rounds >= 1) ||
+  (limits && compareLimits) ||
+  only?.some((t) => !["upstream", "floor", "floor-dispatch", "qiao", "qiao-limits"].includes(t)) ||
   connections.some((c) => !(c >= 1)) ||
   modes.some((m) => !Object.hasOwn(SCENARIOS, m))
 ) {
   console.error(
-    `usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--modes ${Object.keys(SCENARIOS).join(",")}] [--tool wrk|autocannon] [--limits]`,
+    `usage: node bench/run.mjs [--duration 30] [--quick] [--warmup 5] [--connections 1,50] [--rounds 1] [--modes ${Object.keys(SCENARIOS).join(",")}] [--tool wrk|autocannon] [--limits | --compare-limits] [--targets upstream,floor,floor-dispatch,qiao,qiao-limits]`,
   );
   process.exit(2);
 }
@@ -70,8 +78,8 @@ runMain(async () => {
       .map((l) => l.toFixed(2))
       .join(" ")}; ` +
       `tool=${tool} duration=${duration}s warmup=${warmup}s connections=${connections.join(",")} rounds=${rounds} modes=${modes.join(",")}` +
-      (limits
-        ? ` limits=on (key and user: rpm ${BENCH_LIMITS.rpm}, tpm ${BENCH_LIMITS.tpm}, concurrency ${BENCH_LIMITS.concurrency})`
+      (limits || compareLimits
+        ? ` limits=${limits ? "on" : "off and on, two Qiaos"} (key and user: rpm ${BENCH_LIMITS.rpm}, tpm ${BENCH_LIMITS.tpm}, concurrency ${BENCH_LIMITS.concurrency})`
         : ""),
   );
   const work = tempDir("qiao-bench-work-");
@@ -81,29 +89,36 @@ runMain(async () => {
   console.log(
     `[bench] mock upstream ${upstream.url}, floor ${floor.url}, dispatch floor ${floorDispatch.url}; starting Qiao (builds first if sources changed)…`,
   );
-  const t0 = Date.now();
-  const qiao = await startQiao({ startTimeoutMs, entry, env: { METRICS_TOKEN: BENCH_METRICS_TOKEN } });
-  console.log(
-    `[bench] Qiao ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
-  );
-  const { api, key } = await seedQiao(qiao, upstream.url, { limits });
-  // The baseline once the seeding calls are written (holds closed, rows and usage in).
-  const before = await settleLedger(api, await ledgerSnapshot(api), 0);
-  const rssIdle = rssOf(qiao.serverPid);
-  console.log(`[bench] seeded (OpenAI and Claude channels → mock, token sk-…${key.slice(-4)}); Qiao idle RSS ${fmt(rssIdle.rss)} MB`);
+  const qiaos = [];
+  for (const withLimits of compareLimits ? [false, true] : [limits]) {
+    const name = compareLimits && withLimits ? "qiao-limits" : "qiao";
+    const t0 = Date.now();
+    const qiao = await startQiao({ startTimeoutMs, entry, label: name, env: { METRICS_TOKEN: BENCH_METRICS_TOKEN } });
+    console.log(
+      `[bench] ${name} ${qiao.url} ready after ${((Date.now() - t0) / 1000).toFixed(1)} s; server.ts pid ${qiao.serverPid} (+ console and relay worker processes), DATA_DIR ${qiao.dataDir}`,
+    );
+    const { api, key } = await seedQiao(qiao, upstream.url, { limits: withLimits });
+    // The baseline once the seeding calls are written (holds closed, rows and usage in).
+    const before = await settleLedger(api, await ledgerSnapshot(api), 0);
+    const rssIdle = rssOf(qiao.serverPid);
+    console.log(
+      `[bench] ${name} seeded (OpenAI and Claude channels → mock, token sk-…${key.slice(-4)}${withLimits ? ", limits on" : ""}); idle RSS ${fmt(rssIdle.rss)} MB`,
+    );
+    // requests: completed answers, warm-ups included; slack: requests cut off when a run stopped
+    // (may or may not be billed).
+    qiaos.push({ name, server: qiao, api, key, before, rssIdle, requests: 0, slack: 0 });
+  }
 
   const targets = [
     { name: "upstream", url: upstream.url, key: "" },
     { name: "floor", url: floor.url, key: "" },
     { name: "floor-dispatch", url: floorDispatch.url, key: "" },
-    { name: "qiao", url: qiao.url, key },
-  ];
+    ...qiaos.map((q) => ({ name: q.name, url: q.server.url, key: q.key, qiao: q })),
+  ].filter((t) => !only || only.includes(t.name));
   const rows = [];
   const failures = [];
-  let qiaoRequests = 0; // completed answers from Qiao, warm-ups included
-  let qiaoInflightSlack = 0; // requests cut off when a run stopped (may or may not be billed)
   const counted = (target, r, c) => {
-    if (target.name === "qiao") (qiaoRequests += r.requests), (qiaoInflightSlack += c);
+    if (target.qiao) (target.qiao.requests += r.requests), (target.qiao.slack += c);
   };
   const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 
@@ -129,7 +144,8 @@ runMain(async () => {
       const samples = new Map(targets.map((t) => [t.name, []]));
       for (let round = 0; round < rounds; round++) {
         for (const target of round % 2 ? [...targets].reverse() : targets) {
-          const rss0 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+          const qiao = target.qiao?.server;
+          const rss0 = qiao ? rssOf(qiao.serverPid) : null;
           const r = await load({
             url: target.url,
             key: target.key,
@@ -140,9 +156,9 @@ runMain(async () => {
             dir: work,
             tool,
           });
-          const rss1 = target.name === "qiao" ? rssOf(qiao.serverPid) : null;
+          const rss1 = qiao ? rssOf(qiao.serverPid) : null;
           // The relay workers' event-loop delay p99 over the run's last 5–10 s (read right after it).
-          const loop = target.name === "qiao" ? await relayLoopDelays(qiao) : null;
+          const loop = qiao ? await relayLoopDelays(qiao) : null;
           counted(target, r, c);
           if (r.errors) failures.push(`${target.name} ${mode} c=${c}: ${r.errors} errors (${r.detail})`);
           samples.get(target.name).push({ ...r, rss0, rss1, loop });
@@ -174,8 +190,11 @@ runMain(async () => {
   }
 
   // Billing: wait (bounded) until the ledger has written everything, i.e. the counts stop moving.
-  const after = await settleLedger(api, before, qiaoRequests);
-  const rssEnd = rssOf(qiao.serverPid);
+  for (const q of qiaos) {
+    q.after = await settleLedger(q.api, q.before, q.requests);
+    q.rssEnd = rssOf(q.server.serverPid);
+  }
+  const isQiao = (name) => qiaos.some((q) => q.name === name);
 
   const floorOf = (r, name) => rows.find((f) => f.target === name && f.mode === r.mode && f.c === r.c);
   const headers = [
@@ -193,10 +212,12 @@ runMain(async () => {
     "relay workers' loop delay p99 (ms)",
     "Qiao ÷ dispatch floor",
     "Qiao RSS start→end (MB, all processes)",
+    ...(compareLimits ? ["limits on ÷ off (req/s)", "limits on − off, p99 (ms)"] : []),
   ];
   const body = rows.map((r) => {
-    const f = r.target === "qiao" ? floorOf(r, "floor") : null;
-    const d = r.target === "qiao" ? floorOf(r, "floor-dispatch") : null;
+    const f = isQiao(r.target) ? floorOf(r, "floor") : null;
+    const d = isQiao(r.target) ? floorOf(r, "floor-dispatch") : null;
+    const off = r.target === "qiao-limits" ? floorOf(r, "qiao") : null;
     return [
       r.target,
       r.mode,
@@ -212,20 +233,36 @@ runMain(async () => {
       r.loop ? loopText(r.loop) : "",
       d ? fmt(r.rps / d.rps, 2) : "",
       r.rss0 ? `${fmt(r.rss0.rss)}→${fmt(r.rss1.rss)}` : "",
+      ...(compareLimits
+        ? [off ? fmt(r.rps / off.rps, 3) : "", off ? (r.p99 - off.p99 >= 0 ? "+" : "") + fmt(r.p99 - off.p99, 2) : ""]
+        : []),
     ];
   });
   console.log(`\n${table(headers, body)}\n`);
   const streams = streamsSideBySide(rows, floorOf);
   if (streams) console.log(`${streams}\n`);
-  console.log(
-    `Qiao RSS (all ${rssEnd.processes} processes of server.ts pid ${qiao.serverPid}: primary, console, relay workers): ` +
-      `idle after seeding ${fmt(rssIdle.rss)} MB, end ${fmt(rssEnd.rss)} MB, sum of per-process peaks (VmHWM) ${fmt(rssEnd.hwm)} MB`,
-  );
+  if (compareLimits) {
+    const on = rows.filter((r) => r.target === "qiao-limits" && floorOf(r, "qiao"));
+    const ratios = on.map((r) => r.rps / floorOf(r, "qiao").rps);
+    console.log(
+      `Limits on ÷ off, req/s: ${on.map((r, i) => `${r.mode} c=${r.c} ${fmt(ratios[i], 3)}`).join(", ")}; ` +
+        `lowest ${fmt(Math.min(...ratios), 3)} (the issue asks for ≥ 0.95)\n`,
+    );
+  }
+  for (const q of qiaos) {
+    console.log(
+      `${q.name} RSS (all ${q.rssEnd.processes} processes of server.ts pid ${q.server.serverPid}: primary, console, relay workers): ` +
+        `idle after seeding ${fmt(q.rssIdle.rss)} MB, end ${fmt(q.rssEnd.rss)} MB, sum of per-process peaks (VmHWM) ${fmt(q.rssEnd.hwm)} MB`,
+    );
+  }
 
-  const billing = checkLedger(before, after, { completed: qiaoRequests, slack: qiaoInflightSlack });
-  console.log(`Qiao billing: ${billing.lines.join("\n")}`);
-  failures.push(...billing.failures);
-  if (qiao.lateErrors() > 0) console.log(`note: Qiao wrote ${qiao.lateErrors()} line(s) to stderr during the run (see above)`);
+  for (const q of qiaos) {
+    const billing = checkLedger(q.before, q.after, { completed: q.requests, slack: q.slack });
+    console.log(`${q.name} billing: ${billing.lines.join("\n")}`);
+    failures.push(...billing.failures.map((f) => `${q.name}: ${f}`));
+    if (q.server.lateErrors() > 0)
+      console.log(`note: ${q.name} wrote ${q.server.lateErrors()} line(s) to stderr during the run (see above)`);
+  }
 
   if (failures.length) {
     console.error(`\n[bench] FAILED — ${failures.length} problem(s):\n  ${failures.join("\n  ")}`);
@@ -243,7 +280,8 @@ runMain(async () => {
 function streamsSideBySide(rows, floorOf) {
   const ratio = (mode, c, floorName) => {
     const q = rows.find((r) => r.target === "qiao" && r.mode === mode && r.c === c);
-    return q ? q.rps / floorOf(q, floorName).rps : null;
+    const f = q && floorOf(q, floorName);
+    return f ? q.rps / f.rps : null;
   };
   const body = [];
   for (const c of connections) {
