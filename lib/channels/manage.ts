@@ -113,7 +113,7 @@ export async function createChannels(input: ChannelCreateInput, actor: ChannelAc
     }
     return rows;
   }, LONG_TX);
-  publishInvalidation({ kind: "channels" });
+  await publishInvalidation({ kind: "channels" });
   await writeAudits(
     created.map(({ row, key: k }) =>
       channelAudit(by, row.id, "channel.create", {
@@ -178,7 +178,7 @@ export async function updateChannel(input: ChannelUpdateInput, actor: ChannelAct
       await tx.channelKey.deleteMany({ where: { channel_id: id, key_hash: { notIn: keyHashesOf(keyType, newKey, multiKeyMode) } } });
     return updated;
   });
-  publishInvalidation({ kind: "channels" });
+  await publishInvalidation({ kind: "channels" });
   await writeAudits(editAudits(by, current, row, newKey));
   return toChannelView(row);
 }
@@ -213,7 +213,7 @@ async function deleteWhere(where: Prisma.ChannelWhereInput, by: AuditBy, action:
     return { rows, count: (await tx.channel.deleteMany({ where: { id: { in: ids } } })).count };
   }, LONG_TX);
   if (count === 0) return 0;
-  publishInvalidation({ kind: "channels" });
+  await publishInvalidation({ kind: "channels" });
   await writeAudits(rows.map((row) => channelAudit(by, row.id, action, { name: row.name })));
   return count;
 }
@@ -233,6 +233,6 @@ export const deleteDisabledChannels = (by: AuditBy) =>
 export async function fixChannelAbilities(): Promise<number> {
   const db = await getDb();
   const count = await db.$transaction((tx) => rebuildAllAbilities(tx), LONG_TX);
-  publishInvalidation({ kind: "channels" });
+  await publishInvalidation({ kind: "channels" });
   return count;
 }

@@ -190,7 +190,7 @@ export async function manageMultiKeys(input: MultiKeyManageInput, by: AuditBy): 
   const loaded = await loadMultiKeyChannel(input.channel_id);
   if (input.action === "get_key_status") return { data: statusPage(loaded, input), message: "" };
   const result = await changeKeys(loaded, input);
-  publishInvalidation({ kind: "channels" });
+  await publishInvalidation({ kind: "channels" });
   await writeAudit({
     ...by,
     action: "channel.multi_key_manage",

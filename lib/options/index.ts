@@ -118,7 +118,8 @@ export class OptionsCache {
       values: { ...snapshot.values, [optionKey]: parsed.value },
       raw: { ...snapshot.raw, [optionKey]: parsed.raw },
     };
-    publishInvalidation({ kind: "options" });
+    // Answer once this instance's other processes (the relay workers) use the new value.
+    await publishInvalidation({ kind: "options" });
     if (by && before[optionKey] !== parsed.raw) {
       const [from, to] = [before[optionKey], parsed.raw];
       const value = isSecretOption(optionKey) ? { from: maskSecret(from), to: maskSecret(to) } : textChange(from, to);
@@ -145,9 +146,10 @@ export function optionsCache(): OptionsCache {
     const cache = (slot.cache = new OptionsCache());
     // Another process or instance saved an option (or Redis is back after missing some): read
     // the table again now. (This process's own writes are already in the cache.)
+    // The reload's promise tells the bus when this process uses the new values (lib/cache/bus.ts).
     onInvalidation((event, remote) => {
-      if ((event.kind === "options" || event.kind === "resync") && remote)
-        cache.reloadAfterWrite().catch((err) => log.error({ err }, "reload failed"));
+      if ((event.kind !== "options" && event.kind !== "resync") || !remote) return undefined;
+      return cache.reloadAfterWrite().catch((err) => log.error({ err }, "reload failed"));
     });
   }
   if (!slot.timer && env.SYNC_FREQUENCY > 0) {

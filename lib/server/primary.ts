@@ -10,7 +10,7 @@ import { clientIpSecret, env, relayWorkerCount, sessionSecret } from "@/lib/env"
 import { hitLogServer } from "@/lib/server/hit-log";
 import { limitsServer } from "@/lib/server/limits-ipc";
 import { metricsServer } from "@/lib/server/metrics-ipc";
-import { isServerMessage, type ServerMessage } from "@/lib/server/ipc";
+import { applyWaits, isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 import { flushLog, instanceId, logger } from "@/lib/log";
 
 const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
@@ -67,11 +67,25 @@ export function runPrimary(entry: string) {
     for (const c of [consoleChild, ...workers]) if (c && c !== from) c.send(m);
   };
 
+  // An invalidation the publisher waits on: passed on to every other child, each asked to
+  // acknowledge it, and acknowledged to the publisher once all have (or exited, or timed out).
+  const applies = applyWaits();
+  const relayCache = (from: Child, m: Extract<ServerMessage, { qiao: "cache" }>) => {
+    const { ack } = m;
+    if (ack === undefined) return relay(from, m);
+    const others = [consoleChild, ...workers].filter((c): c is Child => c !== null && c !== from);
+    const each = others.map((c) => Promise.race([applies.wait((id) => c.send({ qiao: "cache", event: m.event, ack: id })), c.exited]));
+    void Promise.all(each).then(() => from.send({ qiao: "cache-applied", ack }));
+  };
+
   const onMessage = (from: Child) => (m: unknown) => {
     if (!isServerMessage(m)) return;
     switch (m.qiao) {
       case "cache":
-        relay(from, m);
+        relayCache(from, m);
+        break;
+      case "cache-applied":
+        applies.applied(m.ack);
         break;
       case "db-ready":
         if (workers.size === 0) for (let i = 0; i < count; i++) startWorker();

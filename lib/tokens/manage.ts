@@ -170,7 +170,7 @@ async function writeOwned(owner: TokenOwner, id: number, keyHash: string, data: 
   const db = await getDb();
   const { count } = await db.token.updateMany({ where: owned(owner.id, id), data });
   if (count === 0) throw notFound(TOKEN_MSG.notFound);
-  publishInvalidation({ kind: "token", keyHash, id });
+  await publishInvalidation({ kind: "token", keyHash, id });
   const row = await db.token.findFirstOrThrow({ where: { id }, select: TOKEN_VIEW_SELECT });
   return toTokenView(await visibleRemain(row));
 }
@@ -224,7 +224,7 @@ export async function deleteToken(owner: TokenOwner, id: number): Promise<void> 
   const db = await getDb();
   const { count } = await db.token.updateMany({ where: owned(owner.id, id), data: { deleted_at: new Date() } });
   if (count === 0) throw notFound(TOKEN_MSG.notFound);
-  publishInvalidation({ kind: "token", keyHash: current.key_hash, id });
+  await publishInvalidation({ kind: "token", keyHash: current.key_hash, id });
 }
 
 /** How many tokens the chat pages look through for an enabled one (spec §9). */

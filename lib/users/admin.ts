@@ -191,7 +191,7 @@ export async function updateUser(actor: Actor, input: UserUpdateInput, by: Audit
       if (isUniqueViolation(error)) throw new ApiError(USER_MSG.usernameTaken, 400);
       throw error;
     });
-  publishInvalidation({ kind: "user", id: user.id });
+  await publishInvalidation({ kind: "user", id: user.id });
   // A new password set by an admin ends the user's sessions (their cookies already fail on auth_version).
   if (input.password) await endOtherSessions(user.id, null);
   const profile = changedFields(target, user, PROFILE_FIELDS);
@@ -259,7 +259,7 @@ export async function manageUser(actor: Actor, input: UserManageInput, by: Audit
   } else {
     const { count } = await db.user.updateMany({ where: { id: target.id, deleted_at: null, ...guard }, data });
     if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
-    publishInvalidation({ kind: "user", id: target.id });
+    await publishInvalidation({ kind: "user", id: target.id });
     // A ban ends the user's sessions (their cookies already fail on auth_version).
     if (input.action === "disable") await endOtherSessions(target.id, null);
   }
@@ -285,7 +285,9 @@ export async function deleteUser(actor: Actor, id: number, by: AuditBy): Promise
     if (count === 0) throw new ApiError(USER_MSG.changedMeanwhile, 409);
     return rows;
   });
-  for (const t of tokens) publishInvalidation({ kind: "token", keyHash: t.key_hash, id: t.id });
-  publishInvalidation({ kind: "user", id });
+  await Promise.all([
+    ...tokens.map((t) => publishInvalidation({ kind: "token", keyHash: t.key_hash, id: t.id })),
+    publishInvalidation({ kind: "user", id }),
+  ]);
   await writeAudit(userAudit(by, id, "user.purge", { username: target.username }));
 }

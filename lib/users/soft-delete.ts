@@ -26,7 +26,9 @@ export async function softDeleteUser(id: number, guard: Prisma.UserWhereInput = 
   });
   if (!keys) return false;
   await endOtherSessions(id, null);
-  for (const key of keys) publishInvalidation({ kind: "token", keyHash: key.key_hash, id: key.id });
-  publishInvalidation({ kind: "user", id });
+  await Promise.all([
+    ...keys.map((key) => publishInvalidation({ kind: "token", keyHash: key.key_hash, id: key.id })),
+    publishInvalidation({ kind: "user", id }),
+  ]);
   return true;
 }
