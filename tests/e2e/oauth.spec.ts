@@ -260,6 +260,7 @@ test("personal settings bind GitHub, LinuxDO and OIDC in a new window; an id bou
   // Unbinding asks first; this account keeps its password, so it may.
   await bindingRow(page, "linuxdo").getByRole("button", { name: "解绑LinuxDO" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "取消" }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   await expect(bindingRow(page, "linuxdo")).not.toContainText("未绑定");
   await bindingRow(page, "linuxdo").getByRole("button", { name: "解绑LinuxDO" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "解除绑定" }).click();
