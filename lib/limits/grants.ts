@@ -52,8 +52,8 @@ type Share = {
   size: number;
   room: number;
   until: number;
-  /** What it admitted: rpm request times, tpm tokens per second, budget quota. */
-  times: number[];
+  /** What it admitted: rpm request times as runs (GrantReport), tpm tokens per second, budget quota. */
+  runs: number[];
   bySecond: Map<number, number>;
   spent: number;
   closed: boolean;
@@ -154,8 +154,12 @@ export class GrantingStore implements LimitStore {
         const share = t as Share;
         a = share.of;
         share.room -= n;
-        if (c.kind === "rpm") share.times.push(now);
-        else if (c.kind === "tpm") share.bySecond.set(nowS, (share.bySecond.get(nowS) ?? 0) + n);
+        if (c.kind === "rpm") {
+          const runs = share.runs;
+          const last = runs.length - 2;
+          if (last >= 0 && runs[last] === now) runs[last + 1]!++;
+          else runs.push(now, 1);
+        } else if (c.kind === "tpm") share.bySecond.set(nowS, (share.bySecond.get(nowS) ?? 0) + n);
         else share.spent += n;
       }
       a.recent += n;
@@ -254,7 +258,7 @@ export class GrantingStore implements LimitStore {
         a.held += g.n;
         return;
       }
-      a.shares.push({ of: a, id: g.id, size: g.n, room: g.n, until: g.until, times: [], bySecond: new Map(), spent: 0, closed: false });
+      a.shares.push({ of: a, id: g.id, size: g.n, room: g.n, until: g.until, runs: [], bySecond: new Map(), spent: 0, closed: false });
     });
   }
 
@@ -326,7 +330,7 @@ export class GrantingStore implements LimitStore {
   private close(a: Allowance, share: Share): GrantReport {
     share.closed = true;
     const { key, kind } = a.spec;
-    if (kind === "rpm") return { id: share.id, key, kind, times: share.times };
+    if (kind === "rpm") return { id: share.id, key, kind, runs: share.runs };
     if (kind === "tpm") return { id: share.id, key, kind, bySecond: [...share.bySecond] };
     return { id: share.id, key, kind: "budget", spent: share.spent };
   }

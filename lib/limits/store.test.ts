@@ -129,6 +129,33 @@ describe("limit counters slide with time (memory, fake clock)", () => {
     expect(s.admit(ask([rpm])).refused).toBe(0);
   });
 
+  it("rpm: a worker's report, runs of calls per millisecond in any order, puts each call in its place in the window", () => {
+    let now = 4_000_000;
+    const s = new MemoryLimitStore(() => now);
+    const rpm = { kind: "rpm" as const, key: "rpm-runs", limit: 80 };
+    const [grant] = s.grant({ owner: "w1", counters: [rpm], want: [10], min: [1] });
+    expect(grant?.n).toBe(10);
+    // The share is held in full until reported.
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(10);
+    // Admitted at +300 ms (three calls), +100 ms (the clock went back; two) and +300 ms again (one);
+    // one more before it is reported, at the primary itself, at +500 ms.
+    now += 500;
+    expect(s.admit(ask([rpm])).refused).toBe(-1);
+    s.report([{ id: grant!.id, key: rpm.key, kind: "rpm", runs: [now - 200, 3, now - 400, 2, now - 200, 1] }]);
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(7);
+    // Fill the window, then each call leaves it 60 s after its own time: two, then four, then one.
+    for (let i = 0; i < 73; i++) expect(s.admit(ask([rpm])).refused).toBe(-1);
+    const full = s.admit(ask([rpm]));
+    expect(full.refused).toBe(0);
+    expect(full.waitMs).toBe(59_600);
+    now += 59_600;
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(78);
+    now += 200;
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(74);
+    now += 200;
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(0);
+  });
+
   it("tpm: the oldest second's tokens leave the window; a correction after it has left changes nothing", () => {
     let now = 2_000_000;
     const s = new MemoryLimitStore(() => now);

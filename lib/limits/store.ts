@@ -82,9 +82,11 @@ export type GrantAsk = { owner: string; counters: CounterSpec[]; want: number[];
 /**
  * A worker gives a grant back: what it admitted with it (rpm: the request times; tpm: tokens per
  * second; budget: quota spent), replacing the reservation; or, for concurrency, slots it no longer holds.
+ * rpm's times go as runs, `[time, count, time, count, …]` in the order admitted: at a high rate
+ * many calls share a millisecond, and the runs are what crosses the IPC channel and gets merged.
  */
 export type GrantReport =
-  | { id: string; key: string; kind: "rpm"; times: number[] }
+  | { id: string; key: string; kind: "rpm"; runs: number[] }
   | { id: string; key: string; kind: "tpm"; bySecond: [number, number][] }
   | { id: string; key: string; kind: "budget"; spent: number }
   | { owner: string; key: string; kind: "concurrency"; returned: number };
@@ -340,10 +342,7 @@ export class MemoryLimitStore implements LimitStore {
       this.reserved.get(r.key)!.delete(r.id);
       if (r.kind === "rpm") {
         const log = this.log(r.key, now);
-        mergeTimes(
-          log,
-          r.times.filter((t) => t > now - WINDOW_MS),
-        );
+        mergeTimes(log, timesOfRuns(r.runs, now - WINDOW_MS));
         log.expires = Math.max(log.expires, now + WINDOW_MS);
       } else if (r.kind === "tpm") {
         const b = this.buckets.get(r.key);
@@ -412,9 +411,8 @@ const holdingLease = (owner: string) => HOLDING_PREFIX + owner;
  * so they belong near its end: only the log's tail from the first of them on is merged again,
  * never the whole window (at a high rate it holds hundreds of thousands of times).
  */
-function mergeTimes(log: Log, times: number[]) {
-  if (times.length === 0) return;
-  const add = times.slice().sort((a, b) => a - b);
+function mergeTimes(log: Log, add: number[]) {
+  if (add.length === 0) return;
   let lo = log.head;
   let hi = log.times.length;
   while (lo < hi) {
@@ -429,6 +427,22 @@ function mergeTimes(log: Log, times: number[]) {
     if (j >= add.length || (i < tail.length && tail[i]! <= add[j]!)) log.times.push(tail[i++]!);
     else log.times.push(add[j++]!);
   }
+}
+
+/**
+ * The times of a report's runs later than `after`, in order: a worker admits in clock order, so
+ * they come sorted, and are sorted here only when the clock went back meanwhile.
+ */
+function timesOfRuns(runs: number[], after: number): number[] {
+  const times: number[] = [];
+  let sorted = true;
+  for (let i = 0; i + 1 < runs.length; i += 2) {
+    const t = runs[i]!;
+    if (!(t > after)) continue;
+    if (times.length > 0 && t < times[times.length - 1]!) sorted = false;
+    for (let n = runs[i + 1]!; n > 0; n--) times.push(t);
+  }
+  return sorted ? times : times.sort((a, b) => a - b);
 }
 
 /** A refused tpm request: how long until enough of the window's oldest buckets have left it. */
