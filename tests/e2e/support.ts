@@ -226,3 +226,14 @@ export const clipboardText = (page: Page) => page.evaluate(() => navigator.clipb
 
 /** A notification toast with this text. */
 export const toast = (page: Page, text: string | RegExp) => page.locator(".mantine-Notification-root").filter({ hasText: text });
+
+/**
+ * Closes the open dialog, popover or drawer with Escape and waits until it has left the page. A
+ * Mantine dialog stays in the DOM through its closing transition, so a step that opens the next
+ * one at once would otherwise see two (stop 41's CI: the usage popover, still closing, lent its
+ * "每分钟请求数 0 / 20" bar to the drawer's label lookup).
+ */
+export async function closeDialog(page: Page) {
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+}

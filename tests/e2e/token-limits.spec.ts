@@ -4,7 +4,7 @@
 // and at 390 px. lib/limits/usage.ts is the placeholder here, so every use reads 0.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
+import { closeDialog, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 const row = (page: Page, name: string) => page.getByRole("row").filter({ has: page.getByRole("cell", { name, exact: true }) });
 const drawer = (page: Page) => page.getByRole("dialog");
@@ -63,8 +63,7 @@ test("a user sets a key's limits in the drawer, sees them against its use in the
   await expect(popover.getByText(/^每天 · 重置于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)).toBeVisible();
   expect(usageCalls).toHaveLength(1);
   await shot(page, "token-limits-popover");
-  await page.keyboard.press("Escape");
-  await expect(popover).toBeHidden();
+  await closeDialog(page);
 
   // Edit: the section opens with the key's values; a new RPM and period show at the next opening.
   await row(page, "limited").getByRole("button", { name: "编辑" }).click();
@@ -80,7 +79,7 @@ test("a user sets a key's limits in the drawer, sees them against its use in the
   await expectUsage(page, "每分钟请求数", "0 / 20");
   await expect(page.getByRole("dialog").getByText(/^每周 · 重置于/)).toBeVisible();
   expect(usageCalls).toHaveLength(2);
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
 
   // Clear: a period with no budget is refused; all 0 and 不重置 leave the key without limits.
   await row(page, "limited").getByRole("button", { name: "编辑" }).click();
@@ -119,7 +118,7 @@ test("the limits look right in dark mode and on a 390 px phone", async ({ page }
   await row(page, "look").getByRole("button", { name: "look 的限制" }).click();
   await expectUsage(page, "周期预算", "$0.00 / $1.00");
   await shot(page, "token-limits-popover-dark");
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await row(page, "look").getByRole("button", { name: "编辑" }).click();
   await expect(drawer(page).getByLabel("每分钟请求数")).toHaveValue("60");
   await shot(page, "token-limits-drawer-dark");
@@ -134,7 +133,7 @@ test("the limits look right in dark mode and on a 390 px phone", async ({ page }
   await expectUsage(page, "每分钟请求数", "0 / 60");
   await expectFits(page, 390);
   await shot(page, "token-limits-popover-390");
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await page.getByRole("button", { name: "编辑" }).click();
   await expect(drawer(page).getByLabel("每分钟请求数")).toHaveValue("60");
   await drawer(page)

@@ -10,7 +10,7 @@ import Database from "better-sqlite3";
 import { generate } from "otplib";
 import type { Browser, BrowserContext } from "@playwright/test";
 import { E2E_BASE_URL } from "./env";
-import { expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
+import { closeDialog, expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 // Codes come from a 30-second clock: a flow may wait for the next step.
@@ -242,7 +242,7 @@ test("the step-up dialog asks root for the password before a channel key is show
   await expect(shown.getByText(key)).toBeVisible();
   await shown.getByRole("button", { name: "复制" }).click();
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(key);
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
 
   // Within five minutes the key shows again without asking.
   await page.getByRole("button", { name: "查看密钥" }).click();
@@ -250,7 +250,7 @@ test("the step-up dialog asks root for the password before a channel key is show
   await expect(stepUp).toHaveCount(0);
 
   // Closing the dialog instead leaves the key unshown and says nothing more.
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await expireStepUp(page.context());
   await page.getByRole("button", { name: "查看密钥" }).click();
   await expect(stepUp).toBeVisible();

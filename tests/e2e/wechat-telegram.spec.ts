@@ -10,7 +10,7 @@ import type { APIRequestContext, Browser, BrowserContext } from "@playwright/tes
 import { type MockTelegramWidget, startMockTelegramWidget, telegramLogin } from "../mocks/telegram";
 import { type MockWeChatServer, startMockWeChatServer, WECHAT_CODE_VALID_MS } from "../mocks/wechat";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { expect, expectFits, loginViaUi, type Page, test, toast, uniqueName } from "./support";
+import { closeDialog, expect, expectFits, loginViaUi, type Page, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -175,7 +175,7 @@ test("the WeChat modal in dark mode and on a 390 px phone", async ({ browser }) 
   await page.getByRole("button", { name: "微信", exact: true }).click();
   await expect(page.getByRole("dialog", { name: "微信扫码登录" })).toBeVisible();
   await snap(page, "wechat-modal-390");
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await switchScheme(page, "dark");
   await page.getByRole("button", { name: "微信", exact: true }).click();
   await expect(page.getByRole("dialog", { name: "微信扫码登录" })).toBeVisible();
