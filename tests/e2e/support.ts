@@ -110,7 +110,8 @@ export const test = base.extend<{ network: NetworkWatch }, { browser: Browser }>
  * How long a page may take to hydrate before the test goes on regardless: long enough for a
  * loaded box. Controls hidden from users are not waited for: Mantine's autosizing textarea adds a
  * hidden measuring copy outside React, which no page ever hydrates (the channel editor waited out
- * the limit on every visit because of it).
+ * the limit on every visit because of it). Nor are those a mock script put there
+ * (`data-outside-react`: the Telegram widget's button, which cost 15 s on each sign-in page).
  */
 const HYDRATION_TIMEOUT_MS = 15_000;
 
@@ -142,7 +143,7 @@ export async function hydrated(page: Page): Promise<void> {
 
 /** In the page: the controls a user can reach that React has not hydrated yet (their markup). */
 const UNHYDRATED_CONTROLS = `[...document.querySelectorAll("button, input, textarea, select")]
-  .filter((el) => el.getAttribute("aria-hidden") !== "true")
+  .filter((el) => el.getAttribute("aria-hidden") !== "true" && !el.hasAttribute("data-outside-react"))
   .filter((el) => !Object.keys(el).some((k) => k.startsWith("__reactProps$")))
   .map((el) => el.outerHTML.slice(0, 160))`;
 

@@ -50,6 +50,9 @@ function widgetScript(fields: Record<string, string> | null): string {
   button.type = "button";
   button.textContent = "Log in with Telegram";
   button.title = "@" + bot;
+  // The real widget is a frame; this button is the mock's, outside React (tests/e2e/support.ts
+  // does not wait for it to hydrate).
+  button.setAttribute("data-outside-react", "");
   button.style.cssText = "background:#54a9eb;color:#fff;border:0;cursor:pointer;white-space:nowrap;overflow:hidden;padding:0;" +
     "width:" + size[0] + "px;height:" + size[1] + "px;border-radius:" + size[1] / 2 + "px;font:500 " + size[2] + "px sans-serif";
   button.onclick = function () {
