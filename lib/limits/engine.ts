@@ -205,8 +205,20 @@ export function admitCall(
   return specs instanceof Promise ? specs.then((s) => admitWith(checks, s, estimate, quota)) : admitWith(checks, specs, estimate, quota);
 }
 
-/** A call's checks and counters, kept per key object (the relay's key cache gives a new one when the key changes). */
-type Plan = { options: OptionValues; until: number; checks: LimitCheck[]; specs: CounterSpec[] };
+/**
+ * A call's checks and counters (none: `checks` empty), kept per key object (the relay's key cache
+ * gives a new one when the key changes) and model, for the user, group and kind of call they were
+ * worked out for; looked up without building a string, on every call.
+ */
+type Plan = {
+  options: OptionValues;
+  until: number;
+  userId: number;
+  group: string;
+  tasks: boolean;
+  checks: LimitCheck[];
+  specs: CounterSpec[];
+};
 let plans = new WeakMap<object, Map<string, Plan>>();
 const PLANS_PER_KEY = 64;
 
@@ -218,34 +230,52 @@ function plan(
   tasks: boolean,
   now: number,
 ): { checks: LimitCheck[]; specs: CounterSpec[] | Promise<CounterSpec[]> } | null {
-  const id = caller.key ? `${tasks ? "t" : "r"}${caller.userId}\n${caller.group}\n${model}` : "";
   const byKey = caller.key ? plans.get(caller.key) : undefined;
-  const known = byKey?.get(id);
-  if (known && known.options === options && now < known.until) return known;
+  const known = byKey?.get(model);
+  if (
+    known &&
+    known.options === options &&
+    now < known.until &&
+    known.userId === caller.userId &&
+    known.group === caller.group &&
+    known.tasks === tasks
+  ) {
+    return known.checks.length > 0 ? known : null;
+  }
   const all = limitChecks(options, caller, model, now);
   const checks = tasks ? all.filter((c) => c.kind !== "tpm") : all;
-  if (checks.length === 0) return null;
-  const specs = counters(checks, now);
+  const specs = checks.length > 0 ? counters(checks, now) : [];
   if (caller.key && !(specs instanceof Promise)) {
     let map = byKey;
     if (!map) plans.set(caller.key, (map = new Map()));
     if (map.size >= PLANS_PER_KEY) map.clear();
     let until = Number.POSITIVE_INFINITY;
     for (const c of checks) if (c.budget) until = Math.min(until, c.budget.end * 1000);
-    map.set(id, { options, until, checks, specs });
+    map.set(model, { options, until, userId: caller.userId, group: caller.group, tasks, checks, specs });
   }
-  return { checks, specs };
+  return checks.length > 0 ? { checks, specs } : null;
 }
 
 function admitWith(checks: LimitCheck[], specs: CounterSpec[], tokens: number, quota: number): CallLimits | Promise<CallLimits> {
   const lease = leasePrefix + (++leaseSeq).toString(36);
   const where = admitIn({ counters: specs, tokens, quota, lease, leaseMs: LEASE_MS, record: true });
-  const decide = (answer: AdmitAnswer) => {
-    const headers = rateHeaders(checks, answer.states);
-    if (answer.refused >= 0) throw refusal(checks[answer.refused]!, answer.waitMs, headers);
-    return new CallLimits(where, specs, lease, tokens, quota, answer.bucket, answer.local, headers);
-  };
-  return where.answer instanceof Promise ? where.answer.then(decide) : decide(where.answer);
+  const answer = where.answer;
+  if (answer instanceof Promise) return answer.then((a) => decide(checks, specs, where, lease, tokens, quota, a));
+  return decide(checks, specs, where, lease, tokens, quota, answer);
+}
+
+function decide(
+  checks: LimitCheck[],
+  specs: CounterSpec[],
+  where: { store: LimitStore },
+  lease: string,
+  tokens: number,
+  quota: number,
+  answer: AdmitAnswer,
+): CallLimits {
+  const headers = rateHeaders(checks, answer.states);
+  if (answer.refused >= 0) throw refusal(checks[answer.refused]!, answer.waitMs, headers);
+  return new CallLimits(where, specs, lease, tokens, quota, answer.bucket, answer.local, headers);
 }
 
 const KIND_WORDS = { rpm: "每分钟请求数", tpm: "每分钟 token 数", concurrency: "并发请求数" } as const;

@@ -116,13 +116,14 @@ export class GrantingStore implements LimitStore {
 
   /** The shares that admit the whole call here, or null (then nothing was taken). */
   private takeLocally(ask: AdmitAsk, now: number): Taken | null {
-    const taken: Taken = [];
-    for (const c of ask.counters) {
+    const taken: Taken = new Array(ask.counters.length);
+    for (let i = 0; i < ask.counters.length; i++) {
+      const c = ask.counters[i]!;
       const a = this.allowances.get(c.key);
       if (!a || a.spec.limit !== c.limit || a.spec.kind !== c.kind) return null;
       if (c.kind === "concurrency") {
         if (a.inflight >= a.held) return null;
-        taken.push(a);
+        taken[i] = a;
         continue;
       }
       const need = units(c, ask);
@@ -134,14 +135,14 @@ export class GrantingStore implements LimitStore {
         }
       }
       if (!share) return null;
-      taken.push(share);
+      taken[i] = share;
     }
     return taken;
   }
 
   private answerLocally(ask: AdmitAsk, taken: Taken, now: number): AdmitAnswer {
     const nowS = Math.floor(now / 1000);
-    const states: CounterState[] = [];
+    const states: CounterState[] = new Array(ask.counters.length);
     for (let i = 0; i < ask.counters.length; i++) {
       const c = ask.counters[i]!;
       const t = taken[i]!;
@@ -165,7 +166,7 @@ export class GrantingStore implements LimitStore {
       a.recent += n;
       a.lastUse = now;
       // Only rpm and tpm figures reach the answer (its x-ratelimit-* headers).
-      states.push(c.kind === "rpm" || c.kind === "tpm" ? this.state(a, now) : UNSTATED);
+      states[i] = c.kind === "rpm" || c.kind === "tpm" ? this.state(a, now) : UNSTATED;
       this.maybeRefill(a, ask, now);
     }
     return { refused: -1, waitMs: 0, states, bucket: nowS, local: taken };
