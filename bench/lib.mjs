@@ -192,13 +192,14 @@ export async function startMockUpstream({ usage = true } = {}) {
   return { child, port, url: `http://${HOST}:${port}` };
 }
 
-/** `variant`: "floor" (undici.request + pipe) or "floor-dispatch" (undici's dispatch API). */
-export async function startFloor(upstreamUrl, variant = "floor") {
-  const child = startChild(variant, process.execPath, [
-    path.join(ROOT, `bench/${variant}.mjs`),
-    String(PORT_RANGE ? await freePort() : 0),
-    upstreamUrl,
-  ]);
+/** `variant`: "floor" (undici.request + pipe) or "floor-dispatch" (undici's dispatch API); `env`: added to ours. */
+export async function startFloor(upstreamUrl, variant = "floor", { env } = {}) {
+  const child = startChild(
+    variant,
+    process.execPath,
+    [path.join(ROOT, `bench/${variant}.mjs`), String(PORT_RANGE ? await freePort() : 0), upstreamUrl],
+    env ? { env: { ...process.env, ...env } } : {},
+  );
   const port = await waitReady(variant, child);
   return { child, port, url: `http://${HOST}:${port}` };
 }
