@@ -13,7 +13,7 @@
 // above the server-side p99, how many waited through a GC pause, a late loop or a SQLite write,
 // and how long, beside the share of all requests that did (a cause of the tail is one the slow
 // requests meet far more often).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import {
   cleanup,
@@ -77,6 +77,12 @@ async function dump(dir) {
     if (Date.now() > deadline) throw new Error(`probes of ${dir} did not all write (${fresh.length}/${pids.length})`);
     await sleep(100);
   }
+}
+
+/** The size of the SQLite WAL in a Qiao's DATA_DIR, in MB (0 when there is none). */
+function walMb(dataDir) {
+  const wal = readdirSync(dataDir).find((f) => f.endsWith(".db-wal"));
+  return wal ? statSync(path.join(dataDir, wal)).size / 1e6 : 0;
 }
 
 const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] : NaN);
@@ -225,6 +231,7 @@ runMain(async () => {
       if (client.errors) throw new Error(`${name}: ${client.errors} errors (${client.detail})`);
       const procs = (await dump(t.dir)).map(analyse).filter((p) => p.rows.length > 0);
       report(`${name} ${mode} c=${connections}${rounds > 1 ? `, round ${round}` : ""}`, client, procs);
+      if (t.qiao) console.log(`SQLite WAL at the end: ${fmt(walMb(t.qiao.dataDir), 1)} MB`);
     }
   }
   if (started.qiao) await stopQiao(started.qiao.qiao);

@@ -53,6 +53,12 @@ export interface DirectDb {
   close(): Promise<void>;
 }
 
+/**
+ * A relay worker's wal_autocheckpoint, in pages (SQLite's default is 1000): the console checkpoints
+ * the WAL (lib/db/checkpointer.ts), and this is reached only should it stop (~100 MB at 4 KiB pages).
+ */
+export const RELAY_WAL_AUTOCHECKPOINT_PAGES = 25_000;
+
 /** How long SQLite work waits for another connection's write lock by default (Prisma's adapter waits as long). */
 const SQLITE_BUSY_WAIT_MS = 5_000;
 
@@ -106,14 +112,16 @@ export type DirectDbOptions = {
   maxConnections?: number;
   /** How long SQLite work waits for another connection's write lock, without blocking the event loop. */
   busyWaitMs?: number;
+  /** SQLite: the connection's wal_autocheckpoint in pages (SQLite's default, 1000, when not given). */
+  walAutocheckpointPages?: number;
 };
 
 /** Opens a direct connection. Tests open one per throwaway database. */
 export async function openDirectDb(kind: DbKind, dsn: string, options: DirectDbOptions = {}): Promise<DirectDb> {
-  const { maxConnections = 4, busyWaitMs = SQLITE_BUSY_WAIT_MS } = options;
+  const { maxConnections = 4, busyWaitMs = SQLITE_BUSY_WAIT_MS, walAutocheckpointPages } = options;
   if (kind === "postgresql") return openPostgres(dsn, maxConnections);
   if (kind === "mysql") return openMysql(dsn, maxConnections);
-  return openSqlite(dsn, busyWaitMs);
+  return openSqlite(dsn, busyWaitMs, walAutocheckpointPages);
 }
 
 async function openPostgres(dsn: string, max: number): Promise<DirectDb> {
@@ -209,7 +217,7 @@ async function openMysql(dsn: string, connectionLimit: number): Promise<DirectDb
 
 const isBusy = (error: unknown) => String((error as { code?: unknown } | null)?.code ?? "").startsWith("SQLITE_BUSY");
 
-async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
+async function openSqlite(file: string, busyWaitMs: number, walAutocheckpointPages: number | undefined): Promise<DirectDb> {
   const Database = (await import("better-sqlite3")).default;
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   // No busy wait inside the driver: it would block the event loop, and in the console it would
@@ -217,6 +225,7 @@ async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
   // database is waited for below, between turns of the event loop.
   const db = new Database(file, { timeout: 0 });
   db.pragma("journal_mode = WAL");
+  if (walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.trunc(walAutocheckpointPages))}`);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   // Integers as bigint: quota columns are exact whatever their size; int() reads the others.
@@ -264,7 +273,7 @@ async function openSqlite(file: string, busyWaitMs: number): Promise<DirectDb> {
   };
 }
 
-type DirectState = { db?: Promise<DirectDb>; logDb?: Promise<DirectDb>; preparedElsewhere?: boolean };
+type DirectState = { db?: Promise<DirectDb>; logDb?: Promise<DirectDb>; preparedElsewhere?: boolean; checkpointsElsewhere?: boolean };
 const direct = processSingleton<DirectState>("directDb", () => ({}));
 
 /**
@@ -274,6 +283,16 @@ const direct = processSingleton<DirectState>("directDb", () => ({}));
  */
 export function skipDatabasePreparation(): void {
   direct.preparedElsewhere = true;
+}
+
+/**
+ * Says that another process checkpoints the SQLite file's WAL, as `npm start`'s console does for
+ * the relay workers (lib/db/checkpointer.ts): this process's commits then checkpoint only past
+ * RELAY_WAL_AUTOCHECKPOINT_PAGES, should that process's checkpoints stop. Call it before the first
+ * getDirectDb(); nothing changes on a database server.
+ */
+export function leaveCheckpointsElsewhere(): void {
+  direct.checkpointsElsewhere = true;
 }
 
 /**
@@ -294,7 +313,10 @@ export function getDirectDb(): Promise<DirectDb> {
   if (!direct.db) {
     direct.db = (async () => {
       if (!direct.preparedElsewhere) await prepare("main");
-      return openDirectDb(dbKind, dbDsn, { maxConnections: env.SQL_MAX_OPEN_CONNS });
+      return openDirectDb(dbKind, dbDsn, {
+        maxConnections: env.SQL_MAX_OPEN_CONNS,
+        walAutocheckpointPages: direct.checkpointsElsewhere ? RELAY_WAL_AUTOCHECKPOINT_PAGES : undefined,
+      });
     })();
     direct.db.catch(() => {
       direct.db = undefined;

@@ -8,6 +8,7 @@ import next from "next";
 import { startChannelTestSchedule } from "@/lib/relay/probe/schedule";
 import { startTaskPoller } from "@/lib/tasks/poller";
 import { startLogRetention } from "@/lib/logs/retention";
+import { startWalCheckpoints } from "@/lib/db/checkpointer";
 import { getDb } from "@/lib/db";
 import { bridgeCacheBusToParent, toParent } from "@/lib/server/ipc";
 import { startBreakers } from "@/lib/channels/breaker";
@@ -38,6 +39,8 @@ export async function runConsole(socketPath: string) {
   startChannelTestSchedule();
   startTaskPoller();
   startLogRetention();
+  // SQLite's WAL is copied back into the file here, not in the relay workers' usage batches.
+  startWalCheckpoints();
   const app = next({ dev: false, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();

@@ -4,7 +4,7 @@
 // Prisma: every query a worker makes goes through the database driver (lib/db/direct.ts).
 import http from "node:http";
 import { env, relayWorkerCount } from "@/lib/env";
-import { skipDatabasePreparation } from "@/lib/db/direct";
+import { leaveCheckpointsElsewhere, skipDatabasePreparation } from "@/lib/db/direct";
 import { clientIpOf } from "@/lib/net/client-ip";
 import { isRelayPath } from "@/lib/relay/endpoints";
 import { serveRelayNode } from "@/lib/relay/doors/node";
@@ -45,6 +45,8 @@ export async function runRelayWorker() {
   // worker (lib/relay/request/body-thread.ts), started with the first one.
   // The primary starts relay workers once the console has migrated the database.
   skipDatabasePreparation();
+  // The console checkpoints SQLite's WAL (lib/db/checkpointer.ts), not this worker's usage batches.
+  leaveCheckpointsElsewhere();
   await getLedger();
 
   const server = http.createServer((req, res) => {

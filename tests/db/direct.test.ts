@@ -1,10 +1,16 @@
 // The direct connection (lib/db/direct.ts) on each database: one statement text for all three,
 // exact quota values, transactions that roll back when a required update misses, and SQLite lock
-// waits that leave the event loop free.
+// waits that leave the event loop free; the WAL checkpoint threshold a relay worker sets, and the
+// console's checkpoints that copy the WAL into the file for it.
 import { spawn } from "node:child_process";
+import { copyFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { DbKind } from "@/lib/db";
-import { openDirectDb } from "@/lib/db/direct";
+import { openDirectDb, RELAY_WAL_AUTOCHECKPOINT_PAGES } from "@/lib/db/direct";
+import { checkpointEvery } from "@/lib/db/checkpointer";
 import { big, bool, int, str } from "@/lib/db/num";
 import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
 
@@ -93,6 +99,44 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         expect(Date.now() - started).toBeGreaterThanOrEqual(300);
         expect(ticks).toBeGreaterThanOrEqual(8); // the loop ran while it waited
         expect((await t.db.user.findUniqueOrThrow({ where: { id: user.id } })).quota).toBe(99n);
+      });
+
+      it("sets the connection's WAL checkpoint threshold when asked (a relay worker's leaves checkpoints to the primary)", async () => {
+        const pagesOf = async (d: typeof t.direct) => Number((await d.query("PRAGMA wal_autocheckpoint"))[0]!.wal_autocheckpoint);
+        expect(await pagesOf(t.direct)).toBe(1000);
+        const relay = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: RELAY_WAL_AUTOCHECKPOINT_PAGES });
+        onTestFinished(() => relay.close());
+        expect(await pagesOf(relay)).toBe(RELAY_WAL_AUTOCHECKPOINT_PAGES);
+      });
+
+      it("the console's checkpoints copy the WAL into the database file, once a second (here every 50 ms)", async () => {
+        const user = await t.db.user.create({ data: { username: "ckpt", password: "x", quota: 100n } });
+        const writer = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: 0 });
+        onTestFinished(() => writer.close());
+        // The file without its WAL is the database as of the last checkpoint.
+        const copy = path.join(os.tmpdir(), `qiao-ckpt-${process.pid}.db`);
+        onTestFinished(() => {
+          for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+        });
+        const quotaInFile = () => {
+          copyFileSync(t.dsn, copy);
+          const db = new Database(copy);
+          try {
+            return Number((db.prepare("SELECT quota FROM users WHERE id = ?").get(user.id) as { quota: number } | undefined)?.quota);
+          } catch {
+            return null; // not even the table is in the file yet (the migrations are in the WAL too)
+          } finally {
+            db.close();
+          }
+        };
+        expect(await writer.execute("UPDATE users SET quota = 7 WHERE id = ?", [user.id])).toBe(1);
+        expect(quotaInFile()).not.toBe(7); // in the WAL only: nothing checkpoints it
+        const checkpointer = checkpointEvery(async () => t.direct, 50);
+        onTestFinished(() => checkpointer.stop());
+        await expect.poll(quotaInFile, { timeout: 5_000 }).toBe(7);
+        // Later writes too, while the thread runs on.
+        expect(await writer.execute("UPDATE users SET quota = 8 WHERE id = ?", [user.id])).toBe(1);
+        await expect.poll(quotaInFile, { timeout: 5_000 }).toBe(8);
       });
 
       it("gives up with SQLITE_BUSY once the lock outlasts its wait", async () => {

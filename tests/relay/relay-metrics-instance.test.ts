@@ -1,7 +1,12 @@
 // GET /metrics of a real `npm start` (scripts/start.mjs) on its own SQLite file: 404 while no token
 // is set; with METRICS_TOKEN, 401 without it or with a wrong one, and 200 with the whole instance's
 // metrics: calls answered by two relay workers summed in every scrape, whichever worker takes it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// And the console, not the relay workers' usage batches, checkpoints the SQLite WAL.
+import { copyFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
 import { abilityRowsFor } from "@/lib/channels/abilities";
@@ -48,6 +53,19 @@ async function seed(t: TestDatabase, upstream: string) {
 const fresh = (url: string, init: RequestInit = {}) =>
   fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), connection: "close" } });
 
+/** CALLS chat calls with `key`, each answered 200. */
+async function callRelay(url: string, key: string) {
+  for (let i = 0; i < CALLS; i++) {
+    const res = await fresh(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+  }
+}
+
 describe("GET /metrics of npm start", () => {
   let t: TestDatabase;
   let mock: OpenAIMock;
@@ -80,15 +98,7 @@ describe("GET /metrics of npm start", () => {
     expect((await fresh(`${s.url}/metrics`)).status).toBe(401);
     expect((await fresh(`${s.url}/metrics`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
 
-    for (let i = 0; i < CALLS; i++) {
-      const res = await fresh(`${s.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${caller.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
-      });
-      expect(res.status).toBe(200);
-      await res.text();
-    }
+    await callRelay(s.url, caller.key);
     const series = `qiao_relay_requests_total{model="${MODEL}",channel="${caller.channelId}",status_class="2xx"} ${CALLS}`;
     // Every scrape, whichever worker takes it, shows all the calls (each worker holds only its own).
     for (let i = 0; i < 4; i++) {
@@ -112,5 +122,33 @@ describe("GET /metrics of npm start", () => {
       expect(value).not.toContain("sk-");
       expect(value).not.toContain("@");
     }
+  }, 600_000);
+
+  it("on SQLite, the console checkpoints the WAL: the relay's usage rows reach the database file itself within seconds", async () => {
+    await killServer(server);
+    server = await startServer(t, { RELAY_WORKERS: "1" });
+    const s = server;
+    const consumed = () => t.db.log.count({ where: { type: 2 } });
+    const before = await consumed();
+    await callRelay(s.url, caller.key);
+    await expect.poll(consumed).toBe(before + CALLS);
+    // The file without its WAL is the database as of the last checkpoint. These few rows are far
+    // below the 1000 pages at which a commit would checkpoint by itself.
+    const copy = path.join(os.tmpdir(), `qiao-checkpointed-${process.pid}.db`);
+    onTestFinished(() => {
+      for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+    });
+    const inFile = () => {
+      copyFileSync(t.dsn, copy);
+      const db = new Database(copy);
+      try {
+        return Number((db.prepare("SELECT COUNT(*) AS n FROM logs WHERE type = 2").get() as { n: number }).n);
+      } catch {
+        return null; // not even the table is in the file yet
+      } finally {
+        db.close();
+      }
+    };
+    await expect.poll(inFile, { timeout: 10_000 }).toBe(before + CALLS);
   }, 600_000);
 });
