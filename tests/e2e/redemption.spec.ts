@@ -3,7 +3,7 @@
 // ordinary user through POST /api/user/topup. Screenshots in light, dark and at 390 px.
 import { readFile } from "node:fs/promises";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { clipboardText, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
+import { clipboardText, closeDialog, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE, permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -100,7 +100,7 @@ test("root creates, searches, views, copies, disables, edits and deletes codes; 
   await rowOf(page, a).getByRole("button", { name: "查看" }).click();
   const codeA = ((await page.getByRole("dialog").locator(".mantine-Code-root").textContent()) ?? "").trim();
   expect(created.codes).toContain(codeA);
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await rowOf(page, a).getByRole("button", { name: "复制" }).click();
   await expect(toast(page, "已复制到剪贴板！").first()).toBeVisible();
   // The batch copy's toast above may still be showing: wait for the clipboard itself.
@@ -159,7 +159,7 @@ test("root creates, searches, views, copies, disables, edits and deletes codes; 
   // A fresh ordinary user redeems code b through the API.
   await rowOf(page, b).getByRole("button", { name: "查看" }).click();
   const codeB = ((await page.getByRole("dialog").locator(".mantine-Code-root").textContent()) ?? "").trim();
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   const context = await browser.newContext({ baseURL: E2E_BASE_URL, storageState: { cookies: [], origins: [] } });
   try {
     const user = await context.newPage();
@@ -206,7 +206,7 @@ test("a quota and count typed in are sent as integers", async ({ page }) => {
   const name = letterName("two");
   const created = await createCodes(page, name, 2, 1000000);
   expect(created.codes).toHaveLength(2);
-  await page.keyboard.press("Escape");
+  await closeDialog(page);
   await search(page, name);
   await expect(page.getByText("共 2 条")).toBeVisible();
   for (const id of await shownIds(page)) await expect(rowOf(page, id).getByText("$2.00")).toBeVisible();
@@ -221,7 +221,7 @@ test.describe("looks", () => {
     await createCodes(page, name, 2);
     await expect(page.getByRole("dialog", { name: `兑换码「${name}」` })).toBeVisible();
     await shot(page, "redemption-created-dark");
-    await page.keyboard.press("Escape");
+    await closeDialog(page);
     await shot(page, "redemption-list-dark");
     await page.getByRole("button", { name: "添加兑换码" }).click();
     await shot(page, "redemption-drawer-dark");

@@ -3,7 +3,7 @@
 // Screenshots in light, dark and at 390 px.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
+import { closeDialog, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
 
 let root: APIRequestContext;
 
@@ -245,7 +245,7 @@ test.describe("looks", () => {
       await expect(page.getByRole("dialog", { name: "确定要充值吗？" })).toBeVisible();
       await settledDialog(page);
       await shot(page, "wallet-dialog-narrow-dark");
-      await page.keyboard.press("Escape");
+      await closeDialog(page);
       await page.getByRole("button", { name: "切换明暗主题" }).click();
       await expect(page.locator("html")).toHaveAttribute("data-mantine-color-scheme", "light");
       await shot(page, "wallet-narrow");
