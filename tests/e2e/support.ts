@@ -90,15 +90,24 @@ export const test = base.extend<{ network: NetworkWatch }, { browser: Browser }>
     },
     { auto: true },
   ],
-  // Every navigation by URL also waits for idle, so a hang on a page the test later leaves fails
-  // too (leaving would cancel the pending request), and then for React to have hydrated the
-  // page's controls: on a loaded box that can come well after the last script arrived, and a
-  // click before it does nothing (the CSV export and the reset link failed that way).
+  // Every navigation by URL or reload also waits for idle, so a hang on a page the test later
+  // leaves fails too (leaving would cancel the pending request), and then for React to have
+  // hydrated the page's controls: on a loaded box that can come well after the last script
+  // arrived, and a click before it does nothing (the CSV export and the reset link failed that
+  // way; so did channels.spec's 「ID 排序」 switch right after a reload: unchecked by the click,
+  // checked again by React).
   page: async ({ page, network }, use) => {
     const goto = page.goto.bind(page);
     page.goto = async (url, options) => {
       const response = await goto(url, options);
       await network.idle(`after loading ${url}`);
+      await hydrated(page);
+      return response;
+    };
+    const reload = page.reload.bind(page);
+    page.reload = async (options) => {
+      const response = await reload(options);
+      await network.idle(`after reloading ${page.url()}`);
       await hydrated(page);
       return response;
     };
