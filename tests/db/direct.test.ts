@@ -3,16 +3,12 @@
 // waits that leave the event loop free; the WAL checkpoint threshold a relay worker sets, and the
 // console's checkpoints that copy the WAL into the file for it.
 import { spawn } from "node:child_process";
-import { copyFileSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { DbKind } from "@/lib/db";
 import { openDirectDb, RELAY_WAL_AUTOCHECKPOINT_PAGES } from "@/lib/db/direct";
 import { checkpointEvery } from "@/lib/db/checkpointer";
 import { big, bool, int, str } from "@/lib/db/num";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
+import { createTestDatabase, readCheckpointed, type TestDatabase } from "@/tests/helpers/databases";
 
 /** Beyond 2^53: a number would lose the last units. */
 const HUGE = 9_007_199_254_740_993n;
@@ -114,21 +110,7 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         const writer = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: 0 });
         onTestFinished(() => writer.close());
         // The file without its WAL is the database as of the last checkpoint.
-        const copy = path.join(os.tmpdir(), `qiao-ckpt-${process.pid}.db`);
-        onTestFinished(() => {
-          for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
-        });
-        const quotaInFile = () => {
-          copyFileSync(t.dsn, copy);
-          const db = new Database(copy);
-          try {
-            return Number((db.prepare("SELECT quota FROM users WHERE id = ?").get(user.id) as { quota: number } | undefined)?.quota);
-          } catch {
-            return null; // not even the table is in the file yet (the migrations are in the WAL too)
-          } finally {
-            db.close();
-          }
-        };
+        const quotaInFile = () => readCheckpointed(t.dsn, "SELECT quota FROM users WHERE id = ?", [user.id]);
         expect(await writer.execute("UPDATE users SET quota = 7 WHERE id = ?", [user.id])).toBe(1);
         expect(quotaInFile()).not.toBe(7); // in the WAL only: nothing checkpoints it
         const checkpointer = checkpointEvery(async () => t.direct, 50);

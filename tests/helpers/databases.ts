@@ -1,6 +1,10 @@
 // Throwaway databases on the loopback PostgreSQL and MariaDB servers, migrated like production.
 // A server that is down fails the test with a clear message: integration tests never skip.
 import { randomBytes } from "node:crypto";
+import { copyFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
 import { openDb, type Db, type DbKind } from "@/lib/db";
 import { applyMigrations } from "@/lib/db/migrate";
 import { type DirectDb, openDirectDb } from "@/lib/db/direct";
@@ -66,4 +70,23 @@ export async function createTestDatabase(kind: DbKind, { migrate = true }: { mig
       await dropServer();
     },
   };
+}
+
+/**
+ * One number `sql` reads from the SQLite file at `file` alone, without its WAL: the database as of
+ * its last checkpoint. null while not even the table is in the file (the migrations are in the WAL too).
+ */
+export function readCheckpointed(file: string, sql: string, params: unknown[] = []): number | null {
+  const copy = path.join(os.tmpdir(), `qiao-checkpointed-${process.pid}-${randomBytes(3).toString("hex")}.db`);
+  copyFileSync(file, copy);
+  const db = new Database(copy);
+  try {
+    const row = db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+    return row ? Number(Object.values(row)[0]) : null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+    for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+  }
 }

@@ -2,16 +2,12 @@
 // is set; with METRICS_TOKEN, 401 without it or with a wrong one, and 200 with the whole instance's
 // metrics: calls answered by two relay workers summed in every scrape, whichever worker takes it.
 // And the console, not the relay workers' usage batches, checkpoints the SQLite WAL.
-import { copyFileSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seal } from "@/lib/crypto/secret-box";
 import { generateTokenKey, hashTokenKey, tokenKeyHint } from "@/lib/tokens/keys";
 import { abilityRowsFor } from "@/lib/channels/abilities";
 import { startOpenAIMock, type OpenAIMock } from "@/tests/mocks/openai-upstream";
-import { createTestDatabase, type TestDatabase } from "@/tests/helpers/databases";
+import { createTestDatabase, readCheckpointed, type TestDatabase } from "@/tests/helpers/databases";
 import { labelValues } from "@/tests/helpers/metrics";
 import { killServer, type Server, startServer } from "@/tests/helpers/instance";
 
@@ -134,21 +130,7 @@ describe("GET /metrics of npm start", () => {
     await expect.poll(consumed).toBe(before + CALLS);
     // The file without its WAL is the database as of the last checkpoint. These few rows are far
     // below the 1000 pages at which a commit would checkpoint by itself.
-    const copy = path.join(os.tmpdir(), `qiao-checkpointed-${process.pid}.db`);
-    onTestFinished(() => {
-      for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
-    });
-    const inFile = () => {
-      copyFileSync(t.dsn, copy);
-      const db = new Database(copy);
-      try {
-        return Number((db.prepare("SELECT COUNT(*) AS n FROM logs WHERE type = 2").get() as { n: number }).n);
-      } catch {
-        return null; // not even the table is in the file yet
-      } finally {
-        db.close();
-      }
-    };
+    const inFile = () => readCheckpointed(t.dsn, "SELECT COUNT(*) AS n FROM logs WHERE type = 2");
     await expect.poll(inFile, { timeout: 10_000 }).toBe(before + CALLS);
   }, 600_000);
 });
