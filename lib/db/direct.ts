@@ -228,6 +228,11 @@ async function openSqlite(file: string, busyWaitMs: number, walAutocheckpointPag
   if (walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.trunc(walAutocheckpointPages))}`);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
+  // Statement journals in memory: each multi-row INSERT of a usage batch runs inside a transaction,
+  // so SQLite keeps the pages it changes in a statement journal (to undo that statement alone),
+  // which it otherwise writes to a temporary file: one pwrite per page, half of a relay worker's
+  // disk writes (bench/README.md, "Tail latency"). Such a journal holds one statement's pages.
+  db.pragma("temp_store = MEMORY");
   // Integers as bigint: quota columns are exact whatever their size; int() reads the others.
   db.defaultSafeIntegers(true);
   const prepared = new Map<string, ReturnType<typeof db.prepare>>();

@@ -1,12 +1,13 @@
 // The direct connection (lib/db/direct.ts) on each database: one statement text for all three,
 // exact quota values, transactions that roll back when a required update misses, and SQLite lock
-// waits that leave the event loop free; the WAL checkpoint threshold a relay worker sets, and the
-// console's checkpoints that copy the WAL into the file for it.
+// waits that leave the event loop free; the WAL checkpoint threshold a relay worker sets, the
+// console's checkpoints that copy the WAL into the file for it (whole, so the WAL starts over,
+// without waiting for a commit under way), and statement journals kept in memory.
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type { DbKind } from "@/lib/db";
 import { openDirectDb, RELAY_WAL_AUTOCHECKPOINT_PAGES } from "@/lib/db/direct";
-import { checkpointEvery } from "@/lib/db/checkpointer";
+import { checkpointEvery, checkpointWal } from "@/lib/db/checkpointer";
 import { big, bool, int, str } from "@/lib/db/num";
 import { createTestDatabase, readCheckpointed, type TestDatabase } from "@/tests/helpers/databases";
 
@@ -105,6 +106,14 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         expect(await pagesOf(relay)).toBe(RELAY_WAL_AUTOCHECKPOINT_PAGES);
       });
 
+      it("keeps a statement's journal in memory, not in a temporary file (temp_store = MEMORY)", async () => {
+        const tempStore = async (d: typeof t.direct) => Number((await d.query("PRAGMA temp_store"))[0]!.temp_store);
+        expect(await tempStore(t.direct)).toBe(2);
+        const relay = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: RELAY_WAL_AUTOCHECKPOINT_PAGES });
+        onTestFinished(() => relay.close());
+        expect(await tempStore(relay)).toBe(2);
+      });
+
       it("the console's checkpoints copy the WAL into the database file, once a second (here every 50 ms)", async () => {
         const user = await t.db.user.create({ data: { username: "ckpt", password: "x", quota: 100n } });
         const writer = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: 0 });
@@ -119,6 +128,27 @@ for (const kind of ["sqlite", "postgresql", "mysql"] as DbKind[]) {
         // Later writes too, while the thread runs on.
         expect(await writer.execute("UPDATE users SET quota = 8 WHERE id = ?", [user.id])).toBe(1);
         await expect.poll(quotaInFile, { timeout: 5_000 }).toBe(8);
+      });
+
+      it("a checkpoint copies the whole WAL back and the next commit starts it over; with a commit under way it neither waits nor holds it up", async () => {
+        const user = await t.db.user.create({ data: { username: "restart", password: "x", quota: 100n } });
+        const writer = await openDirectDb("sqlite", t.dsn, { walAutocheckpointPages: 0 });
+        onTestFinished(() => writer.close());
+        for (let i = 0; i < 20; i++) await writer.execute("UPDATE users SET quota = ? WHERE id = ?", [i, user.id]);
+        // Another process in the middle of a commit: the checkpoint copies what it can and leaves
+        // at once, saying it was kept from the rest (PASSIVE would never say so).
+        await holdLock(400);
+        const started = Date.now();
+        expect((await checkpointWal(t.direct)).busy).toBe(true);
+        expect(Date.now() - started).toBeLessThan(200);
+        await expect.poll(async () => (await checkpointWal(t.direct)).busy, { timeout: 5_000 }).toBe(false);
+        const done = await checkpointWal(t.direct);
+        expect(done.copied).toBe(done.frames);
+        // The WAL was copied back whole, so this commit writes from its beginning again.
+        expect(await writer.execute("UPDATE users SET quota = 5 WHERE id = ?", [user.id])).toBe(1);
+        const after = await checkpointWal(t.direct);
+        expect(after.frames).toBeGreaterThan(0);
+        expect(after.frames).toBeLessThan(done.frames);
       });
 
       it("gives up with SQLITE_BUSY once the lock outlasts its wait", async () => {
