@@ -1,8 +1,9 @@
 // The server's own log (not the usage log in the database): one JSON line per event on stdout,
 // through pino. Every process has one logger (a processSingleton: Next's bundles and the server
 // bundle share it), with the instance id, the pid and the process's role on every line; LOG_LEVEL
-// sets the least severe line printed. Lines are written asynchronously, so the relay's hot path
-// never waits for stdout; flushLog() writes what is buffered before a process exits.
+// sets the least severe line printed. Lines are written asynchronously and gathered (up to 8 KiB or
+// 100 ms), so the relay's hot path never waits for stdout; flushLog() writes what is buffered
+// before a process exits.
 // What the lines hold is in docs/logs.md ("Server log lines").
 import cluster from "node:cluster";
 import { randomBytes } from "node:crypto";
@@ -44,10 +45,18 @@ function serializeError(error: unknown): unknown {
   return out;
 }
 
+/** Buffered log bytes that make a write (below sonic-boom's largest write, 16 KiB). */
+const LOG_BUFFER_BYTES = 8192;
+/** The longest a line waits in the buffer, in ms. */
+const LOG_FLUSH_MS = 100;
+
 function makeLogger() {
-  // Asynchronous: lines gather in a buffer written when stdout can take them. pino also flushes
-  // it synchronously when the process exits.
-  const destination = pino.destination({ dest: 1, sync: false });
+  // Asynchronous and gathered: lines wait in a buffer until it holds LOG_BUFFER_BYTES or
+  // LOG_FLUSH_MS have passed, then go out in one write from libuv's thread pool. One write per
+  // line cost a relay call at low concurrency about half its worker time on a slow box: the
+  // pool thread's wake-up, its write and the event loop's wake-up after it (bench/README, "The
+  // server log's writes"). pino also flushes the buffer synchronously when the process exits.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
   const logger = pino(
     {
       level: env.LOG_LEVEL,

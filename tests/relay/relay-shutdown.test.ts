@@ -200,6 +200,6 @@ describe("npm start's /readyz with Redis down and a migration not applied", () =
       status: "ready",
       checks: { migrations: { ok: true, pending: [] }, redis: { ok: false, fallback: "local caches" } },
     });
-    expect(s.output()).toMatch(/"component":"health"[^\n]*"msg":"Redis unreachable/);
+    await expect.poll(() => s.output()).toMatch(/"component":"health"[^\n]*"msg":"Redis unreachable/);
   }, 60_000);
 });

@@ -397,7 +397,7 @@ describe("two instances of npm start on one PostgreSQL and Redis", () => {
 
     await link.restore();
     await expect.poll(() => models(b!, k), { timeout: 20_000, interval: 100 }).toEqual(["m-call", "m-gone", "m-new"]);
-    expect(b!.output()).toMatch(/"component":"cache"[^\n]*"msg":"Redis bus unavailable/);
+    await expect.poll(() => b!.output()).toMatch(/"component":"cache"[^\n]*"msg":"Redis bus unavailable/);
     await expect.poll(() => b!.output(), { timeout: 5_000 }).toMatch(/"component":"cache"[^\n]*"msg":"Redis bus is back/);
   });
 
