@@ -135,7 +135,7 @@ function makeMetrics() {
   const loopDelay = loopDelayP99();
   new Gauge({
     name: "qiao_event_loop_delay_p99_seconds",
-    help: "p99 event-loop delay of each process of the instance over the last 5 to 10 seconds, beyond the 10 ms sampling interval",
+    help: `p99 event-loop delay of each process of the instance over the last 5 to 10 seconds, beyond the ${LOOP_RESOLUTION_MS} ms sampling interval`,
     labelNames: ["process"] as const,
     registers: [registry],
     aggregator: "max",
