@@ -8,7 +8,7 @@ import { type OpenAIMock, startOpenAIMock } from "../mocks/openai-upstream";
 import { startVendorAccountsMock, type VendorAccountsMock } from "../mocks/vendor-accounts";
 import { ROOT_STATE } from "./env";
 import type { Locator } from "@playwright/test";
-import { expect, expectFits, type Page, shot, test, toast } from "./support";
+import { expect, expectFits, type Page, setOption, shot, test, toast } from "./support";
 
 test.use({ storageState: ROOT_STATE });
 test.describe.configure({ mode: "serial" });
@@ -81,11 +81,6 @@ const effectiveOpacity = (target: Locator) =>
 
 async function confirm(page: Page, label: string) {
   await page.getByRole("dialog").getByRole("button", { name: label }).click();
-}
-
-async function setOption(page: Page, key: string, value: string) {
-  const res = await page.request.put("/api/option/", { data: { key, value }, headers: { "New-Api-User": "1" } });
-  expect((await res.json()).success).toBe(true);
 }
 
 test("the editor validates, fetches models, creates one and a batch, and edits", async ({ page }) => {
@@ -302,7 +297,7 @@ test("list: search, test, balance, enable/disable, in-place edits, sorting and d
   await expect(page.locator("tbody tr").first()).toContainText(MAIN);
 
   // A dead key with auto-disable on: status 3 with the reason in a tooltip.
-  await setOption(page, "AutomaticDisableChannelEnabled", "true");
+  await setOption(page.request, "AutomaticDisableChannelEnabled", "true");
   // (A little slow, so the failed test records a time above zero.)
   openai.setBehaviour({ failStatus: 401, stallMs: 30 });
   await search(page, { keyword: BATCH });
@@ -317,7 +312,7 @@ test("list: search, test, balance, enable/disable, in-place edits, sorting and d
   await victim.getByText("自动禁用").hover();
   await expect(page.getByRole("tooltip")).toContainText("原因：");
   openai.setBehaviour(null);
-  await setOption(page, "AutomaticDisableChannelEnabled", "false");
+  await setOption(page.request, "AutomaticDisableChannelEnabled", "false");
 
   // Delete one (confirmed).
   await batchRows.nth(1).getByRole("button", { name: "删除", exact: true }).click();

@@ -4,7 +4,7 @@
 import { type APIRequestContext, request as playwrightRequest } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
 import { type PageServer, startPageServer } from "./page-server";
-import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test } from "./support";
+import { expect, expectFits, newUserSession, optionValues, type Page, setOption, shot, sideMenu, test } from "./support";
 
 const MSG = {
   noToken: "当前没有可用的启用令牌，请确认是否有令牌处于启用状态！",
@@ -16,21 +16,15 @@ let site: PageServer;
 let root: APIRequestContext;
 let saved: Record<string, string>;
 
-async function setOption(key: string, value: string) {
-  const res = await root.put("/api/option/", { data: { key, value }, headers: { "New-Api-User": "1" } });
-  expect((await res.json()).success, `${key}: ${await res.text()}`).toBe(true);
-}
-
 test.beforeAll(async () => {
   site = await startPageServer("本地聊天客户端");
   root = await playwrightRequest.newContext({ baseURL: E2E_BASE_URL, storageState: ROOT_STATE });
-  const options: { key: string; value: string }[] = (await (await root.get("/api/option/", { headers: { "New-Api-User": "1" } })).json())
-    .data;
-  saved = Object.fromEntries(options.filter((o) => ["Chats", "ChatLink", "ChatLink2"].includes(o.key)).map((o) => [o.key, o.value]));
+  const options = await optionValues(root);
+  saved = Object.fromEntries(["Chats", "ChatLink", "ChatLink2"].map((key) => [key, options.get(key) ?? ""]));
 });
 
 test.afterAll(async () => {
-  for (const [key, value] of Object.entries(saved)) await setOption(key, value);
+  for (const [key, value] of Object.entries(saved)) await setOption(root, key, value);
   await root.dispose();
   await site.close();
 });
@@ -55,6 +49,7 @@ const serverAddress = async (page: Page) => (await (await page.request.get("/api
 
 test("the frame embeds the chosen link with the first enabled token; the menu lists the links", async ({ page }) => {
   await setOption(
+    root,
     "Chats",
     JSON.stringify([
       { 本地聊天: `${site.origin}/chat?key={key}&url={address}` },
@@ -107,7 +102,7 @@ test("the frame embeds the chosen link with the first enabled token; the menu li
 });
 
 test("without an enabled token the frame says so and goes back to /token", async ({ page }) => {
-  await setOption("Chats", JSON.stringify([{ 本地聊天: `${site.origin}/chat?key={key}` }]));
+  await setOption(root, "Chats", JSON.stringify([{ 本地聊天: `${site.origin}/chat?key={key}` }]));
   await newUserSession(page, "chatnt");
   await createToken(page, "off", false);
   const shown = page.getByText(MSG.noToken).waitFor({ timeout: 5000 });
@@ -120,7 +115,7 @@ test("without an enabled token the frame says so and goes back to /token", async
 });
 
 test("with no chat links configured the menu has no 聊天 entry and the frame says whom to ask", async ({ page }) => {
-  await setOption("Chats", "[]");
+  await setOption(root, "Chats", "[]");
   await newUserSession(page, "chatnone");
   await createToken(page, "on");
   await page.goto("/chat/0");
@@ -129,7 +124,7 @@ test("with no chat links configured the menu has no 聊天 entry and the frame s
 });
 
 test("/chat2link goes to ChatLink with the key and the server address", async ({ page }) => {
-  await setOption("ChatLink", `${site.origin}/next`);
+  await setOption(root, "ChatLink", `${site.origin}/next`);
   await newUserSession(page, "chat2l");
   const { key } = await createToken(page, "on");
   await page.goto("/chat2link");
@@ -140,14 +135,14 @@ test("/chat2link goes to ChatLink with the key and the server address", async ({
   expect(settings).toEqual({ key, url: encodeURIComponent(await serverAddress(page)) });
   await expect(page.getByRole("heading", { name: "本地聊天客户端" })).toBeVisible();
 
-  await setOption("ChatLink", "");
+  await setOption(root, "ChatLink", "");
   await page.goto(`${E2E_BASE_URL}/chat2link`);
   await expect(page.getByText(MSG.none)).toBeVisible();
 });
 
 test("the token page's chat menu offers ChatLink and ChatLink2 with the key in their fragment", async ({ page }) => {
-  await setOption("ChatLink", `${site.origin}/next`);
-  await setOption("ChatLink2", `${site.origin}/mj`);
+  await setOption(root, "ChatLink", `${site.origin}/next`);
+  await setOption(root, "ChatLink2", `${site.origin}/mj`);
   await newUserSession(page, "chatl2");
   const { key } = await createToken(page, "legacy");
   await page.goto("/token");
@@ -163,7 +158,7 @@ test("the token page's chat menu offers ChatLink and ChatLink2 with the key in t
   await opened.close();
 
   // Unset, an entry is not offered.
-  await setOption("ChatLink2", "");
+  await setOption(root, "ChatLink2", "");
   await page.reload();
   await page.getByRole("button", { name: "聊天" }).first().click();
   await expect(page.getByRole("menuitem", { name: "默认聊天" })).toBeVisible();
@@ -171,7 +166,7 @@ test("the token page's chat menu offers ChatLink and ChatLink2 with the key in t
 });
 
 test("/chat2link without an enabled token says so and goes back to /token", async ({ page }) => {
-  await setOption("ChatLink", `${site.origin}/next`);
+  await setOption(root, "ChatLink", `${site.origin}/next`);
   await newUserSession(page, "chat2nt");
   const shown = page.getByText(MSG.noToken).waitFor({ timeout: 5000 });
   await page.goto("/chat2link", { waitUntil: "commit" });
@@ -181,7 +176,7 @@ test("/chat2link without an enabled token says so and goes back to /token", asyn
 
 test.describe("looks", () => {
   test("dark mode and a 390 px phone", async ({ page }) => {
-    await setOption("Chats", JSON.stringify([{ 本地聊天: `${site.origin}/chat?key={key}` }]));
+    await setOption(root, "Chats", JSON.stringify([{ 本地聊天: `${site.origin}/chat?key={key}` }]));
     await newUserSession(page, "chatlook");
     await createToken(page, "on");
     await page.goto("/chat/0");

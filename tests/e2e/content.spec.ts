@@ -1,14 +1,8 @@
 // Admin-written content (footer, home page, about, notice) is rendered through the sanitizer.
-import type { APIRequestContext } from "@playwright/test";
-import { expect, test, shot } from "./support";
+import { expect, setOption, shot, test } from "./support";
 import { ROOT_STATE } from "./env";
 
 test.use({ storageState: ROOT_STATE });
-
-async function setOption(request: APIRequestContext, key: string, value: string) {
-  const res = await request.put("/api/option/", { data: { key, value }, headers: { "New-Api-User": "1" } });
-  expect(res.ok(), await res.text()).toBe(true);
-}
 
 const XSS = `<img src=x onerror="window.__xss=1"><a href="javascript:window.__xss=2">坏链接</a><script>window.__xss=3</script>`;
 

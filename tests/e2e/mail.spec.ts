@@ -6,7 +6,7 @@
 import type { APIRequestContext, Browser, BrowserContext } from "@playwright/test";
 import { startMockSmtp, type MockSmtp } from "../mocks/smtp";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { expect, expectFits, loginViaUi, type Page, shot, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, setOption, shot, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
@@ -17,11 +17,6 @@ let root: APIRequestContext;
 
 const codeIn = (body: string) => /<strong>([0-9a-f]{6})<\/strong>/.exec(body)![1]!;
 const linkIn = (body: string) => new URL(/href="([^"]+)"/.exec(body)![1]!.replace(/&#38;/g, "&"));
-
-async function setOption(key: string, value: string) {
-  const res = await root.put("/api/option/", { data: { key, value } });
-  expect((await res.json()).success, `${key}=${value}`).toBe(true);
-}
 
 async function newContext(browser: Browser, options: { width?: number } = {}): Promise<BrowserContext> {
   return browser.newContext({
@@ -38,11 +33,11 @@ test.beforeAll(async ({ playwright }) => {
   // Root's API: the login's cookie stays in the context; every console call carries New-Api-User.
   root = await playwright.request.newContext({ baseURL: server.baseURL, extraHTTPHeaders: { "New-Api-User": "1" } });
   expect((await (await root.post("/api/user/login", { data: { username: "root", password: "123456" } })).json()).success).toBe(true);
-  await setOption("SMTPServer", "127.0.0.1");
-  await setOption("SMTPPort", String(smtp.port));
-  await setOption("SMTPFrom", "noreply@qiao.test");
-  await setOption("ServerAddress", server.baseURL);
-  await setOption("EmailVerificationEnabled", "true");
+  await setOption(root, "SMTPServer", "127.0.0.1");
+  await setOption(root, "SMTPPort", String(smtp.port));
+  await setOption(root, "SMTPFrom", "noreply@qiao.test");
+  await setOption(root, "ServerAddress", server.baseURL);
+  await setOption(root, "EmailVerificationEnabled", "true");
 });
 
 test.afterAll(async () => {

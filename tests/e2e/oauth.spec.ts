@@ -9,7 +9,7 @@ import type { APIRequestContext, Browser, BrowserContext, Locator } from "@playw
 import { type OAuth2Mock, startGitHubMock, startLinuxDoMock } from "../mocks/oauth2-provider";
 import { type OidcMock, startOidcMock } from "../mocks/oidc-provider";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, test, toast, uniqueName } from "./support";
+import { expect, expectFits, loginViaUi, type Page, SCREENSHOT_DIR, setOption, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -25,11 +25,6 @@ const snap = (target: Page | Locator, name: string) =>
     ? target.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true })
     : target.screenshot({ path: `${SHOTS}/${name}.png` });
 
-async function setOption(key: string, value: string) {
-  const res = await root.put("/api/option/", { data: { key, value } });
-  expect((await res.json()).success, `${key}=${value}`).toBe(true);
-}
-
 const newContext = (browser: Browser, width = 1280): Promise<BrowserContext> =>
   browser.newContext({ baseURL: server.baseURL, viewport: { width, height: 800 } });
 
@@ -44,7 +39,7 @@ test.beforeAll(async ({ playwright }) => {
   root = await playwright.request.newContext({ baseURL: server.baseURL, extraHTTPHeaders: { "New-Api-User": "1" } });
   expect((await (await root.post("/api/user/login", { data: { username: "root", password: "123456" } })).json()).success).toBe(true);
   // The provider comes back to the address the browser uses: its cookies go with it.
-  await setOption("ServerAddress", server.baseURL);
+  await setOption(root, "ServerAddress", server.baseURL);
   for (const [key, value] of [
     ["GitHubClientId", github.clientId],
     ["GitHubClientSecret", github.clientSecret],
@@ -67,7 +62,7 @@ test.beforeAll(async ({ playwright }) => {
     ["QuotaForInvitee", "20"],
     ["QuotaForInviter", "30"],
   ] as const) {
-    await setOption(key, value);
+    await setOption(root, key, value);
   }
 });
 
@@ -307,7 +302,7 @@ test("root's OIDC block reads the endpoints from the well-known document when sa
     await expect(login.getByRole("button", { name: "企业 SSO", exact: true })).toBeVisible();
     await visitor.close();
   } finally {
-    await setOption("oidc.display_name", "");
+    await setOption(root, "oidc.display_name", "");
     await context.close();
   }
 });

@@ -4,15 +4,10 @@
 // Screenshots of both lists in light, dark and at 390 px.
 import type { APIRequestContext, Browser, Locator } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test, toast } from "./support";
+import { expect, expectFits, newUserSession, type Page, setOptions, shot, sideMenu, test, toast } from "./support";
 
 let root: APIRequestContext;
-const saved: Record<string, string> = {};
-
-async function setOption(key: string, value: string) {
-  const body = await (await root.put("/api/option/", { data: { key, value } })).json();
-  expect(body.success, `${key}=${value}: ${body.message}`).toBe(true);
-}
+let restoreOptions: (() => Promise<void>) | undefined;
 
 // EPay on: the gateway is never reached (the test pays nothing), so any loopback URL will do.
 const EPAY = { ServerAddress: E2E_BASE_URL, PayAddress: "http://127.0.0.1:9", EpayId: "1000", EpayKey: "e2e-orders-key", Price: "7.3" };
@@ -23,17 +18,11 @@ test.beforeAll(async ({ playwright }) => {
     storageState: ROOT_STATE,
     extraHTTPHeaders: { "New-Api-User": "1" },
   });
-  const listed = await (await root.get("/api/option/")).json();
-  const before = new Map((listed.data as Array<{ key: string; value: string }>).map((o) => [o.key, o.value]));
-  for (const [key, value] of Object.entries(EPAY)) {
-    // Secrets are listed without their values: they go back to "", their default.
-    saved[key] = before.get(key) ?? "";
-    await setOption(key, value);
-  }
+  restoreOptions = await setOptions(root, EPAY);
 });
 
 test.afterAll(async () => {
-  for (const key of Object.keys(EPAY).reverse()) await setOption(key, saved[key]!);
+  await restoreOptions?.();
   await root.dispose();
 });
 

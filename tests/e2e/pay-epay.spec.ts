@@ -6,19 +6,14 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type MockEpay, startMockEpay } from "../mocks/epay";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, test } from "./support";
+import { expect, expectFits, newUserSession, type Page, setOptions, shot, test } from "./support";
 
 const PID = "1001";
 const KEY = "e2e-epay-merchant-key";
 
 let root: APIRequestContext;
 let gw: MockEpay;
-const restore: Array<[string, string]> = [];
-
-async function setOption(key: string, value: string) {
-  const body = await (await root.put("/api/option/", { data: { key, value } })).json();
-  expect(body.success, `${key}=${value}: ${body.message}`).toBe(true);
-}
+let restoreOptions: (() => Promise<void>) | undefined;
 
 test.beforeAll(async ({ playwright }) => {
   root = await playwright.request.newContext({
@@ -27,18 +22,19 @@ test.beforeAll(async ({ playwright }) => {
     extraHTTPHeaders: { "New-Api-User": "1" },
   });
   gw = await startMockEpay({ pid: PID, key: KEY });
-  const listed = (await (await root.get("/api/option/")).json()).data as Array<{ key: string; value: string }>;
-  const before = new Map(listed.map((o) => [o.key, o.value]));
-  // ServerAddress first: payment settings need it. Secrets are listed without values; "" is their default.
-  const settings = { ServerAddress: E2E_BASE_URL, PayAddress: gw.url, EpayId: PID, EpayKey: KEY, Price: "7.3", MinTopUp: "1" };
-  for (const [key, value] of Object.entries(settings)) {
-    restore.unshift([key, before.get(key) ?? ""]);
-    await setOption(key, value);
-  }
+  // ServerAddress first: payment settings need it.
+  restoreOptions = await setOptions(root, {
+    ServerAddress: E2E_BASE_URL,
+    PayAddress: gw.url,
+    EpayId: PID,
+    EpayKey: KEY,
+    Price: "7.3",
+    MinTopUp: "1",
+  });
 });
 
 test.afterAll(async () => {
-  for (const [key, value] of restore) await setOption(key, value);
+  await restoreOptions?.();
   await root.dispose();
   await gw.close();
 });

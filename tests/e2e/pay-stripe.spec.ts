@@ -7,18 +7,13 @@
 import type { APIRequestContext } from "@playwright/test";
 import { type MockStripe, startMockStripe } from "../mocks/stripe";
 import { E2E_BASE_URL, E2E_STRIPE_PORT, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, shot, sideMenu, test } from "./support";
+import { expect, expectFits, newUserSession, setOptions, shot, sideMenu, test } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
 let root: APIRequestContext;
 let stripe: MockStripe;
-const restore: Array<[string, string]> = [];
-
-async function setOption(key: string, value: string) {
-  const body = await (await root.put("/api/option/", { data: { key, value } })).json();
-  expect(body.success, `${key}: ${body.message}`).toBe(true);
-}
+let restoreOptions: (() => Promise<void>) | undefined;
 
 test.beforeAll(async ({ playwright }) => {
   stripe = await startMockStripe({ port: E2E_STRIPE_PORT, webhookUrl: `${E2E_BASE_URL}/api/stripe/webhook` });
@@ -28,23 +23,18 @@ test.beforeAll(async ({ playwright }) => {
     storageState: ROOT_STATE,
     extraHTTPHeaders: { "New-Api-User": "1" },
   });
-  const listed = (await (await root.get("/api/option/")).json()).data as Array<{ key: string; value: string }>;
-  const values = {
+  restoreOptions = await setOptions(root, {
     // Stripe sends the browser back to the address it was opened from (its session cookie).
     ServerAddress: E2E_BASE_URL,
     StripeApiSecret: stripe.secretKey,
     StripeWebhookSecret: stripe.webhookSecret,
     StripePriceId: "price_e2e_usd",
     StripeUnitPrice: "8",
-  };
-  for (const [key, value] of Object.entries(values)) {
-    restore.unshift([key, listed.find((o) => o.key === key)?.value ?? ""]);
-    await setOption(key, value);
-  }
+  });
 });
 
 test.afterAll(async () => {
-  for (const [key, value] of restore) await setOption(key, value);
+  await restoreOptions?.();
   await root?.dispose();
   await stripe?.close();
 });

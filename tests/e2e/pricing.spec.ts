@@ -3,7 +3,19 @@
 // creates a channel with models of known ratios and prices, so every number on the page is known.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { clipboardText, expect, expectFits, newUserSession, type Page, shot, test, toast, uniqueName } from "./support";
+import {
+  clipboardText,
+  expect,
+  expectFits,
+  newUserSession,
+  optionValues,
+  type Page,
+  setOption,
+  shot,
+  test,
+  toast,
+  uniqueName,
+} from "./support";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -19,23 +31,11 @@ let root: APIRequestContext;
 let channelId = 0;
 const saved = new Map<string, string>();
 
-async function options(): Promise<Map<string, string>> {
-  const res = await root.get("/api/option/");
-  const body = await res.json();
-  expect(body.success, JSON.stringify(body)).toBe(true);
-  return new Map((body.data as Array<{ key: string; value: string }>).map((o) => [o.key, o.value]));
-}
-
-async function setOption(key: string, value: string) {
-  const res = await root.put("/api/option/", { data: { key, value } });
-  expect((await res.json()).success, `${key}=${value}`).toBe(true);
-}
-
 /** Adds entries to a JSON map option, remembering its value for afterAll. */
 async function addToMap(key: string, entries: Record<string, number>) {
-  const current = (await options()).get(key) ?? "{}";
+  const current = (await optionValues(root)).get(key) ?? "{}";
   if (!saved.has(key)) saved.set(key, current);
-  await setOption(key, JSON.stringify({ ...JSON.parse(current), ...entries }));
+  await setOption(root, key, JSON.stringify({ ...JSON.parse(current), ...entries }));
 }
 
 test.beforeAll(async ({ playwright }) => {
@@ -57,7 +57,7 @@ test.beforeAll(async ({ playwright }) => {
 });
 
 test.afterAll(async () => {
-  for (const [key, value] of saved) await setOption(key, value);
+  for (const [key, value] of saved) await setOption(root, key, value);
   if (channelId) expect((await (await root.delete(`/api/channel/${channelId}/`)).json()).success).toBe(true);
   await root.dispose();
 });
@@ -161,9 +161,9 @@ test("a signed-in user switches groups and the prices follow the group ratio", a
 });
 
 test("without currency display the prices are the quota the relay bills", async ({ page }) => {
-  const before = (await options()).get("DisplayInCurrencyEnabled") ?? "true";
+  const before = (await optionValues(root)).get("DisplayInCurrencyEnabled") ?? "true";
   try {
-    await setOption("DisplayInCurrencyEnabled", "false");
+    await setOption(root, "DisplayInCurrencyEnabled", "false");
     await page.goto(`/pricing?keyword=${prefix}`);
     await expect(page.getByRole("columnheader", { name: "价格（点额度）" })).toBeVisible();
     await expect(page.getByText(/按量计费的输入价格 = 模型倍率 × 1000000 × 分组倍率/)).toBeVisible();
@@ -173,7 +173,7 @@ test("without currency display the prices are the quota the relay bills", async 
     await expect(row(page, BETA)).toContainText("20k / 次");
     await expect(row(page, GAMMA)).toContainText("输入 500k / 1M tokens");
   } finally {
-    await setOption("DisplayInCurrencyEnabled", before);
+    await setOption(root, "DisplayInCurrencyEnabled", before);
   }
 });
 

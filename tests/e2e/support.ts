@@ -1,6 +1,15 @@
 // Helpers for the console specs, and the `test` every spec imports: it waits for the network to
 // go idle after each test, so a request that never ends (a page that never settles) fails it.
-import { test as base, type Browser, type BrowserContext, errors, expect, type Page, type Request } from "@playwright/test";
+import {
+  type APIRequestContext,
+  test as base,
+  type Browser,
+  type BrowserContext,
+  errors,
+  expect,
+  type Page,
+  type Request,
+} from "@playwright/test";
 import { SignJWT } from "jose";
 import { E2E_SESSION_SECRET } from "./env";
 
@@ -45,11 +54,22 @@ export class NetworkWatch {
   }
 }
 
-/** Every `goto` on this page also waits for React to have hydrated it (see `hydrated`). */
-function hydratingGoto(page: Page): Page {
+/**
+ * Every `goto` and `reload` on this page also waits for `idle` when given (the test's own page:
+ * its NetworkWatch), then for React to have hydrated the page (see `hydrated`).
+ */
+function hydratingNavigation(page: Page, idle?: (what: string) => Promise<void>): Page {
   const goto = page.goto.bind(page);
   page.goto = async (url, options) => {
     const response = await goto(url, options);
+    await idle?.(`after loading ${url}`);
+    await hydrated(page);
+    return response;
+  };
+  const reload = page.reload.bind(page);
+  page.reload = async (options) => {
+    const response = await reload(options);
+    await idle?.(`after reloading ${page.url()}`);
     await hydrated(page);
     return response;
   };
@@ -58,7 +78,7 @@ function hydratingGoto(page: Page): Page {
 
 function hydratingContext(context: BrowserContext): BrowserContext {
   const newPage = context.newPage.bind(context);
-  context.newPage = async () => hydratingGoto(await newPage());
+  context.newPage = async () => hydratingNavigation(await newPage());
   return context;
 }
 
@@ -75,7 +95,7 @@ export const test = base.extend<{ network: NetworkWatch }, { browser: Browser }>
         const newContext = browser.newContext.bind(browser);
         const newPage = browser.newPage.bind(browser);
         browser.newContext = async (options) => hydratingContext(await newContext(options));
-        browser.newPage = async (options) => hydratingGoto(await newPage(options));
+        browser.newPage = async (options) => hydratingNavigation(await newPage(options));
       }
       await use(browser);
     },
@@ -97,21 +117,7 @@ export const test = base.extend<{ network: NetworkWatch }, { browser: Browser }>
   // way; so did channels.spec's 「ID 排序」 switch right after a reload: unchecked by the click,
   // checked again by React).
   page: async ({ page, network }, use) => {
-    const goto = page.goto.bind(page);
-    page.goto = async (url, options) => {
-      const response = await goto(url, options);
-      await network.idle(`after loading ${url}`);
-      await hydrated(page);
-      return response;
-    };
-    const reload = page.reload.bind(page);
-    page.reload = async (options) => {
-      const response = await reload(options);
-      await network.idle(`after reloading ${page.url()}`);
-      await hydrated(page);
-      return response;
-    };
-    await use(page);
+    await use(hydratingNavigation(page, (what) => network.idle(what)));
   },
 });
 
@@ -246,4 +252,40 @@ export const toast = (page: Page, text: string | RegExp) => page.locator(".manti
 export async function closeDialog(page: Page) {
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toHaveCount(0);
+}
+
+/** PUT /api/option/ through `request` (root's session), failing with the server's message. */
+export async function setOption(request: APIRequestContext, key: string, value: string): Promise<void> {
+  const body = await (await request.put("/api/option/", { data: { key, value }, headers: { "New-Api-User": "1" } })).json();
+  expect(body.success, `${key}=${value}: ${body.message}`).toBe(true);
+}
+
+/** Every option's value as GET /api/option/ lists it (secrets are listed without their values). */
+export async function optionValues(request: APIRequestContext): Promise<Map<string, string>> {
+  const body = await (await request.get("/api/option/", { headers: { "New-Api-User": "1" } })).json();
+  expect(body.success, JSON.stringify(body)).toBe(true);
+  return new Map((body.data as Array<{ key: string; value: string }>).map((o) => [o.key, o.value]));
+}
+
+/**
+ * Sets `values`, in their order, and answers a function that puts the old values back, in the
+ * reverse order (a secret goes back to "", its default: it is listed without its value). Should
+ * one fail, those already set are put back before the error goes on.
+ */
+export async function setOptions(request: APIRequestContext, values: Record<string, string>): Promise<() => Promise<void>> {
+  const before = await optionValues(request);
+  const restore: Array<[string, string]> = [];
+  const putBack = async () => {
+    for (const [key, value] of restore) await setOption(request, key, value);
+  };
+  try {
+    for (const [key, value] of Object.entries(values)) {
+      restore.unshift([key, before.get(key) ?? ""]);
+      await setOption(request, key, value);
+    }
+  } catch (error) {
+    await putBack();
+    throw error;
+  }
+  return putBack;
 }

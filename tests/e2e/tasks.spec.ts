@@ -9,7 +9,7 @@ import path from "node:path";
 import type { APIRequestContext, Locator } from "@playwright/test";
 import Database from "better-sqlite3";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { expect, expectFits, newUserSession, type Page, shot, sideMenu, test, uniqueName } from "./support";
+import { expect, expectFits, newUserSession, type Page, setOption, setOptions, shot, sideMenu, test, uniqueName } from "./support";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -21,12 +21,7 @@ const LONG_PROMPT =
   "a lighthouse on a cliff at dusk, volumetric light, crashing waves, ultra detailed, cinematic composition, 35mm film grain --ar 16:9 --v 6";
 
 let root: APIRequestContext;
-const saved: Record<string, string> = {};
-
-async function setOption(key: string, value: string) {
-  const body = await (await root.put("/api/option/", { data: { key, value } })).json();
-  expect(body.success, `${key}=${value}: ${body.message}`).toBe(true);
-}
+let restoreOptions: (() => Promise<void>) | undefined;
 
 test.beforeAll(async ({ playwright }) => {
   root = await playwright.request.newContext({
@@ -34,16 +29,11 @@ test.beforeAll(async ({ playwright }) => {
     storageState: ROOT_STATE,
     extraHTTPHeaders: { "New-Api-User": "1" },
   });
-  const listed = await (await root.get("/api/option/")).json();
-  const before = new Map((listed.data as Array<{ key: string; value: string }>).map((o) => [o.key, o.value]));
-  for (const [key, value] of Object.entries(OPTIONS)) {
-    saved[key] = before.get(key) ?? "false";
-    await setOption(key, value);
-  }
+  restoreOptions = await setOptions(root, OPTIONS);
 });
 
 test.afterAll(async () => {
-  for (const key of Object.keys(OPTIONS)) await setOption(key, saved[key]!);
+  await restoreOptions?.();
   await root.dispose();
 });
 
@@ -400,11 +390,11 @@ test("root reads every user's tasks with the channel filter and is told the call
     await shots(page, drawings, "tasks-drawing-admin");
 
     // With the callback on, the notice goes.
-    await setOption("MjNotifyEnabled", "true");
+    await setOption(root, "MjNotifyEnabled", "true");
     await page.reload();
     await expect(page.getByRole("heading", { name: "绘图日志" })).toBeVisible();
     await expect(page.getByText(NOTIFY_OFF)).toHaveCount(0);
-    await setOption("MjNotifyEnabled", "false");
+    await setOption(root, "MjNotifyEnabled", "false");
 
     const tasks = "异步任务列表";
     await page.goto(`/task?channel_id=${ids.channel2}`);
@@ -447,7 +437,7 @@ test("a drawing submitted through the relay is polled to its end and listed", as
     // Other specs share the server and may have replaced the price table: price the model here.
     const listed: { key: string; value: string }[] = await call("GET", "/api/option/");
     priceTable = listed.find((o) => o.key === "ModelPrice")?.value ?? "{}";
-    await setOption("ModelPrice", JSON.stringify({ ...JSON.parse(priceTable), mj_imagine: 0.1 }));
+    await setOption(root, "ModelPrice", JSON.stringify({ ...JSON.parse(priceTable), mj_imagine: 0.1 }));
     const token = await call("POST", "/api/token/", { name, remain_quota: 0, unlimited_quota: true, expired_time: -1 });
     const key = String(token.key).startsWith("sk-") ? token.key : `sk-${token.key}`;
     const before = (await call("GET", "/api/user/self")).quota as number;
@@ -483,7 +473,7 @@ test("a drawing submitted through the relay is polled to its end and listed", as
       await context.close();
     }
   } finally {
-    if (priceTable !== null) await setOption("ModelPrice", priceTable);
+    if (priceTable !== null) await setOption(root, "ModelPrice", priceTable);
     await mj.close();
   }
 });

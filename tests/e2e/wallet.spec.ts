@@ -3,7 +3,19 @@
 // Screenshots in light, dark and at 390 px.
 import type { APIRequestContext } from "@playwright/test";
 import { E2E_BASE_URL, ROOT_STATE } from "./env";
-import { closeDialog, expect, expectFits, newUserSession, type Page, shot, test, toast } from "./support";
+import {
+  closeDialog,
+  expect,
+  expectFits,
+  newUserSession,
+  optionValues,
+  type Page,
+  setOption,
+  setOptions,
+  shot,
+  test,
+  toast,
+} from "./support";
 
 let root: APIRequestContext;
 
@@ -19,32 +31,13 @@ test.afterAll(async () => {
   await root.dispose();
 });
 
-async function optionValues(): Promise<Map<string, string>> {
-  const body = await (await root.get("/api/option/")).json();
-  expect(body.success, JSON.stringify(body)).toBe(true);
-  return new Map((body.data as Array<{ key: string; value: string }>).map((o) => [o.key, o.value]));
-}
-
-async function setOption(key: string, value: string) {
-  const body = await (await root.put("/api/option/", { data: { key, value } })).json();
-  expect(body.success, `${key}=${value}: ${body.message}`).toBe(true);
-}
-
-/**
- * Sets options for the length of `run`, then puts the old values back (secrets are listed without
- * their values by GET /api/option/: they go back to "", their default).
- */
+/** Sets options for the length of `run`, then puts the old values back (support.ts, setOptions). */
 async function withOptions(values: Record<string, string>, run: () => Promise<void>) {
-  const before = await optionValues();
-  const restore: Array<[string, string]> = [];
+  const restore = await setOptions(root, values);
   try {
-    for (const [key, value] of Object.entries(values)) {
-      restore.unshift([key, before.get(key) ?? ""]);
-      await setOption(key, value);
-    }
     await run();
   } finally {
-    for (const [key, value] of restore) await setOption(key, value);
+    await restore();
   }
 }
 
@@ -144,7 +137,7 @@ test("online top-up off: the block says so and offers no payment", async ({ page
 
 test("online top-up on: the amount is clamped, checked against the minimum and quoted by the server", async ({ page }) => {
   await newUserSession(page, "pay");
-  const before = await optionValues();
+  const before = await optionValues(root);
   const settings: Record<string, string> = { ...ONLINE_TOP_UP, MinTopUp: "2", Price: "7.3" };
   // Payment settings need a server address first (spec §5 Options).
   if (!before.get("ServerAddress")) settings.ServerAddress = E2E_BASE_URL;
@@ -201,7 +194,7 @@ test("online top-up on: the amount is clamped, checked against the minimum and q
     await expect(dialog).toHaveCount(0);
 
     // A quote the server refuses: '错误：{message}' (spec §8), no dialog.
-    await setOption("Price", "0.0001");
+    await setOption(root, "Price", "0.0001");
     await amount.fill("2");
     await page.getByRole("button", { name: "微信" }).click();
     await expect(toast(page, "错误：充值金额过低")).toBeVisible();

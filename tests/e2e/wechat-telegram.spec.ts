@@ -10,7 +10,7 @@ import type { APIRequestContext, Browser, BrowserContext } from "@playwright/tes
 import { type MockTelegramWidget, startMockTelegramWidget, telegramLogin } from "../mocks/telegram";
 import { type MockWeChatServer, startMockWeChatServer, WECHAT_CODE_VALID_MS } from "../mocks/wechat";
 import { type PrivateServer, startPrivateServer } from "./private-server";
-import { closeDialog, expect, expectFits, loginViaUi, type Page, test, toast, uniqueName } from "./support";
+import { closeDialog, expect, expectFits, loginViaUi, type Page, setOption, test, toast, uniqueName } from "./support";
 
 test.describe.configure({ mode: "serial" });
 
@@ -24,11 +24,6 @@ let server: PrivateServer;
 let wx: MockWeChatServer;
 let widget: MockTelegramWidget;
 let root: APIRequestContext;
-
-async function setOption(key: string, value: string) {
-  const res = await root.put("/api/option/", { data: { key, value } });
-  expect((await res.json()).success, `${key}=${value}`).toBe(true);
-}
 
 async function newContext(browser: Browser, width = 1280): Promise<BrowserContext> {
   return browser.newContext({ baseURL: server.baseURL, viewport: { width, height: 900 } });
@@ -64,7 +59,7 @@ test.beforeAll(async ({ playwright }) => {
   server = await startPrivateServer({ TELEGRAM_WIDGET_URL: widget.scriptUrl });
   root = await playwright.request.newContext({ baseURL: server.baseURL, extraHTTPHeaders: { "New-Api-User": "1" } });
   expect((await (await root.post("/api/user/login", { data: { username: "root", password: "123456" } })).json()).success).toBe(true);
-  for (const [key, value] of Object.entries(QUOTA)) await setOption(key, String(value));
+  for (const [key, value] of Object.entries(QUOTA)) await setOption(root, key, String(value));
 });
 
 test.afterAll(async () => {
