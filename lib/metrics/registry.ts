@@ -6,10 +6,13 @@
 //
 // Labels name models (as requested, at most MAX_MODEL_LABELS distinct, then "other"), channels (their
 // id), token kinds and status classes: never a key, a user, an e-mail, a token name or an address.
-// Imports nothing but prom-client: the primary of `npm start` loads it too.
+// The series every relay call adds to are lib/metrics/tally.ts's (plain numbers, read at scrape time);
+// the rest are prom-client's. Imports nothing but prom-client and that: the primary of `npm start`
+// loads it too.
 import cluster from "node:cluster";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { TallyCounter, TallyHistogram } from "@/lib/metrics/tally";
 import { processSingleton } from "@/lib/singleton";
 
 /** Distinct model label values a process keeps; later models are counted as OTHER_LABEL. */
@@ -72,44 +75,39 @@ function makeMetrics() {
   /** Streams being relayed now: a plain number the stream path adds to (no prom-client call there). */
   const streams = { open: 0 };
   const metrics = {
-    requests: new Counter({
-      name: "qiao_relay_requests_total",
-      help: "Relay calls ended, by model requested, channel id and HTTP status class of the answer",
-      labelNames: ["model", "channel", "status_class"] as const,
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: "qiao_relay_request_duration_seconds",
-      help: "Relay calls from arrival to end (a stream's last event), in seconds",
-      labelNames: ["model", "channel"] as const,
-      buckets: DURATION_BUCKETS,
-      registers: [registry],
-    }),
-    firstToken: new Histogram({
-      name: "qiao_relay_first_token_seconds",
-      help: "Streamed relay calls from arrival to the first token, in seconds",
-      labelNames: ["model", "channel"] as const,
-      buckets: FIRST_TOKEN_BUCKETS,
-      registers: [registry],
-    }),
-    tokens: new Counter({
-      name: "qiao_relay_tokens_total",
-      help: "Tokens billed, by model and kind (prompt and completion; cached, cache_write and reasoning are parts of them)",
-      labelNames: ["model", "kind"] as const,
-      registers: [registry],
-    }),
-    quota: new Counter({
-      name: "qiao_quota_consumed_total",
-      help: "Quota charged for relay calls, by model",
-      labelNames: ["model"] as const,
-      registers: [registry],
-    }),
-    upstreamErrors: new Counter({
-      name: "qiao_upstream_errors_total",
-      help: "Failed upstream attempts, by channel id and reason (the HTTP status after the channel's mapping; 502 for a connection that failed)",
-      labelNames: ["channel", "reason"] as const,
-      registers: [registry],
-    }),
+    requests: new TallyCounter(
+      "qiao_relay_requests_total",
+      "Relay calls ended, by model requested, channel id and HTTP status class of the answer",
+      ["model", "channel", "status_class"],
+      registry,
+    ),
+    duration: new TallyHistogram(
+      "qiao_relay_request_duration_seconds",
+      "Relay calls from arrival to end (a stream's last event), in seconds",
+      ["model", "channel"],
+      DURATION_BUCKETS,
+      registry,
+    ),
+    firstToken: new TallyHistogram(
+      "qiao_relay_first_token_seconds",
+      "Streamed relay calls from arrival to the first token, in seconds",
+      ["model", "channel"],
+      FIRST_TOKEN_BUCKETS,
+      registry,
+    ),
+    tokens: new TallyCounter(
+      "qiao_relay_tokens_total",
+      "Tokens billed, by model and kind (prompt and completion; cached, cache_write and reasoning are parts of them)",
+      ["model", "kind"],
+      registry,
+    ),
+    quota: new TallyCounter("qiao_quota_consumed_total", "Quota charged for relay calls, by model", ["model"], registry),
+    upstreamErrors: new TallyCounter(
+      "qiao_upstream_errors_total",
+      "Failed upstream attempts, by channel id and reason (the HTTP status after the channel's mapping; 502 for a connection that failed)",
+      ["channel", "reason"],
+      registry,
+    ),
     billingWriteFailures: new Counter({
       name: "qiao_billing_write_failures_total",
       help: "Batched usage writes of the quota ledger that failed (they are retried)",

@@ -1,14 +1,15 @@
 // What a relay call records when it ends (lib/relay/call/settle.ts) and when an attempt fails
-// (attempts.ts). On the hot path: two Map lookups (model, then channel id) give prom-client's
-// `labels()` children made the first time that pair was seen, then a handful of increments and
-// observations; nothing async, no label object built per call. Label values are bounded: at most
+// (attempts.ts). On the hot path: two Map lookups (model, then channel id) give the series
+// (lib/metrics/tally.ts) found the first time that pair was seen, then a handful of additions to
+// plain numbers; nothing async, nothing allocated per call. Label values are bounded: at most
 // MAX_MODEL_LABELS models and MAX_CHANNEL_LABELS channels per process, the rest counted as "other".
 import type { Usage } from "@/lib/billing/usage";
 import { MAX_CHANNEL_LABELS, MAX_MODEL_LABELS, NO_CHANNEL_LABEL, OTHER_LABEL, relayMetrics as m } from "@/lib/metrics/registry";
+import type { CounterSeries, HistogramSeries } from "@/lib/metrics/tally";
 import { processSingleton } from "@/lib/singleton";
 
-type Counted = { inc(value?: number): void };
-type Observed = { observe(value: number): void };
+type Counted = CounterSeries;
+type Observed = HistogramSeries;
 
 const STATUS_CLASSES = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"] as const;
 
@@ -127,5 +128,5 @@ export function recordFailed(model: string, channelId: number, startedAt: number
 
 /** An attempt on `channelId` failed with `status` (after the channel's status mapping). */
 export function recordUpstreamError(channelId: number, status: number): void {
-  m.upstreamErrors.inc({ channel: channelLabel(channelId), reason: String(status) });
+  m.upstreamErrors.labels(channelLabel(channelId), String(status)).inc();
 }
