@@ -134,8 +134,10 @@ class NodeRelayRequest implements RelayRequest {
       if (callbacks) for (const callback of callbacks) callback();
     });
   }
+  private params: URLSearchParams | null = null;
+  /** Parsed the first time it is asked for (a call asks three or four times), then kept. */
   get query(): URLSearchParams {
-    return new URLSearchParams(this.rawQuery);
+    return (this.params ??= new URLSearchParams(this.rawQuery));
   }
   summariseJsonBody(mode: RelayMode, defaultModel: string, sensitiveWords: string | null): Promise<BodySummaryResult> {
     return summariseJsonBodyOffLoop(this.body, mode, defaultModel, sensitiveWords);
