@@ -216,6 +216,10 @@ describe("OpenAIStreamRelay", () => {
     expect(check('{"choices":[{"logprobs":{"content":[]}}]}')).toBeNull();
     expect(check('{"choices":[{"text":"Hi"}]}', "completions")).toBe(true);
     expect(check('{"choices":[{"text":"","logprobs":{"text_offset":[0]}}]}', "completions")).toBe(false);
+    // Only the chunk's own bytes count, not what arrived after it in the same read.
+    const empty = '{"choices":[{"delta":{"content":""}}]}';
+    const after = `data: ${empty}\n\ndata: {"choices":[{"delta":{"tool_calls":[],"content":"say \\"x\\""}}]}\n\n`;
+    expect(plainTokenCheck(after, 6, 6 + empty.length, "chat")).toBe(false);
   });
 
   it("leaves chunks unparsed from the start and still knows the first token's time, the text and the first chunk's id", () => {

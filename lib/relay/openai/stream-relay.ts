@@ -619,21 +619,21 @@ const CHAT_CALL_KEYS = ['"tool_calls"', '"function_call"'];
  * is `""` or `null` holds nothing, one whose value is a non-empty string holds a token, any
  * other value is unsure.
  */
-export function plainTokenCheck(text: string, p: number, end: number, mode: "chat" | "completions"): boolean | null {
-  const backslash = text.indexOf("\\", p);
-  if (backslash !== -1 && backslash < end) return null;
+export function plainTokenCheck(whole: string, p: number, end: number, mode: "chat" | "completions"): boolean | null {
+  // The searches stop at the chunk's end: on the whole text each would read to the end of
+  // everything that arrived with it, once per chunk (a slice shares the text's bytes).
+  const text = whole.slice(p, end);
+  const length = text.length;
+  if (text.indexOf("\\") !== -1) return null;
   if (mode === "chat") {
-    for (const key of CHAT_CALL_KEYS) {
-      const at = text.indexOf(key, p);
-      if (at !== -1 && at < end) return null;
-    }
+    for (const key of CHAT_CALL_KEYS) if (text.indexOf(key) !== -1) return null;
   }
   let token = false;
   for (const key of mode === "chat" ? CHAT_TEXT_KEYS : COMPLETION_TEXT_KEYS) {
-    for (let at = text.indexOf(key, p); at !== -1 && at < end; at = text.indexOf(key, at + key.length)) {
-      let i = skipSpaces(text, at + key.length, end);
+    for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + key.length)) {
+      let i = skipSpaces(text, at + key.length, length);
       if (text.charCodeAt(i) !== 0x3a) continue; // a value that happens to read "content"
-      i = skipSpaces(text, i + 1, end);
+      i = skipSpaces(text, i + 1, length);
       const c = text.charCodeAt(i);
       if (c === 0x22) {
         if (text.charCodeAt(i + 1) !== 0x22) token = true; // a non-empty string

@@ -1,0 +1,73 @@
+// The stream relay's reading of chunks that arrive before the first token, many in one read of
+// the socket (lib/relay/openai/stream-relay.ts): a fast upstream, or one that sends empty
+// chunks while it thinks, hands over hundreds at once. Each read is `--before` chunks with an
+// empty content, then 6 with text and the usage chunk; prints CPU ns per chunk (median of the
+// rounds) for each count. A cost that grows with the count grows with the square of the read.
+// No server.
+//   node bench/stream-chunks.mjs [--before 1,8,100,500] [--reads 2000] [--rounds 5]
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { parseArgs } from "./lib.mjs";
+
+const args = parseArgs();
+const counts = String(args.before ?? "1,8,100,500")
+  .split(",")
+  .map(Number);
+const reads = Number(args.reads ?? 2000);
+const rounds = Number(args.rounds ?? 5);
+const root = path.resolve(import.meta.dirname, "..");
+
+// The module is TypeScript: bundle it in memory, as `npm run build` does for the server.
+const bundled = await build({
+  stdin: { contents: 'export { OpenAIStreamRelay } from "./lib/relay/openai/stream-relay.ts";', resolveDir: root, loader: "ts" },
+  bundle: true,
+  write: false,
+  format: "esm",
+  platform: "node",
+  packages: "external",
+  logLevel: "error",
+});
+const out = path.join(root, "node_modules", ".cache", "qiao-bench-stream-chunks.mjs");
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, bundled.outputFiles[0].text);
+const { OpenAIStreamRelay } = await import(pathToFileURL(out).href);
+
+const chunk = (delta, extra = "") =>
+  `data: {"id":"chatcmpl-b","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":${delta},"finish_reason":null}]${extra}}\n\n`;
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+
+console.log(
+  `OpenAIStreamRelay.transform, one read holding N empty chunks, 6 text chunks, the usage chunk and [DONE]; ${reads} reads x ${rounds} rounds:`,
+);
+console.log("| empty chunks before the first token | bytes per read | CPU ns per chunk |");
+console.log("| ----------------------------------: | -------------: | ---------------: |");
+for (const n of counts) {
+  const text =
+    chunk('{"role":"assistant","content":""}') +
+    chunk('{"content":""}').repeat(n - 1) +
+    chunk('{"content":"Hello"}').repeat(6) +
+    'data: {"id":"chatcmpl-b","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}}\n\ndata: [DONE]\n\n';
+  const bytes = Buffer.from(text);
+  const chunks = n + 7;
+  const perRound = Math.max(20, Math.floor((reads * 8) / Math.max(8, n)));
+  const results = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = cpuNs();
+    for (let i = 0; i < perRound; i++) {
+      const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o-mini", clientIncludeUsage: true, promptTokens: 9 });
+      relay.transform(bytes);
+      relay.finish();
+      if (relay.usage.completion_tokens !== 6) throw new Error(`usage not read: ${JSON.stringify(relay.usage)}`);
+    }
+    results.push((cpuNs() - start) / (perRound * chunks));
+  }
+  results.sort((a, b) => a - b);
+  console.log(
+    `| ${String(n).padStart(35)} | ${String(bytes.length).padStart(14)} | ${results[Math.floor(rounds / 2)].toFixed(0).padStart(16)} |`,
+  );
+}
