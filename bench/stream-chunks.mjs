@@ -3,6 +3,7 @@
 // chunks while it thinks, hands over hundreds at once. Each read is `--before` chunks with an
 // empty content, then 6 with text and the usage chunk; prints CPU ns per chunk (median of the
 // rounds) for each count. A cost that grows with the count grows with the square of the read.
+// Then one long chunk (1, 4 and 12 MB) read in 16 KiB pieces: CPU ms to read it all.
 // No server.
 //   node bench/stream-chunks.mjs [--before 1,8,100,500] [--reads 2000] [--rounds 5]
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -69,5 +70,33 @@ for (const n of counts) {
   results.sort((a, b) => a - b);
   console.log(
     `| ${String(n).padStart(35)} | ${String(bytes.length).padStart(14)} | ${results[Math.floor(rounds / 2)].toFixed(0).padStart(16)} |`,
+  );
+}
+
+// One long event (a chunk carrying an image's base64, say) read in 16 KiB pieces, as a socket
+// hands it over: the time to read it all should grow with its size, not with its square.
+console.log("");
+console.log(`OpenAIStreamRelay.transform, one long chunk in 16 KiB reads, then the usage chunk; ${rounds} rounds:`);
+console.log("| chunk size (MB) | reads | CPU ms to read it |");
+console.log("| --------------: | ----: | ----------------: |");
+for (const mb of [1, 4, 12]) {
+  const long = Buffer.from(chunk(`{"content":"${"A".repeat(mb * 1024 * 1024)}"}`));
+  const usageChunk = Buffer.from(
+    'data: {"id":"chatcmpl-b","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":6,"total_tokens":15}}\n\n',
+  );
+  const piece = 16 * 1024;
+  const results = [];
+  for (let r = 0; r < rounds; r++) {
+    const relay = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o-mini", clientIncludeUsage: true, promptTokens: 9 });
+    const start = cpuNs();
+    for (let at = 0; at < long.length; at += piece) relay.transform(long.subarray(at, at + piece));
+    relay.transform(usageChunk);
+    relay.finish();
+    results.push((cpuNs() - start) / 1e6);
+    if (relay.usage.completion_tokens !== 6) throw new Error(`usage not read: ${JSON.stringify(relay.usage)}`);
+  }
+  results.sort((a, b) => a - b);
+  console.log(
+    `| ${String(mb).padStart(15)} | ${String(Math.ceil(long.length / piece)).padStart(5)} | ${results[Math.floor(rounds / 2)].toFixed(1).padStart(17)} |`,
   );
 }

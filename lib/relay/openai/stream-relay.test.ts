@@ -204,6 +204,37 @@ describe("OpenAIStreamRelay", () => {
     expect(relay.firstTokenAt).toBe(1300);
   });
 
+  it("reads a long event that comes in many pieces once it ends, whatever piece its end is in", () => {
+    const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    const big = "x".repeat(2_000_000);
+    const usage = 'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}\n\n';
+    const src = chunk("Hi") + chunk(big) + chunk("!") + usage + "data: [DONE]\n\n";
+    // Pieces of 1 000 bytes; then pieces cut so the blank line after the long event is split
+    // between two of them (its first \n ends one piece, its second starts the next).
+    const longEnds = src.indexOf("\n\n", chunk("Hi").length);
+    for (const sizes of [[1000], [longEnds + 1, 1000]]) {
+      const { relay, events } = run(src, { clientIncludeUsage: true }, sizes);
+      expect(events.length).toBe(5);
+      expect(JSON.parse(events[1]!).choices[0].delta.content).toBe(big);
+      expect(relay.deliveredText).toBe(`Hi${big}!`);
+      expect(relay.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4 });
+      expect(relay.endReason).toBe("done");
+    }
+    // A CR in a later piece of the long event: the full reader takes over and reads it all.
+    const crlf = chunk("Hi") + chunk(big).replace("\n\n", "\r\n\r\n") + usage.replaceAll("\n", "\r\n");
+    const cr = run(crlf, { clientIncludeUsage: true }, [1000]);
+    expect(cr.relay.deliveredText).toBe(`Hi${big}`);
+    expect(cr.relay.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4 });
+    // An event that never ends within MAX_EVENT_BYTES is cut off.
+    const endless = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: false, promptTokens: 1 });
+    endless.transform(chunk("Hi"));
+    endless.transform(`data: {"choices":[{"delta":{"content":"`);
+    const mb = Buffer.alloc(1024 * 1024, 0x78);
+    for (let i = 0; i < 17 && !endless.done; i++) endless.transform(mb);
+    expect(endless.done).toBe(true);
+    expect(endless.endReason).toBe("overflow");
+  });
+
   it("tells from a chunk's bytes whether it holds a token, or says it cannot", () => {
     const check = (json: string, mode: "chat" | "completions" = "chat") => plainTokenCheck(`data: ${json}\n\n`, 6, 6 + json.length, mode);
     expect(check('{"choices":[{"delta":{"role":"assistant","content":""}}]}')).toBe(false);

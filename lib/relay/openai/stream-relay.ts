@@ -85,6 +85,7 @@ export interface OpenAIStreamOptions {
 const DEFER_LIMIT = 256 * 1024;
 /** An upstream that sends this much without finishing an event is cut off. */
 const MAX_EVENT_BYTES = 16 * 1024 * 1024;
+const LF_LF = Buffer.from("\n\n");
 
 const asBuffer = (chunk: Uint8Array | string): Buffer =>
   typeof chunk === "string"
@@ -111,6 +112,12 @@ export class OpenAIStreamRelay {
   private rawStarted = false;
   /** Bytes after the last complete event. */
   private rawTail: Buffer | null = null;
+  /**
+   * Chunks after rawTail that cannot end its event (no blank line, no CR), kept unread: a long
+   * event is then joined and read once, not copied and searched again with every chunk.
+   */
+  private rawMore: Buffer[] = [];
+  private rawMoreBytes = 0;
   /** Where the next `"usage"` / `"error"` is in the buffer being read (-1 none, -2 not looked). */
   private nextUsage = -2;
   private nextError = -2;
@@ -210,8 +217,10 @@ export class OpenAIStreamRelay {
     if (this.finished) return null;
     if (this.rawTail) {
       // The last event had no blank line after it.
-      const tail = this.rawTail;
+      const tail = this.rawMore.length > 0 ? Buffer.concat([this.rawTail, ...this.rawMore]) : this.rawTail;
       this.rawTail = null;
+      this.rawMore = [];
+      this.rawMoreBytes = 0;
       this.reader.feed(tail);
     }
     this.fullReader?.end();
@@ -320,8 +329,24 @@ export class OpenAIStreamRelay {
 
   /** Plain events straight from the bytes; see the header. */
   private readRaw(chunk: Buffer): void {
-    let buf = this.rawTail ? Buffer.concat([this.rawTail, chunk]) : chunk;
+    if (this.rawTail && this.rawStarted) {
+      const last = this.rawMore.length > 0 ? this.rawMore[this.rawMore.length - 1]! : this.rawTail;
+      const mayEnd = chunk.indexOf(LF_LF) !== -1 || (last[last.length - 1] === 0x0a && chunk[0] === 0x0a) || chunk.indexOf(0x0d) !== -1;
+      if (!mayEnd) {
+        this.rawMore.push(chunk);
+        this.rawMoreBytes += chunk.length;
+        if (this.rawTail.length + this.rawMoreBytes > MAX_EVENT_BYTES) {
+          this.rawTail = null;
+          this.rawMore = [];
+          this.fail("overflow", null);
+        }
+        return;
+      }
+    }
+    let buf = this.rawTail ? Buffer.concat(this.rawMore.length > 0 ? [this.rawTail, ...this.rawMore, chunk] : [this.rawTail, chunk]) : chunk;
     this.rawTail = null;
+    this.rawMore = [];
+    this.rawMoreBytes = 0;
     if (!this.rawStarted) {
       if (buf.length < 3 && buf[0] === 0xef && (buf.length < 2 || buf[1] === 0xbb)) {
         this.rawTail = buf; // maybe the start of a byte order mark
