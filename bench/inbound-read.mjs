@@ -9,8 +9,7 @@
 //   node bench/inbound-read.mjs [--fixture tests/fixtures/agents/claude-code/tool.json] [--calls 2000] [--rounds 5]
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { build } from "esbuild";
-import { parseArgs } from "./lib.mjs";
+import { importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const calls = Number(args.calls ?? 2000);
@@ -18,32 +17,14 @@ const rounds = Number(args.rounds ?? 5);
 const root = path.resolve(import.meta.dirname, "..");
 const fixturePath = path.resolve(root, String(args.fixture ?? "tests/fixtures/agents/claude-code/tool.json"));
 
-// The modules are TypeScript: bundle them in memory, as `npm run build` does for the server.
-const bundled = await build({
-  stdin: {
-    contents: [
-      'export { readInbound, matchInbound } from "./lib/relay/inbound/index.ts";',
-      'export { parseJsonRequest, reservePromptTokens } from "./lib/relay/request/request-body.ts";',
-      'export { checkRequestBody } from "./lib/relay/request/request-rules.ts";',
-      'export { countJsonPromptTokens } from "./lib/relay/openai/token-count.ts";',
-      'export { CollectedNotes } from "./lib/relay/inbound/notes.ts";',
-    ].join("\n"),
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  packages: "external",
-  logLevel: "error",
-});
-const modulePath = path.join(root, "node_modules/.cache/qiao-bench-inbound-read.mjs");
-const { mkdirSync, writeFileSync } = await import("node:fs");
-mkdirSync(path.dirname(modulePath), { recursive: true });
-writeFileSync(modulePath, bundled.outputFiles[0].text);
 const { readInbound, matchInbound, parseJsonRequest, reservePromptTokens, checkRequestBody, countJsonPromptTokens, CollectedNotes } =
-  await import(modulePath);
+  await importProduct("inbound-read", [
+    'export { readInbound, matchInbound } from "./lib/relay/inbound/index.ts";',
+    'export { parseJsonRequest, reservePromptTokens } from "./lib/relay/request/request-body.ts";',
+    'export { checkRequestBody } from "./lib/relay/request/request-rules.ts";',
+    'export { countJsonPromptTokens } from "./lib/relay/openai/token-count.ts";',
+    'export { CollectedNotes } from "./lib/relay/inbound/notes.ts";',
+  ]);
 
 // The fixture's largest request: what the agent sends on its longest turn.
 const fixture = JSON.parse(readFileSync(fixturePath, "utf8"));

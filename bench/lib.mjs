@@ -21,6 +21,7 @@ import {
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const HOST = "127.0.0.1";
@@ -687,6 +688,32 @@ export async function relayOnce(url, key, scenarioName) {
   } catch (e) {
     return { ok: false, detail: String(e) };
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The product's modules without a server
+
+/**
+ * Imports the product's TypeScript modules: `exports` are lines such as
+ * `export { x } from "./lib/relay/….ts";` (paths from the repository's root), bundled in memory
+ * as `npm run build` bundles the server, packages left to node_modules. The bundle is written to
+ * node_modules/.cache/qiao-bench-<name>.mjs, beside the packages it imports.
+ */
+export async function importProduct(name, exports) {
+  const { build } = await import("esbuild");
+  const bundled = await build({
+    stdin: { contents: exports.join("\n"), resolveDir: ROOT, loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    packages: "external",
+    logLevel: "error",
+  });
+  const file = path.join(ROOT, "node_modules", ".cache", `qiao-bench-${name}.mjs`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, bundled.outputFiles[0].text);
+  return import(pathToFileURL(file).href);
 }
 
 // ---------------------------------------------------------------------------------------------

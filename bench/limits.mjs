@@ -11,8 +11,7 @@
 //   node bench/limits.mjs [--calls 200000] [--rounds 5] [--concurrency 25] [--rate 6000]
 import path from "node:path";
 import { setImmediate as yieldNow } from "node:timers/promises";
-import { build } from "esbuild";
-import { BENCH_LIMITS, parseArgs } from "./lib.mjs";
+import { BENCH_LIMITS, importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const calls = Number(args.calls ?? 200_000);
@@ -22,27 +21,10 @@ const rate = Number(args.rate ?? 6000);
 const root = path.resolve(import.meta.dirname, "..");
 
 process.env.DATA_DIR ??= path.join(root, "data");
-const bundled = await build({
-  stdin: {
-    contents: [
-      'export { admitCall, countLimitsIn, resetLocalLimits } from "./lib/limits/engine.ts";',
-      'export { limitsServer, limitsViaParent } from "./lib/server/limits-ipc.ts";',
-    ].join("\n"),
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  packages: "external",
-  logLevel: "error",
-});
-const file = path.join(root, "node_modules", ".cache", "qiao-bench-limits.mjs");
-const { mkdirSync, writeFileSync } = await import("node:fs");
-mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, bundled.outputFiles[0].text);
-const { admitCall, countLimitsIn, resetLocalLimits, limitsServer, limitsViaParent } = await import(file);
+const { admitCall, countLimitsIn, resetLocalLimits, limitsServer, limitsViaParent } = await importProduct("limits", [
+  'export { admitCall, countLimitsIn, resetLocalLimits } from "./lib/limits/engine.ts";',
+  'export { limitsServer, limitsViaParent } from "./lib/server/limits-ipc.ts";',
+]);
 
 const cpuNs = () => {
   const u = process.cpuUsage();

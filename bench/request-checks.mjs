@@ -3,35 +3,17 @@
 // the JSON.parse of a small chat body that was there before. Error-path work (masking) is shown
 // too. Prints CPU nanoseconds per call (user + system, median of the rounds).
 //   node bench/request-checks.mjs [--calls 2000000] [--rounds 5]
-import path from "node:path";
-import { build } from "esbuild";
-import { parseArgs } from "./lib.mjs";
+import { importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const calls = Number(args.calls ?? 2_000_000);
 const rounds = Number(args.rounds ?? 5);
-const root = path.resolve(import.meta.dirname, "..");
 
-// The modules are TypeScript: bundle them in memory, as `npm run build` does for the server.
-const bundled = await build({
-  stdin: {
-    contents: [
-      'export { checkRequestBody, requestModel } from "./lib/relay/request/request-rules.ts";',
-      'export { answerContentType } from "./lib/relay/openai/answer-type.ts";',
-      'export { maskSensitiveText } from "./lib/net/mask.ts";',
-    ].join("\n"),
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  logLevel: "error",
-});
-const { checkRequestBody, requestModel, answerContentType, maskSensitiveText } = await import(
-  `data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString("base64")}`
-);
+const { checkRequestBody, requestModel, answerContentType, maskSensitiveText } = await importProduct("request-checks", [
+  'export { checkRequestBody, requestModel } from "./lib/relay/request/request-rules.ts";',
+  'export { answerContentType } from "./lib/relay/openai/answer-type.ts";',
+  'export { maskSensitiveText } from "./lib/net/mask.ts";',
+]);
 
 const rawBody = Buffer.from(
   JSON.stringify({

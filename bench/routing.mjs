@@ -4,40 +4,17 @@
 // issue 26 (copied below). Prints CPU nanoseconds per choice (user + system, median of the rounds).
 // No server, no database.
 //   node bench/routing.mjs [--calls 1000000] [--rounds 5]
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
-import { parseArgs } from "./lib.mjs";
+import { importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const calls = Number(args.calls ?? 1_000_000);
 const rounds = Number(args.rounds ?? 5);
-const root = path.resolve(import.meta.dirname, "..");
 
-// The modules are TypeScript: bundle them in memory, as `npm run build` does for the server.
-const bundled = await build({
-  stdin: {
-    contents: [
-      'export { pickChannel } from "./lib/relay/memory/key-user-channel-cache.ts";',
-      'export { breakerFailure, breakerTarget, breakerAllows, resetBreakers } from "./lib/channels/breaker.ts";',
-      'export { inflightStarted, recordLatency } from "./lib/relay/routing/strategy.ts";',
-    ].join("\n"),
-    resolveDir: root,
-    loader: "ts",
-  },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  packages: "external",
-  logLevel: "error",
-});
-// Written beside node_modules: the bundle leaves the packages (zod, the database drivers) to it.
-const out = path.join(root, "node_modules", ".cache", "qiao-bench-routing.mjs");
-mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, bundled.outputFiles[0].text);
-const m = await import(pathToFileURL(out).href);
+const m = await importProduct("routing", [
+  'export { pickChannel } from "./lib/relay/memory/key-user-channel-cache.ts";',
+  'export { breakerFailure, breakerTarget, breakerAllows, resetBreakers } from "./lib/channels/breaker.ts";',
+  'export { inflightStarted, recordLatency } from "./lib/relay/routing/strategy.ts";',
+]);
 
 const CHANNELS = 100;
 const KEYS = 10;

@@ -2,27 +2,16 @@
 // automaton's build time, and the time to scan a prompt that contains no listed word (the whole
 // text is read) beside a plain loop of `includes` over the list. No server.
 //   node bench/sensitive.mjs [--words 10000] [--mb 2] [--rounds 5]
-import path from "node:path";
-import { build } from "esbuild";
-import { parseArgs } from "./lib.mjs";
+import { importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const wordCount = Number(args.words ?? 10_000);
 const mb = Number(args.mb ?? 2);
 const rounds = Number(args.rounds ?? 5);
-const root = path.resolve(import.meta.dirname, "..");
 
-const bundled = await build({
-  stdin: { contents: 'export * from "./lib/relay/request/sensitive.ts";', resolveDir: root, loader: "ts" },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  logLevel: "error",
-});
-const { WordMatcher, sensitiveWordList, findSensitiveWord } = await import(
-  `data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString("base64")}`
-);
+const { WordMatcher, sensitiveWordList, findSensitiveWord } = await importProduct("sensitive", [
+  'export * from "./lib/relay/request/sensitive.ts";',
+]);
 
 // Deterministic pseudo-random words (4–10 letters, some Chinese) and prose made of other words.
 let seed = 42;

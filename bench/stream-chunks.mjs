@@ -6,11 +6,7 @@
 // Then one long chunk (1, 4 and 12 MB) read in 16 KiB pieces: CPU ms to read it all.
 // No server.
 //   node bench/stream-chunks.mjs [--before 1,8,100,500] [--reads 2000] [--rounds 5]
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
-import { parseArgs } from "./lib.mjs";
+import { importProduct, parseArgs } from "./lib.mjs";
 
 const args = parseArgs();
 const counts = String(args.before ?? "1,8,100,500")
@@ -18,22 +14,10 @@ const counts = String(args.before ?? "1,8,100,500")
   .map(Number);
 const reads = Number(args.reads ?? 2000);
 const rounds = Number(args.rounds ?? 5);
-const root = path.resolve(import.meta.dirname, "..");
 
-// The module is TypeScript: bundle it in memory, as `npm run build` does for the server.
-const bundled = await build({
-  stdin: { contents: 'export { OpenAIStreamRelay } from "./lib/relay/openai/stream-relay.ts";', resolveDir: root, loader: "ts" },
-  bundle: true,
-  write: false,
-  format: "esm",
-  platform: "node",
-  packages: "external",
-  logLevel: "error",
-});
-const out = path.join(root, "node_modules", ".cache", "qiao-bench-stream-chunks.mjs");
-mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, bundled.outputFiles[0].text);
-const { OpenAIStreamRelay } = await import(pathToFileURL(out).href);
+const { OpenAIStreamRelay } = await importProduct("stream-chunks", [
+  'export { OpenAIStreamRelay } from "./lib/relay/openai/stream-relay.ts";',
+]);
 
 const chunk = (delta, extra = "") =>
   `data: {"id":"chatcmpl-b","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"delta":${delta},"finish_reason":null}]${extra}}\n\n`;

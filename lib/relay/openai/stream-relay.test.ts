@@ -205,10 +205,12 @@ describe("OpenAIStreamRelay", () => {
   });
 
   it("reads a long event that comes in many pieces once it ends, whatever piece its end is in", () => {
-    const chunk = (content: string) => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content } }] })}\n\n`;
     const big = "x".repeat(2_000_000);
-    const usage = 'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}\n\n';
-    const src = chunk("Hi") + chunk(big) + chunk("!") + usage + "data: [DONE]\n\n";
+    const usage =
+      'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}\n\n';
+    const src = `${chunk("Hi") + chunk(big) + chunk("!") + usage}data: [DONE]\n\n`;
     // Pieces of 1 000 bytes; then pieces cut so the blank line after the long event is split
     // between two of them (its first \n ends one piece, its second starts the next).
     const longEnds = src.indexOf("\n\n", chunk("Hi").length);

@@ -343,7 +343,9 @@ export class OpenAIStreamRelay {
         return;
       }
     }
-    let buf = this.rawTail ? Buffer.concat(this.rawMore.length > 0 ? [this.rawTail, ...this.rawMore, chunk] : [this.rawTail, chunk]) : chunk;
+    let buf = this.rawTail
+      ? Buffer.concat(this.rawMore.length > 0 ? [this.rawTail, ...this.rawMore, chunk] : [this.rawTail, chunk])
+      : chunk;
     this.rawTail = null;
     this.rawMore = [];
     this.rawMoreBytes = 0;
