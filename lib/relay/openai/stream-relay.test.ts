@@ -222,6 +222,14 @@ describe("OpenAIStreamRelay", () => {
       expect(relay.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 4 });
       expect(relay.endReason).toBe("done");
     }
+    // An empty read between the two halves of that blank line changes nothing.
+    const half = new OpenAIStreamRelay({ mode: "chat", model: "gpt-4o", clientIncludeUsage: true, promptTokens: 1 });
+    const head = src.slice(0, longEnds + 1);
+    let out = dec.decode(half.transform(head.slice(0, 1000)) ?? new Uint8Array());
+    out += dec.decode(half.transform(head.slice(1000)) ?? new Uint8Array());
+    out += dec.decode(half.transform(new Uint8Array()) ?? new Uint8Array());
+    out += dec.decode(half.transform(src.slice(longEnds + 1, longEnds + 2)) ?? new Uint8Array());
+    expect(payloads(out).length).toBe(2); // both first events, as soon as the long one ended
     // A CR in a later piece of the long event: the full reader takes over and reads it all.
     const crlf = chunk("Hi") + chunk(big).replace("\n\n", "\r\n\r\n") + usage.replaceAll("\n", "\r\n");
     const cr = run(crlf, { clientIncludeUsage: true }, [1000]);

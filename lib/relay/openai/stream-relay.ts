@@ -330,6 +330,7 @@ export class OpenAIStreamRelay {
   /** Plain events straight from the bytes; see the header. */
   private readRaw(chunk: Buffer): void {
     if (this.rawTail && this.rawStarted) {
+      if (chunk.length === 0) return; // kept, it would hide the last byte before it from the check below
       const last = this.rawMore.length > 0 ? this.rawMore[this.rawMore.length - 1]! : this.rawTail;
       const mayEnd = chunk.indexOf(LF_LF) !== -1 || (last[last.length - 1] === 0x0a && chunk[0] === 0x0a) || chunk.indexOf(0x0d) !== -1;
       if (!mayEnd) {
