@@ -19,6 +19,9 @@ export class CounterSeries {
   inc(by = 1): void {
     if (by > 0 && by < Infinity) this.value += by;
   }
+  reset(): void {
+    this.value = 0;
+  }
 }
 
 /** A histogram's series: a count per bucket (not cumulative; the last is above every bound), sum and count. */
@@ -41,6 +44,11 @@ export class HistogramSeries {
     this.counts[i]!++;
     this.sum += value;
     this.count++;
+  }
+  reset(): void {
+    this.counts.fill(0);
+    this.sum = 0;
+    this.count = 0;
   }
 }
 
@@ -84,14 +92,7 @@ abstract class Tally<S extends CounterSeries | HistogramSeries> {
 
   /** Every series back to zero; a series a caller kept stays the one counted. */
   reset(): void {
-    for (const series of this.series.values()) {
-      if (series instanceof CounterSeries) series.value = 0;
-      else {
-        series.counts.fill(0);
-        series.sum = 0;
-        series.count = 0;
-      }
-    }
+    for (const series of this.series.values()) series.reset();
   }
 }
 
