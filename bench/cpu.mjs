@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import {
   cmdline,
+  cpuOf,
   descendants,
   fmt,
   hasWrk,
@@ -40,18 +41,6 @@ const tool = String(args.tool ?? (hasWrk() ? "wrk" : "autocannon"));
 /** A built server bundle to run directly (two builds compared without rebuilding); else scripts/start.mjs. */
 const entry = typeof args.entry === "string" ? args.entry : null;
 const withLimits = args.limits === true;
-const TICK = 100; // USER_HZ on Linux
-
-/** user+system CPU seconds of one process (its own threads; not its children). */
-function cpuOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / TICK;
-  } catch {
-    return NaN;
-  }
-}
 
 function label(pid) {
   try {

@@ -273,6 +273,17 @@ export function rssOf(pid) {
   return processes ? { rss, hwm, processes } : { rss: null, hwm: null, processes: 0 };
 }
 
+/** user + system CPU seconds of one process so far (its own threads, not its children); NaN when unreadable. */
+export function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // USER_HZ = 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /**
  * `node scripts/start.mjs` (builds first when sources changed) with a fresh temp DATA_DIR (SQLite),
  * its own PORT and a SESSION_SECRET; waits until GET /api/status answers. `entry`: run that built

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import {
   cmdline,
+  cpuOf,
   descendants,
   fmt,
   hasWrk,
@@ -46,17 +47,6 @@ function label(pid) {
     return cmdline(pid).slice(0, 40);
   } catch {
     return null;
-  }
-}
-
-/** user+system CPU seconds of one process so far (USER_HZ = 100 on Linux). */
-function cpuOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return Number.NaN;
   }
 }
 
