@@ -13,7 +13,7 @@ import { metricsServer } from "@/lib/server/metrics-ipc";
 import { applyWaits, isServerMessage, type ServerMessage } from "@/lib/server/ipc";
 import { flushLog, instanceId, logger } from "@/lib/log";
 
-const WORKER_NODE_FLAGS = ["--max-semi-space-size=2"];
+const WORKER_NODE_FLAGS = ["--max-semi-space-size=16"];
 // A fixed mmap threshold: glibc otherwise raises it (and its trim threshold) after the first large
 // frees, so large passing mallocs (Prisma's startup in the console; in a worker, a tokenizer's
 // tables or the first burst of requests) stay in the heap, fragmented, for good.
@@ -138,9 +138,10 @@ export function runPrimary(entry: string) {
     setTimeout(start, delay).unref();
   };
 
-  // Relay workers: a small young generation (V8 grows it to 16 MB semi-spaces under load, most of
-  // a worker's growth at c=50), two malloc arenas instead of one per thread and a fixed mmap
-  // threshold: ~25–45 MB less per worker under load at no measured CPU cost (bench/HISTORY.md). The operator's own settings win.
+  // Relay workers: a young generation of up to 16 MB semi-spaces, so a collection comes every
+  // ~400 calls rather than every ~50 (at 2 MB each copied the same in-flight calls: 30–37 µs a
+  // json call against 7–9, ~10–20 MB more per worker; bench/HISTORY.md), two malloc arenas
+  // instead of one per thread and a fixed mmap threshold. The operator's own settings win.
   cluster.setupPrimary({ exec: entry, execArgv: [...WORKER_NODE_FLAGS, ...process.execArgv] });
   const workerEnv = relayWorkerEnv(childEnv);
   function startWorker() {
