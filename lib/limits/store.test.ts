@@ -156,6 +156,49 @@ describe("limit counters slide with time (memory, fake clock)", () => {
     expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(0);
   });
 
+  it("rpm: calls of one millisecond count as one run; the wait names the run whose leaving frees the slot", () => {
+    const t = 6_000_000;
+    let now = t;
+    const s = new MemoryLimitStore(() => now);
+    const rpm = { kind: "rpm" as const, key: "rpm-ms", limit: 1000 };
+    const [grant] = s.grant({ owner: "w1", counters: [rpm], want: [100], min: [1] });
+    for (let i = 0; i < 300; i++) expect(s.admit(ask([rpm])).refused).toBe(-1);
+    now = t + 1000;
+    for (let i = 0; i < 200; i++) expect(s.admit(ask([rpm])).refused).toBe(-1);
+    // The worker's 100 calls of t + 500 go between the two runs.
+    s.report([{ id: grant!.id, key: rpm.key, kind: "rpm", runs: [t + 500, 60, t + 500, 40] }]);
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(600);
+    for (let i = 0; i < 400; i++) expect(s.admit(ask([rpm])).refused).toBe(-1);
+    expect(s.admit(ask([rpm])).waitMs).toBe(59_000);
+    now = t + 60_000; // the 300 of t leave
+    expect(s.admit(ask([rpm], { record: false })).states[0]).toEqual({ used: 700, resetMs: 500 });
+    for (let i = 0; i < 300; i++) expect(s.admit(ask([rpm])).refused).toBe(-1);
+    expect(s.admit(ask([rpm])).waitMs).toBe(500);
+    now = t + 60_500;
+    expect(s.admit(ask([rpm], { record: false })).states[0]!.used).toBe(900);
+  });
+
+  it("rpm: a log whose old runs have left is compacted and still counts and waits exactly", () => {
+    const t = 7_000_000;
+    let now = t;
+    const s = new MemoryLimitStore(() => now);
+    const wide = { kind: "rpm" as const, key: "rpm-compact", limit: 10_000 };
+    for (let k = 0; k < 200; k++) {
+      now = t + k;
+      expect(s.admit(ask([wide])).refused).toBe(-1);
+      expect(s.admit(ask([wide])).refused).toBe(-1);
+    }
+    now = t + 60_149; // the first 150 milliseconds' 300 calls have left
+    expect(s.admit(ask([wide], { record: false })).states[0]).toEqual({ used: 100, resetMs: 1 });
+    expect(s.admit(ask([wide])).refused).toBe(-1);
+    const narrow = { ...wide, limit: 101 };
+    const full = s.admit(ask([narrow]));
+    expect(full.refused).toBe(0);
+    expect(full.waitMs).toBe(1);
+    now += 50; // t + 150 … t + 199 leave: the call of now is left
+    expect(s.admit(ask([narrow], { record: false })).states[0]).toEqual({ used: 1, resetMs: 59_950 });
+  });
+
   it("tpm: the oldest second's tokens leave the window; a correction after it has left changes nothing", () => {
     let now = 2_000_000;
     const s = new MemoryLimitStore(() => now);

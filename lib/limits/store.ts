@@ -1,8 +1,8 @@
 // The counters behind the request limits (lib/limits/engine.ts decides what to count). One call's
 // counters are admitted together, all or nothing: a request the model's limit refuses leaves no
 // hit in the key's window. Kinds:
-//   rpm: a sliding 60 s log of request times (≤ limit of them are ever in the window): exact, and
-//        says when a slot frees;
+//   rpm: a sliding 60 s log of request times (≤ limit of them are ever in the window), kept as
+//        runs (a millisecond and how many requests came in it): exact, and says when a slot frees;
 //   tpm: a sliding 60 s window of per-second buckets (≤ 60): admitted while the window's sum plus
 //        the request's estimate fits; the estimate goes into the current second's bucket and is
 //        corrected at settlement (into that same bucket, if it is still in the window);
@@ -63,7 +63,14 @@ export interface LimitStore {
   settle(ask: SettleAsk): void | Promise<void>;
 }
 
-type Log = { times: number[]; head: number; expires: number };
+/**
+ * rpm's log: the window's request times as runs, oldest first (`times[k]`, a millisecond); `ends[k]`
+ * counts the requests of every run up to and including k since the arrays began, so the window's
+ * count is one subtraction and the n-th request's time a binary search. Runs before `head` have
+ * left the window. At a high rate many requests share a millisecond: a window holds at most 60 000
+ * runs however many requests it counts.
+ */
+type Log = { times: number[]; ends: number[]; head: number; expires: number };
 type Buckets = { bySecond: Map<number, number>; expires: number };
 /** Lease id → its expiry and weight (1 for a call; a worker's holding of granted slots may be more). */
 type Leases = Map<string, { until: number; n: number }>;
@@ -125,17 +132,20 @@ export class MemoryLimitStore implements LimitStore {
     }
   }
 
-  /** The log's times in the window (dropping older ones). */
+  /** The log's runs in the window (dropping older ones). */
   private log(key: string, now: number): Log {
     let log = this.logs.get(key);
     if (!log) {
-      log = { times: [], head: 0, expires: 0 };
+      log = { times: [], ends: [], head: 0, expires: 0 };
       this.logs.set(key, log);
     }
     const from = now - WINDOW_MS;
     while (log.head < log.times.length && log.times[log.head]! <= from) log.head++;
     if (log.head > 64 && log.head * 2 > log.times.length) {
+      const before = log.ends[log.head - 1]!;
       log.times = log.times.slice(log.head);
+      log.ends = log.ends.slice(log.head);
+      for (let k = 0; k < log.ends.length; k++) log.ends[k]! -= before;
       log.head = 0;
     }
     return log;
@@ -205,7 +215,7 @@ export class MemoryLimitStore implements LimitStore {
       let resetMs = 0;
       if (c.kind === "rpm") {
         const log = this.log(c.key, now);
-        const logged = log.times.length - log.head;
+        const logged = loggedCount(log);
         const granted = this.pending(c.key, now);
         used = logged + granted;
         if (logged > 0) resetMs = log.times[log.head]! + WINDOW_MS - now;
@@ -213,7 +223,7 @@ export class MemoryLimitStore implements LimitStore {
         if (used >= c.limit) {
           // Granted requests leave the count once their worker reports them (within GRANT_MS).
           const i = logged - (c.limit - granted);
-          wait = i < logged ? Math.max(1, log.times[log.head + i]! + WINDOW_MS - now) : GRANT_MS;
+          wait = i < logged ? Math.max(1, nthTime(log, i) + WINDOW_MS - now) : GRANT_MS;
         }
       } else if (c.kind === "tpm") {
         const { b, sum } = this.window(c.key, nowS);
@@ -239,7 +249,7 @@ export class MemoryLimitStore implements LimitStore {
       const state = states[i]!;
       if (c.kind === "rpm") {
         const log = this.logs.get(c.key)!;
-        log.times.push(now);
+        addRun(log, now, 1);
         log.expires = now + WINDOW_MS;
         if (state.used === 0) state.resetMs = WINDOW_MS;
         state.used++;
@@ -342,7 +352,7 @@ export class MemoryLimitStore implements LimitStore {
       this.reserved.get(r.key)!.delete(r.id);
       if (r.kind === "rpm") {
         const log = this.log(r.key, now);
-        mergeTimes(log, timesOfRuns(r.runs, now - WINDOW_MS));
+        mergeRuns(log, runsAfter(r.runs, now - WINDOW_MS));
         log.expires = Math.max(log.expires, now + WINDOW_MS);
       } else if (r.kind === "tpm") {
         const b = this.buckets.get(r.key);
@@ -406,12 +416,43 @@ const HOLDING_MS = 5 * 60_000;
 const HOLDING_PREFIX = "hold:";
 const holdingLease = (owner: string) => HOLDING_PREFIX + owner;
 
+/** The requests in the log's window. */
+function loggedCount(log: Log): number {
+  const last = log.times.length - 1;
+  if (last < log.head) return 0;
+  return log.ends[last]! - (log.head > 0 ? log.ends[log.head - 1]! : 0);
+}
+
+/** The time of the window's `i`-th request (0: the oldest); `i` below `loggedCount`. */
+function nthTime(log: Log, i: number): number {
+  const want = (log.head > 0 ? log.ends[log.head - 1]! : 0) + i + 1;
+  let lo = log.head;
+  let hi = log.times.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (log.ends[mid]! < want) lo = mid + 1;
+    else hi = mid;
+  }
+  return log.times[lo]!;
+}
+
+/** `n` requests at `time`, after the log's last run (joining it when it is the same millisecond). */
+function addRun(log: Log, time: number, n: number) {
+  const last = log.times.length - 1;
+  const ended = last >= 0 ? log.ends[last]! : 0;
+  if (last >= log.head && log.times[last] === time) log.ends[last] = ended + n;
+  else {
+    log.times.push(time);
+    log.ends.push(ended + n);
+  }
+}
+
 /**
- * Puts a worker's reported request times in their places in the log. They are the last second's,
- * so they belong near its end: only the log's tail from the first of them on is merged again,
- * never the whole window (at a high rate it holds hundreds of thousands of times).
+ * Puts a worker's reported runs in their places in the log. They are the last second's, so they
+ * belong near its end: only the log's runs from the first of them on are merged again, never the
+ * whole window.
  */
-function mergeTimes(log: Log, add: number[]) {
+function mergeRuns(log: Log, add: number[]) {
   if (add.length === 0) return;
   let lo = log.head;
   let hi = log.times.length;
@@ -420,29 +461,42 @@ function mergeTimes(log: Log, add: number[]) {
     if (log.times[mid]! <= add[0]!) lo = mid + 1;
     else hi = mid;
   }
-  const tail = log.times.splice(lo);
+  const tailTimes = log.times.splice(lo);
+  const tailEnds = log.ends.splice(lo);
+  let ended = lo > 0 ? log.ends[lo - 1]! : 0;
   let i = 0;
   let j = 0;
-  while (i < tail.length || j < add.length) {
-    if (j >= add.length || (i < tail.length && tail[i]! <= add[j]!)) log.times.push(tail[i++]!);
-    else log.times.push(add[j++]!);
+  while (i < tailTimes.length || j < add.length) {
+    if (j >= add.length || (i < tailTimes.length && tailTimes[i]! <= add[j]!)) {
+      const n = tailEnds[i]! - ended;
+      ended = tailEnds[i]!;
+      addRun(log, tailTimes[i++]!, n);
+    } else {
+      addRun(log, add[j]!, add[j + 1]!);
+      j += 2;
+    }
   }
 }
 
 /**
- * The times of a report's runs later than `after`, in order: a worker admits in clock order, so
- * they come sorted, and are sorted here only when the clock went back meanwhile.
+ * A report's runs later than `after`, `[time, count, …]` in time order: a worker admits in clock
+ * order, so they come sorted, and are sorted here only when the clock went back meanwhile.
  */
-function timesOfRuns(runs: number[], after: number): number[] {
-  const times: number[] = [];
+function runsAfter(runs: number[], after: number): number[] {
+  const out: number[] = [];
   let sorted = true;
   for (let i = 0; i + 1 < runs.length; i += 2) {
     const t = runs[i]!;
-    if (!(t > after)) continue;
-    if (times.length > 0 && t < times[times.length - 1]!) sorted = false;
-    for (let n = runs[i + 1]!; n > 0; n--) times.push(t);
+    const n = runs[i + 1]!;
+    if (!(t > after) || !(n > 0)) continue;
+    if (out.length > 0 && t < out[out.length - 2]!) sorted = false;
+    out.push(t, n);
   }
-  return sorted ? times : times.sort((a, b) => a - b);
+  if (sorted) return out;
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < out.length; i += 2) pairs.push([out[i]!, out[i + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  return pairs.flat();
 }
 
 /** A refused tpm request: how long until enough of the window's oldest buckets have left it. */
